@@ -1,0 +1,240 @@
+/**
+ * The SDK's error family. Every error the SDK throws extends {@link PartnerSdkError}, and every
+ * error that carries an HTTP answer extends {@link PartnerApiError}.
+ *
+ * This module imports nothing of ours, so any layer (and the webhook receiver) can use it.
+ * No error ever holds the API token: URLs are redacted and request headers are never kept.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.reservations.create(restaurantId, { start_time, adults: 2 });
+ * } catch (error) {
+ *   if (error instanceof NoAvailabilityError) offerAnotherTime();
+ *   else if (error instanceof AmbiguousCreateError) reconcileLater(error.idempotencyKey);
+ *   else throw error;
+ * }
+ * ```
+ * @module
+ */
+
+/** One problem with a value: where it is (`path`, joined as `field`) and what rule it broke. */
+export interface FieldIssue {
+  /** Dotted path of the offending field, for example `adults` or `description.fr`. */
+  field: string;
+  /** Path segments as given by zod. */
+  path: (string | number)[];
+  /** The rule broken, as zod names it (`too_big`, `too_small`, `invalid_type`, ...). */
+  code: string;
+  /** A sentence a person can read. */
+  message: string;
+}
+
+/** Base class of every error thrown by this SDK. */
+export class PartnerSdkError extends Error {
+  override name = 'PartnerSdkError';
+}
+
+/** Details shared by errors that concern one HTTP call. */
+export interface RequestErrorDetails {
+  /** HTTP method, upper case. */
+  method?: string;
+  /** The URL called, with credentials and secret query values removed. */
+  url?: string;
+  /** How many attempts were made, retries included. */
+  attempts?: number;
+  cause?: unknown;
+}
+
+/** Details of an HTTP answer outside 2xx. */
+export interface ApiErrorDetails extends RequestErrorDetails {
+  status: number;
+  /** Response headers (never the request's, which carry credentials). */
+  headers?: Record<string, string>;
+  /** Parsed JSON body, or the raw text when it was not JSON, or undefined when empty. */
+  body?: unknown;
+}
+
+function describe(method: string | undefined, url: string | undefined): string {
+  return method && url ? ` (${method} ${url})` : '';
+}
+
+/** The service answered with a status outside 2xx. Base of every HTTP error. */
+export class PartnerApiError extends PartnerSdkError {
+  override name = 'PartnerApiError';
+  readonly status: number;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+  attempts: number;
+
+  constructor(message: string, details: ApiErrorDetails) {
+    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause });
+    this.status = details.status;
+    this.method = details.method;
+    this.url = details.url;
+    this.headers = details.headers ?? {};
+    this.body = details.body;
+    this.attempts = details.attempts ?? 1;
+  }
+
+  /** The service's own explanation (`detail`, `message` or `error` of the body), if any. */
+  get detail(): string | undefined {
+    const body = this.body as Record<string, unknown> | undefined;
+    if (typeof body === 'string') return body || undefined;
+    for (const key of ['detail', 'message', 'error'] as const) {
+      if (body && typeof body[key] === 'string') return body[key] as string;
+    }
+    return undefined;
+  }
+}
+
+/** 400 or 422: the service refused the input. `fieldErrors` maps each field to its messages. */
+export class BadRequestError extends PartnerApiError {
+  override name = 'BadRequestError';
+  /** Field name to messages, read from a `{field: [messages]}` body (Django REST style) when present. */
+  get fieldErrors(): Record<string, string[]> {
+    const body = this.body;
+    const result: Record<string, string[]> = {};
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return result;
+    const source = (body as Record<string, unknown>).errors ?? (body as Record<string, unknown>).fields ?? body;
+    if (!source || typeof source !== 'object') return result;
+    for (const [field, value] of Object.entries(source as Record<string, unknown>)) {
+      if (field === 'detail' || field === 'code') continue;
+      if (Array.isArray(value)) result[field] = value.map(String);
+      else if (typeof value === 'string') result[field] = [value];
+    }
+    return result;
+  }
+}
+/** 401: the partner id or API token was refused. Never retried. */
+export class AuthenticationError extends PartnerApiError {
+  override name = 'AuthenticationError';
+}
+/** 403: authenticated, but not allowed to do this. */
+export class PermissionDeniedError extends PartnerApiError {
+  override name = 'PermissionDeniedError';
+}
+/** 404: the restaurant, reservation or webhook does not exist or is not visible to this partner. */
+export class NotFoundError extends PartnerApiError {
+  override name = 'NotFoundError';
+}
+/** 409: the request conflicts with the current state (for example cancelling after arrival). */
+export class ConflictError extends PartnerApiError {
+  override name = 'ConflictError';
+  /** Machine-readable `code` from the body, when the service gives one. */
+  get code(): string | undefined {
+    const body = this.body as Record<string, unknown> | undefined;
+    return body && typeof body === 'object' && typeof body.code === 'string' ? body.code : undefined;
+  }
+}
+/** 409 with `code: "no_availability"`: the restaurant has no table for that time and party. */
+export class NoAvailabilityError extends ConflictError {
+  override name = 'NoAvailabilityError';
+}
+/** 429: the rate limit was exceeded and retries ran out. `retryAfterMs` is what the service asked for. */
+export class RateLimitError extends PartnerApiError {
+  override name = 'RateLimitError';
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, details: ApiErrorDetails & { retryAfterMs?: number | undefined }) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+/** 5xx: the service failed. Retried only where repeating the request cannot do harm. */
+export class ServerError extends PartnerApiError {
+  override name = 'ServerError';
+}
+
+/** No HTTP answer was received (DNS failure, refused or reset connection). */
+export class ConnectionError extends PartnerSdkError {
+  override name = 'ConnectionError';
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  attempts: number;
+  constructor(message: string, details: RequestErrorDetails = {}) {
+    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause });
+    this.method = details.method;
+    this.url = details.url;
+    this.attempts = details.attempts ?? 1;
+  }
+}
+/** An attempt took longer than `timeoutMs`. */
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError';
+}
+/** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
+export class AbortError extends PartnerSdkError {
+  override name = 'AbortError';
+}
+
+/** Shared shape of the two validation errors. */
+abstract class ValidationError extends PartnerSdkError {
+  readonly issues: FieldIssue[];
+  constructor(prefix: string, issues: FieldIssue[]) {
+    super(`${prefix}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`);
+    this.issues = issues;
+  }
+  /** The first offending field, for the common one-problem case. */
+  get field(): string | undefined {
+    return this.issues[0]?.field;
+  }
+}
+
+/**
+ * Our own check of a request refused it, before any request was spent (at one request per
+ * second, a wasted request costs a second). `issues` names each field and rule.
+ */
+export class InputValidationError extends ValidationError {
+  override name = 'InputValidationError';
+  constructor(issues: FieldIssue[]) {
+    super('Invalid input', issues);
+  }
+}
+
+/** The service answered with a shape outside the documented contract. `issues` names the fields. */
+export class ResponseValidationError extends ValidationError {
+  override name = 'ResponseValidationError';
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly body: unknown;
+  constructor(issues: FieldIssue[], details: { method?: string; url?: string; body?: unknown } = {}) {
+    super(`Unexpected response${describe(details.method, details.url)}`, issues);
+    this.method = details.method;
+    this.url = details.url;
+    this.body = details.body;
+  }
+}
+
+/**
+ * A create failed in a way that leaves its outcome unknown (timeout, dropped connection, 5xx after
+ * the request was sent) and the client could not tell whether the reservation exists. The
+ * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up before booking
+ * again.
+ */
+export class AmbiguousCreateError extends PartnerSdkError {
+  override name = 'AmbiguousCreateError';
+  readonly idempotencyKey: string;
+  readonly restaurantId: number | string;
+  attempts: number;
+  constructor(message: string, details: { idempotencyKey: string; restaurantId: number | string; attempts?: number; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.idempotencyKey = details.idempotencyKey;
+    this.restaurantId = details.restaurantId;
+    this.attempts = details.attempts ?? 1;
+  }
+}
+
+/** True for any error thrown by this SDK. */
+export const isPartnerSdkError = (error: unknown): error is PartnerSdkError => error instanceof PartnerSdkError;
+/** True for an HTTP answer outside 2xx. */
+export const isPartnerApiError = (error: unknown): error is PartnerApiError => error instanceof PartnerApiError;
+/** True when the restaurant had no table for the request. */
+export const isNoAvailabilityError = (error: unknown): error is NoAvailabilityError => error instanceof NoAvailabilityError;
+/** True when the rate limit was exceeded beyond retries. */
+export const isRateLimitError = (error: unknown): error is RateLimitError => error instanceof RateLimitError;
+/** True when a create's outcome is unknown. */
+export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError => error instanceof AmbiguousCreateError;
+/** True when our own input check refused a call. */
+export const isInputValidationError = (error: unknown): error is InputValidationError => error instanceof InputValidationError;

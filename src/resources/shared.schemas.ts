@@ -1,0 +1,42 @@
+/**
+ * Schema pieces used by several resources. The wire keeps snake_case names, as the spec does.
+ * @module
+ */
+import { z } from 'zod';
+
+/**
+ * An ISO 8601 date-time as the service sends it. With or without offset and fractional seconds:
+ * the spec only says "ISO 8601 date-time", so the client accepts every form of it.
+ */
+export const DateTimeString = z.iso.datetime({ offset: true, local: true });
+
+/**
+ * A reservation `duration`. The spec describes ISO 8601 (`PT2H`) while its example shows
+ * `HH:MM:SS` (Django's form, which may carry days: `1 02:00:00`). Both are accepted.
+ */
+export const DurationString = z
+  .string()
+  .regex(
+    /^(?:P(?!$)(?:\d+(?:\.\d+)?[YMWD])*(?:T(?=\d)(?:\d+(?:\.\d+)?[HMS])*)?|-?(?:\d+ )?\d{1,2}:\d{2}:\d{2}(?:\.\d+)?)$/,
+    'expected an ISO 8601 duration (PT2H) or HH:MM:SS',
+  );
+
+/** A numeric id as it appears in a path: a positive integer, or its decimal string form. */
+export const ResourceId = z.union([z.int().positive(), z.string().regex(/^[1-9]\d*$/, 'expected a positive integer id')]);
+export type ResourceId = z.infer<typeof ResourceId>;
+
+/** Keys the partner can attach to a reservation for its own tracking. Stored as given. */
+export const Metadata = z.record(z.string(), z.unknown());
+export type Metadata = z.infer<typeof Metadata>;
+
+/**
+ * A paginated list envelope (`{count, next, previous, results}`). The spec does not show how
+ * lists are paged, so the client accepts this envelope or a bare array.
+ */
+export const pageEnvelope = <Item extends z.ZodType>(item: Item) =>
+  z.looseObject({
+    count: z.int().nonnegative().optional(),
+    next: z.string().nullable().optional(),
+    previous: z.string().nullable().optional(),
+    results: z.array(item),
+  });
