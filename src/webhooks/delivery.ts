@@ -1,0 +1,62 @@
+/**
+ * The shape of one webhook delivery, in one place: the fake sends exactly this, the receiver's
+ * tests and partners' tests build exactly this. The live payload shape is not published, so this
+ * is our documented choice (design brief section 5), and the receiver reads it tolerantly.
+ * @module
+ */
+import type { Reservation } from '../resources/reservations.schemas.js';
+
+/** Event name of the delivery sent by `webhooks.test(id)`. */
+export const TEST_EVENT = 'TEST';
+
+/** What a delivery is about. */
+export interface DeliveryContent {
+  /** `RESERVATION_CONFIRMED`, `RESERVATION_MODIFIED`, `RESERVATION_CANCELLED` or `TEST`. */
+  event: string;
+  /** The reservation as the partner API would return it; null for test deliveries. */
+  reservation?: Reservation | null;
+  restaurantId?: number | null;
+  /** Unique per event (kept across retries of the same event), used to drop duplicates. */
+  id?: string;
+  /** ISO 8601 time the event happened. */
+  createdAt?: string;
+}
+
+/** A delivery ready to POST. */
+export interface BuiltDelivery {
+  id: string;
+  headers: Record<string, string>;
+  /** The raw JSON body, exactly as sent. */
+  body: string;
+}
+
+/**
+ * Builds a delivery exactly as the fake sends it: `POST` with `Authorization: Bearer <token>`,
+ * `Content-Type: application/json` and the envelope `{ id, event, created_at, restaurant_id,
+ * reservation }`.
+ *
+ * @example
+ * ```ts
+ * const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId: 1 }, token);
+ * const response = await receiver.handle(new Request('http://localhost/hooks', { method: 'POST', ...delivery }));
+ * ```
+ */
+export function buildDelivery(content: DeliveryContent, token: string): BuiltDelivery {
+  const id = content.id ?? `evt_${crypto.randomUUID()}`;
+  const envelope = {
+    id,
+    event: content.event,
+    created_at: content.createdAt ?? new Date().toISOString(),
+    restaurant_id: content.restaurantId ?? null,
+    reservation: content.reservation ?? null,
+  };
+  return {
+    id,
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      'user-agent': 'restaurant-partner-service-webhooks',
+    },
+    body: JSON.stringify(envelope),
+  };
+}
