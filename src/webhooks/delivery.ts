@@ -60,3 +60,18 @@ export function buildDelivery(content: DeliveryContent, token: string): BuiltDel
     body: JSON.stringify(envelope),
   };
 }
+
+/**
+ * Builds a fetch `Request` carrying a delivery exactly as the fake sends it, for testing a
+ * fetch-style receiver (`receiver.handle(request)`) or POSTing with `fetch(request)`.
+ *
+ * @example
+ * ```ts
+ * const response = await receiver.handle(buildDeliveryRequest('http://localhost/hooks', { event: 'TEST' }, token));
+ * expect(response.status).toBe(200);
+ * ```
+ */
+export function buildDeliveryRequest(url: string | URL, content: DeliveryContent, token: string): Request {
+  const delivery = buildDelivery(content, token);
+  return new Request(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+}

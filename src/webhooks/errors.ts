@@ -1,0 +1,138 @@
+/**
+ * Errors of the webhook receiver. Each carries the HTTP `status` the receiver answers with, so a
+ * partner who calls `verify()` in a framework of its own can answer exactly as `.handle()` does.
+ *
+ * No message ever contains a token: the receiver says "missing" or "did not match", never what
+ * was presented.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const event = await receiver.verify({ body: rawBody, headers });
+ * } catch (error) {
+ *   if (error instanceof WebhookError) return reply.status(error.status).send({ error: error.message });
+ *   throw error;
+ * }
+ * ```
+ * @module
+ */
+import { type FieldIssue, PartnerSdkError } from '../errors.js';
+
+/** Base of every error the webhook receiver raises. `status` is the HTTP answer it maps to. */
+export class WebhookError extends PartnerSdkError {
+  override name = 'WebhookError';
+  /** The HTTP status the receiver answers with for this error. */
+  readonly status: number;
+  constructor(message: string, status: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+/** 401: the delivery carried no webhook token, or none of the accepted tokens. */
+export class WebhookVerificationError extends WebhookError {
+  override name = 'WebhookVerificationError';
+  /** `missing` when no token was presented, `mismatch` when it matched no accepted token. */
+  readonly reason: 'missing' | 'mismatch';
+  constructor(reason: 'missing' | 'mismatch') {
+    super(
+      reason === 'missing'
+        ? 'Webhook token missing: expected "Authorization: Bearer <token>" or the configured token header'
+        : 'Webhook token did not match any accepted token',
+      401,
+    );
+    this.reason = reason;
+  }
+}
+
+/** 400: the body is empty, not UTF-8, not JSON, or JSON that is not a delivery envelope. */
+export class WebhookPayloadError extends WebhookError {
+  override name = 'WebhookPayloadError';
+  /** The envelope fields that broke a rule, when the body was JSON but not an envelope. */
+  readonly issues: FieldIssue[];
+  constructor(message: string, issues: FieldIssue[] = [], options?: { cause?: unknown }) {
+    super(
+      issues.length > 0
+        ? `${message}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`
+        : message,
+      400,
+      options,
+    );
+    this.issues = issues;
+  }
+}
+
+/** 413: the body is larger than `maxBodyBytes`. Raised while reading, before the rest is read. */
+export class WebhookPayloadTooLargeError extends WebhookError {
+  override name = 'WebhookPayloadTooLargeError';
+  readonly maxBodyBytes: number;
+  constructor(maxBodyBytes: number) {
+    super(`Webhook body is larger than the limit of ${maxBodyBytes} bytes (option maxBodyBytes)`, 413);
+    this.maxBodyBytes = maxBodyBytes;
+  }
+}
+
+/** 415: the delivery declared a `Content-Type` that is not JSON. */
+export class WebhookUnsupportedMediaTypeError extends WebhookError {
+  override name = 'WebhookUnsupportedMediaTypeError';
+  readonly contentType: string;
+  constructor(contentType: string) {
+    super(`Webhook body must be JSON (application/json), got Content-Type "${contentType.slice(0, 100)}"`, 415);
+    this.contentType = contentType;
+  }
+}
+
+/** 405: deliveries are POSTs; anything else is refused. */
+export class WebhookMethodNotAllowedError extends WebhookError {
+  override name = 'WebhookMethodNotAllowedError';
+  constructor(method: string) {
+    super(`Webhook deliveries are POST requests, got ${method.slice(0, 20)}`, 405);
+  }
+}
+
+/**
+ * 500: the receiver was handed a parsed object (or nothing) instead of the raw body. The token
+ * check and the exact JSON reading need the bytes as sent, so this is a mounting mistake in the
+ * partner's app, answered 500 so that the service retries once it is fixed.
+ */
+export class WebhookRawBodyRequiredError extends WebhookError {
+  override name = 'WebhookRawBodyRequiredError';
+  constructor(received: string) {
+    super(
+      `The webhook receiver needs the raw request body (string, Uint8Array, Buffer or ArrayBuffer), got ${received}. ` +
+        'In Express, mount receiver.nodeHandler() before express.json() (or give this route ' +
+        "express.raw({ type: 'application/json' })); in fetch-style frameworks pass `await request.text()` " +
+        'or use receiver.handle(request).',
+      500,
+    );
+  }
+}
+
+/** 500: the partner's handler threw. `cause` is what it threw; the service will retry the delivery. */
+export class WebhookHandlerError extends WebhookError {
+  override name = 'WebhookHandlerError';
+  /** The event whose handler failed. */
+  readonly eventType: string;
+  readonly deliveryId: string;
+  constructor(eventType: string, deliveryId: string, cause: unknown) {
+    super(`The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`, 500, {
+      cause,
+    });
+    this.eventType = eventType;
+    this.deliveryId = deliveryId;
+  }
+}
+
+/**
+ * 500 (or thrown at creation): the receiver is misconfigured or a dependency of it failed (no
+ * token, a token provider that threw, a duplicate store that failed).
+ */
+export class WebhookConfigurationError extends WebhookError {
+  override name = 'WebhookConfigurationError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 500, options);
+  }
+}
+
+/** True for any error raised by the webhook receiver. */
+export const isWebhookError = (error: unknown): error is WebhookError => error instanceof WebhookError;

@@ -1,0 +1,145 @@
+/**
+ * The typed events a delivery turns into, and the tolerant reading of its envelope.
+ *
+ * The live payload shape is not published (interface spec, "Events: Gaps"), so the envelope is
+ * read tolerantly: unknown fields are kept, the event name may also come as `event_type` or
+ * `type`, the reservation as `data` (or `data.reservation`), and an event name this version does
+ * not know is surfaced as an `unknown` event instead of being refused.
+ * @module
+ */
+import { z } from 'zod';
+import type { FieldIssue } from '../errors.js';
+import { Reservation } from '../resources/reservations.schemas.js';
+import { DateTimeString } from '../resources/shared.schemas.js';
+import { TEST_EVENT } from './delivery.js';
+import { WebhookPayloadError } from './errors.js';
+
+/** Reservation events of the spec, in the order the spec lists them. */
+export const RESERVATION_EVENT_TYPES = ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const;
+
+/** Discriminant of an event whose name this SDK version does not know. */
+export const UNKNOWN_EVENT = 'unknown';
+
+// Schemas are built on first use, not at import: import cost matters on serverless cold starts.
+function buildSchemas() {
+  const envelope = z.looseObject({
+    // Kept as a string whatever the wire sends, so duplicate stores have one key type.
+    id: z.union([z.string().min(1), z.int().transform(String)]),
+    event: z.string().min(1),
+    created_at: DateTimeString.nullish(),
+    restaurant_id: z.int().nullish(),
+  });
+  const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
+    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: Reservation });
+  return {
+    RESERVATION_CONFIRMED: reservationEvent('RESERVATION_CONFIRMED'),
+    RESERVATION_MODIFIED: reservationEvent('RESERVATION_MODIFIED'),
+    RESERVATION_CANCELLED: reservationEvent('RESERVATION_CANCELLED'),
+    TEST: envelope.extend({
+      type: z.literal(TEST_EVENT),
+      event: z.literal(TEST_EVENT),
+      reservation: Reservation.nullish(),
+    }),
+    unknown: envelope.extend({
+      type: z.literal(UNKNOWN_EVENT),
+      // Not validated: a future event may carry anything here.
+      reservation: z.unknown().optional(),
+    }),
+  };
+}
+type EventSchemas = ReturnType<typeof buildSchemas>;
+let schemas: EventSchemas | undefined;
+const eventSchemas = (): EventSchemas => (schemas ??= buildSchemas());
+
+/**
+ * `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode).
+ * Unknown envelope fields are kept on the object.
+ */
+export type ReservationConfirmedEvent = z.output<EventSchemas['RESERVATION_CONFIRMED']>;
+/** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
+export type ReservationModifiedEvent = z.output<EventSchemas['RESERVATION_MODIFIED']>;
+/** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
+export type ReservationCancelledEvent = z.output<EventSchemas['RESERVATION_CANCELLED']>;
+/** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
+export type TestEvent = z.output<EventSchemas['TEST']>;
+/**
+ * An event whose name this SDK version does not know. `type` is `'unknown'` (so a `switch` on
+ * `type` narrows the known ones) and `event` holds the name as sent.
+ */
+export type UnknownEvent = z.output<EventSchemas['unknown']>;
+/** Any reservation event. */
+export type ReservationEvent = ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
+
+/**
+ * A verified delivery, discriminated by `type`.
+ *
+ * @example
+ * ```ts
+ * switch (event.type) {
+ *   case 'RESERVATION_CONFIRMED': await markConfirmed(event.restaurant_id, event.reservation.id); break;
+ *   case 'RESERVATION_CANCELLED': await release(event.reservation.id); break;
+ *   case 'unknown': log.info(`new event type ${event.event}`); break;
+ * }
+ * ```
+ */
+export type WebhookEvent = ReservationEvent | TestEvent | UnknownEvent;
+/** The `type` values of {@link WebhookEvent}. */
+export type WebhookEventName = WebhookEvent['type'];
+/** The member of {@link WebhookEvent} with the given `type`. */
+export type WebhookEventOf<Name extends WebhookEventName> = Extract<WebhookEvent, { type: Name }>;
+
+const KNOWN_EVENTS: ReadonlySet<string> = new Set<string>([...RESERVATION_EVENT_TYPES, TEST_EVENT]);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Where the spec is silent, a few plausible spellings of the envelope are read as ours. */
+function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string): Record<string, unknown> {
+  const normalized: Record<string, unknown> = { ...envelope };
+  const name = [envelope.event, envelope.event_type, envelope.type].find((value) => typeof value === 'string');
+  if (name !== undefined) normalized.event = name;
+  normalized.type = typeof name === 'string' && KNOWN_EVENTS.has(name) ? name : UNKNOWN_EVENT;
+  const id = [envelope.id, envelope.event_id, envelope.delivery_id].find(
+    (value) => (typeof value === 'string' && value !== '') || typeof value === 'number',
+  );
+  normalized.id = id ?? fallbackId;
+  if (!('reservation' in envelope) && isPlainObject(envelope.data)) {
+    const data = envelope.data;
+    normalized.reservation = 'start_time' in data ? data : data.reservation;
+  }
+  return normalized;
+}
+
+function toIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.'),
+    path: issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol'),
+    code: issue.code,
+    message: issue.message,
+  }));
+}
+
+/**
+ * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
+ * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
+ * @throws {WebhookPayloadError} when the value is not an envelope.
+ */
+export function parseWebhookEvent(json: unknown, fallbackId: string): WebhookEvent {
+  if (!isPlainObject(json)) {
+    throw new WebhookPayloadError(
+      `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
+    );
+  }
+  const envelope = normalizeEnvelope(json, fallbackId);
+  if (typeof envelope.event !== 'string' || envelope.event === '') {
+    throw new WebhookPayloadError('Webhook body is JSON but not a delivery envelope', [
+      { field: 'event', path: ['event'], code: 'invalid_type', message: 'expected the event name as a non-empty string' },
+    ]);
+  }
+  const schema = eventSchemas()[envelope.type as WebhookEventName];
+  const result = schema.safeParse(envelope);
+  if (!result.success) {
+    throw new WebhookPayloadError(`Webhook ${envelope.event} delivery does not match the envelope`, toIssues(result.error));
+  }
+  return result.data as WebhookEvent;
+}

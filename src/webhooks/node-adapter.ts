@@ -1,0 +1,96 @@
+/**
+ * The receiver for `node:http` and Express. Node appears only in type signatures: at run time
+ * this file uses the request's stream events, so the receiver's module graph stays loadable on
+ * runtimes without `node:` modules.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WebhookPayloadError, WebhookPayloadTooLargeError, WebhookRawBodyRequiredError } from './errors.js';
+import type { ReceiveInput, WebhookReceiver } from './receiver.js';
+
+/**
+ * A `(req, res, next?)` handler for `node:http` servers and Express. It always answers the
+ * delivery itself; `next` is only called with an error that happened after the answer started.
+ */
+export type NodeWebhookHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+
+const encoder = new TextEncoder();
+
+/**
+ * Reads the body from the stream, stopping (and pausing the stream) as soon as it passes
+ * `maxBytes`, so an oversized body is never held in memory.
+ */
+function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    if (request.readableEnded || request.readableDidRead) {
+      reject(new WebhookRawBodyRequiredError('a request stream that another middleware already read'));
+      return;
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Uint8Array | string) => {
+      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+      total += bytes.byteLength;
+      if (total > maxBytes) {
+        request.pause();
+        finish(() => reject(new WebhookPayloadTooLargeError(maxBytes)));
+        return;
+      }
+      chunks.push(bytes);
+    };
+    const onEnd = () =>
+      finish(() => {
+        const body = new Uint8Array(total);
+        let offset = 0;
+        for (const chunk of chunks) {
+          body.set(chunk, offset);
+          offset += chunk.byteLength;
+        }
+        resolve(body);
+      });
+    const onError = (error: unknown) =>
+      finish(() => reject(new WebhookPayloadError('The request body could not be read', [], { cause: error })));
+    const onClose = () => finish(() => reject(new WebhookPayloadError('The connection closed before the body ended')));
+    request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+const isRawBody = (value: unknown): boolean =>
+  typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer;
+
+/** Builds the node handler over a receiver's framework-neutral `receive`. */
+export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): NodeWebhookHandler {
+  return (request, response, next) => {
+    // A body already read raw (express.raw, express.text) is used as is. A parsed object is used
+    // only if the stream is still unread (some stacks set `req.body = {}` without reading);
+    // otherwise the bytes are gone and the receiver answers 500 with a log line on mount order.
+    const preRead = (request as IncomingMessage & { body?: unknown }).body;
+    const streamUnread = !request.readableEnded && !request.readableDidRead;
+    let body: ReceiveInput['body'];
+    if (preRead !== undefined && (isRawBody(preRead) || !streamUnread)) body = preRead as ReceiveInput['body'];
+    else body = (maxBytes) => readNodeBody(request, maxBytes);
+
+    receiver
+      .receive({ method: request.method ?? 'POST', headers: request.headers, body })
+      .then((result) => {
+        if (response.headersSent || response.writableEnded) return;
+        response.writeHead(result.status, result.headers);
+        response.end(JSON.stringify(result.body));
+      })
+      .catch((error: unknown) => {
+        // receive() never rejects; this only guards the write itself.
+        if (!response.headersSent) {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: 'The webhook receiver failed' }));
+        } else if (next) next(error);
+        else response.destroy();
+      });
+  };
+}

@@ -1,0 +1,424 @@
+/**
+ * The framework-neutral receiver: token check, envelope reading, duplicate handling and dispatch
+ * to the partner's handlers, using Web APIs only (Request, Response, Web Crypto, TextDecoder).
+ * The node adapter (`node-adapter.ts`) feeds the same core from `node:http` and Express.
+ * @module
+ */
+import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
+import {
+  WebhookConfigurationError,
+  WebhookError,
+  WebhookHandlerError,
+  WebhookMethodNotAllowedError,
+  WebhookPayloadError,
+  WebhookPayloadTooLargeError,
+  WebhookRawBodyRequiredError,
+  WebhookUnsupportedMediaTypeError,
+  WebhookVerificationError,
+} from './errors.js';
+import { parseWebhookEvent, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
+import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
+import { createNodeHandler, type NodeWebhookHandler } from './node-adapter.js';
+import { matchesAnyToken, presentedTokens, type TokenSource } from './tokens.js';
+
+/** Default `maxBodyBytes`: 1 MiB, far above any reservation event. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** A raw request body: the bytes or text exactly as received. */
+export type RawBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/** Where the receiver writes what it refused and why. `console` fits. Never given a token. */
+export interface WebhookLogger {
+  debug?(message: string, details?: Record<string, unknown>): void;
+  info?(message: string, details?: Record<string, unknown>): void;
+  warn(message: string, details?: Record<string, unknown>): void;
+  error(message: string, details?: Record<string, unknown>): void;
+}
+
+/** What {@link WebhookReceiverOptions.onError} is told besides the error. */
+export interface WebhookErrorContext {
+  /** The HTTP status answered. */
+  status: number;
+  /** The verified event, when the failure came after verification (a handler that threw). */
+  event?: WebhookEvent;
+}
+
+/** Options of {@link createWebhookReceiver}. */
+export interface WebhookReceiverOptions {
+  /**
+   * The accepted webhook tokens. A list, or a function asked on every delivery (never cached),
+   * so that a token removed from your secret store stops verifying at once. During a rotation
+   * list both the old and the new token.
+   */
+  tokens: TokenSource;
+  /**
+   * A header that may carry the token besides `Authorization: Bearer <token>`, for example
+   * `x-webhook-token` (its value is the token, or `Bearer <token>`).
+   */
+  tokenHeader?: string;
+  /** Largest body accepted, in bytes; larger ones get 413 before the rest is read. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Where processed delivery ids are remembered, to answer a repeated delivery 200 without
+   * running the handler again. Default: an in-memory store (10 000 ids, 24 h). `false` turns the
+   * check off.
+   */
+  duplicateStore?: DuplicateStore | false;
+  /** Where refused deliveries and failed handlers are logged. Default `console`; `false` for none. */
+  logger?: WebhookLogger | false;
+  /** Called for every delivery answered outside 2xx (after logging). Must not throw. */
+  onError?: (error: WebhookError, context: WebhookErrorContext) => void;
+}
+
+/** A handler of one event type. Throwing (or rejecting) answers 500, so the service retries. */
+export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (event: Event) => unknown;
+
+/** Input of {@link WebhookReceiver.verify}. */
+export interface VerifyInput {
+  /** The raw body as received: a string, `Uint8Array`, `Buffer` or `ArrayBuffer`. Not a parsed object. */
+  body: RawBody;
+  /** The request headers: a fetch `Headers`, node's `req.headers`, or a `Map`-like object. */
+  headers: HeadersInput;
+}
+
+/** Input of {@link WebhookReceiver.receive}: a request from any framework. */
+export interface ReceiveInput {
+  /** HTTP method; anything but POST gets 405. Omit when the framework already routed POST only. */
+  method?: string;
+  headers: HeadersInput;
+  /** The raw body, or a function reading it that stops with a 413 error past `maxBytes`. */
+  body: RawBody | ((maxBytes: number) => Promise<Uint8Array>);
+}
+
+/** What the receiver answers to one delivery. */
+export interface WebhookResult {
+  status: number;
+  /** JSON body of the answer: `{ received: true }` (plus `duplicate: true`) or `{ error }`. */
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** The verified event, when verification succeeded. */
+  event?: WebhookEvent;
+  /** Why the delivery was refused, when it was. */
+  error?: WebhookError;
+  /** True when the delivery id had already been processed. */
+  duplicate?: boolean;
+}
+
+/** The receiver built by {@link createWebhookReceiver}. */
+export interface WebhookReceiver {
+  /**
+   * Checks the token and reads the envelope; resolves to the typed event. Runs no handler and
+   * does not touch the duplicate store.
+   * @throws {WebhookError} with the `status` to answer.
+   */
+  verify(input: VerifyInput): Promise<WebhookEvent>;
+  /**
+   * Registers a handler for one event `type` (`'unknown'` for event names this version does not
+   * know), or `'*'` for every event that has no handler of its own. Several handlers of one type
+   * run in order. Returns the receiver, for chaining.
+   */
+  on<Name extends WebhookEventName>(type: Name, handler: WebhookHandler<WebhookEventOf<Name>>): WebhookReceiver;
+  on(type: '*', handler: WebhookHandler): WebhookReceiver;
+  /** Same as `on('unknown', handler)`: events whose name this SDK version does not know. */
+  onUnknown(handler: WebhookHandler<WebhookEventOf<typeof UNKNOWN_EVENT>>): WebhookReceiver;
+  /** Verifies, de-duplicates and dispatches one delivery; never throws. For any framework. */
+  receive(input: ReceiveInput): Promise<WebhookResult>;
+  /** Fetch-style handler (Hono, Next.js route handlers, Bun, Deno, Cloudflare Workers). Never throws. */
+  handle(request: Request): Promise<Response>;
+  /** A `(req, res, next?)` handler for `node:http` and Express that reads the raw body itself. */
+  nodeHandler(): NodeWebhookHandler;
+}
+
+const describeValue = (value: unknown): string => {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined (was the body read by another middleware?)';
+  if (Array.isArray(value)) return 'an array (a parsed JSON body?)';
+  if (typeof value === 'object') return `${value.constructor?.name === 'Object' ? 'a plain object' : `a ${value.constructor?.name ?? 'object'}`} (a parsed body?)`;
+  return `a ${typeof value}`;
+};
+
+/** The raw body as bytes or text; a parsed object, a stream or nothing is a mounting mistake. */
+function asRawBody(body: unknown): Uint8Array | string {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  throw new WebhookRawBodyRequiredError(describeValue(body));
+}
+
+const encoder = new TextEncoder();
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+async function bodyDigestId(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return `sha256:${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Reads a fetch `Request` body, cancelling the stream as soon as it passes `maxBytes`. */
+async function readRequestBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new WebhookPayloadTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const redactTokens = (text: string, tokens: readonly string[]): string =>
+  tokens.reduce((result, token) => (token ? result.split(token).join('[redacted]') : result), text);
+
+/**
+ * Creates a webhook receiver: it checks each delivery's token in constant time, reads the
+ * envelope tolerantly into a typed event, drops repeated deliveries, and runs your handlers.
+ *
+ * @example Express (mount before `express.json()`, or on a route without it)
+ * ```ts
+ * import { createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
+ * const receiver = createWebhookReceiver({ tokens: [process.env.WEBHOOK_TOKEN!] })
+ *   .on('RESERVATION_CONFIRMED', async (event) => markConfirmed(event.reservation.id))
+ *   .on('RESERVATION_CANCELLED', async (event) => release(event.reservation.id));
+ * app.post('/webhooks/reservations', receiver.nodeHandler());
+ * ```
+ * @example Fetch-style (Hono, Next.js, Bun, Deno)
+ * ```ts
+ * export const POST = (request: Request) => receiver.handle(request);
+ * ```
+ */
+export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
+  const tokenSource = validateOptions(options);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const tokenHeader = options.tokenHeader?.toLowerCase();
+  const duplicateStore = options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
+  const logger = options.logger === false ? undefined : (options.logger ?? console);
+  const handlersByType = new Map<string, WebhookHandler[]>();
+  // Deliveries being processed right now, by id: a concurrent repeat waits for the first instead
+  // of running the handler twice.
+  const inFlight = new Map<string, Promise<WebhookResult>>();
+
+  async function acceptedTokens(): Promise<readonly string[]> {
+    let tokens: unknown;
+    try {
+      tokens = typeof tokenSource === 'function' ? await tokenSource() : tokenSource;
+    } catch (error) {
+      throw new WebhookConfigurationError('The webhook token provider failed', { cause: error });
+    }
+    if (!Array.isArray(tokens) || tokens.length === 0 || !tokens.every((token) => typeof token === 'string' && token !== '')) {
+      throw new WebhookConfigurationError('The webhook token provider must return a non-empty list of non-empty strings');
+    }
+    return tokens;
+  }
+
+  async function authenticate(readHeader: HeaderReader): Promise<readonly string[]> {
+    const accepted = await acceptedTokens();
+    const presented = presentedTokens(readHeader, tokenHeader);
+    if (presented.length === 0) throw new WebhookVerificationError('missing');
+    if (!(await matchesAnyToken(presented, accepted))) throw new WebhookVerificationError('mismatch');
+    return accepted;
+  }
+
+  async function verifyDelivery(
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+    onTokens: (tokens: readonly string[]) => void,
+  ): Promise<WebhookEvent> {
+    // A parsed body is a mistake in the partner's app, reported before anything about the request.
+    const given = typeof body === 'function' ? undefined : asRawBody(body);
+    const readHeader = readHeaders(headers);
+    onTokens(await authenticate(readHeader));
+
+    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
+    // A missing Content-Type is tolerated (the live service's headers are not published).
+    if (contentType && !JSON_MEDIA_TYPE.test(contentType)) throw new WebhookUnsupportedMediaTypeError(contentType);
+
+    const declaredLength = Number(readHeader('content-length')[0]);
+    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
+    let bytes: Uint8Array;
+    if (given === undefined) bytes = await (body as (maxBytes: number) => Promise<Uint8Array>)(maxBodyBytes);
+    else bytes = typeof given === 'string' ? encoder.encode(given) : given;
+    if (bytes.byteLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
+
+    let text: string;
+    try {
+      text = typeof given === 'string' ? given : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch (error) {
+      throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
+    }
+    if (text.trim() === '') throw new WebhookPayloadError('Webhook body is empty');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
+    }
+    return parseWebhookEvent(json, await bodyDigestId(bytes));
+  }
+
+  function log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void {
+    try {
+      logger?.[level]?.(message, details);
+    } catch {
+      // A broken logger must not turn an answer into a crash.
+    }
+  }
+
+  function report(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): void {
+    const details: Record<string, unknown> = { status: error.status, error: error.name };
+    if (event) Object.assign(details, { deliveryId: event.id, event: event.event });
+    if (error.cause instanceof Error) details.cause = redactTokens(`${error.cause.name}: ${error.cause.message}`, tokens);
+    const line = `Webhook delivery answered ${error.status}: ${redactTokens(error.message, tokens)}`;
+    log(error.status >= 500 ? 'error' : 'warn', line, details);
+    try {
+      options.onError?.(error, event ? { status: error.status, event } : { status: error.status });
+    } catch {
+      // Same for onError.
+    }
+  }
+
+  function refusal(error: WebhookError): WebhookResult {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (error.status === 401) headers['www-authenticate'] = 'Bearer';
+    if (error.status === 405) headers.allow = 'POST';
+    if (error.status === 413) headers.connection = 'close';
+    // The service stores the answer as `last_response`; the message says what was wrong, never a token.
+    const message = error instanceof WebhookHandlerError ? 'The webhook handler failed; retry later' : error.message;
+    return { status: error.status, body: { error: message }, headers, error };
+  }
+
+  const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult => ({
+    status: 200,
+    body: duplicate ? { received: true, duplicate: true } : { received: true },
+    headers: { 'content-type': 'application/json' },
+    event,
+    ...(duplicate ? { duplicate: true } : {}),
+  });
+
+  async function process(event: WebhookEvent, tokens: readonly string[]): Promise<WebhookResult> {
+    if (duplicateStore) {
+      let seen: boolean;
+      try {
+        seen = await duplicateStore.has(event.id);
+      } catch (cause) {
+        // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
+        const error = new WebhookConfigurationError('The duplicate store failed to answer', { cause });
+        report(error, tokens, event);
+        return { ...refusal(error), event };
+      }
+      if (seen) {
+        log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
+          deliveryId: event.id,
+          event: event.event,
+        });
+        return accepted(event, true);
+      }
+    }
+    const specific = handlersByType.get(event.type) ?? [];
+    const handlers = specific.length > 0 ? specific : (handlersByType.get('*') ?? []);
+    try {
+      for (const handler of handlers) await handler(event);
+    } catch (cause) {
+      const error = new WebhookHandlerError(event.event, event.id, cause);
+      report(error, tokens, event);
+      return { ...refusal(error), event };
+    }
+    if (duplicateStore) {
+      try {
+        await duplicateStore.add(event.id);
+      } catch (cause) {
+        // The handler ran: answering 500 would make the service send it again, so log and accept.
+        log('error', 'The duplicate store failed to record a processed delivery', {
+          deliveryId: event.id,
+          cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
+        });
+      }
+    }
+    log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
+    return accepted(event, false);
+  }
+
+  async function processOnce(event: WebhookEvent, tokens: readonly string[]): Promise<WebhookResult> {
+    for (let running = inFlight.get(event.id); running; running = inFlight.get(event.id)) await running.catch(() => {});
+    const run = process(event, tokens).finally(() => inFlight.delete(event.id));
+    inFlight.set(event.id, run);
+    return run;
+  }
+
+  const receiver: WebhookReceiver = {
+    async verify(input) {
+      return verifyDelivery(input.headers, input.body, () => {});
+    },
+    on(type: string, handler: WebhookHandler<never>) {
+      if (typeof handler !== 'function') throw new TypeError(`on(${JSON.stringify(type)}, handler): handler must be a function`);
+      handlersByType.set(type, [...(handlersByType.get(type) ?? []), handler as WebhookHandler]);
+      return receiver;
+    },
+    onUnknown(handler) {
+      return receiver.on(UNKNOWN_EVENT, handler);
+    },
+    async receive(input) {
+      let tokens: readonly string[] = [];
+      let event: WebhookEvent;
+      try {
+        if (input.method !== undefined && input.method.toUpperCase() !== 'POST') throw new WebhookMethodNotAllowedError(input.method);
+        event = await verifyDelivery(input.headers, input.body, (accepted) => (tokens = accepted));
+      } catch (cause) {
+        const error =
+          cause instanceof WebhookError
+            ? cause
+            : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause });
+        report(error, tokens);
+        return refusal(error);
+      }
+      return processOnce(event, tokens);
+    },
+    async handle(request) {
+      const result = await receiver.receive({
+        method: request.method,
+        headers: request.headers,
+        body: (maxBytes) => readRequestBody(request, maxBytes),
+      });
+      return new Response(JSON.stringify(result.body), { status: result.status, headers: result.headers });
+    },
+    nodeHandler() {
+      return createNodeHandler(receiver);
+    },
+  };
+  return receiver;
+}
+
+function validateOptions(options: WebhookReceiverOptions): TokenSource {
+  if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
+  const { tokens, maxBodyBytes, tokenHeader } = options;
+  if (typeof tokens === 'string') {
+    throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]');
+  }
+  if (typeof tokens !== 'function') {
+    if (!Array.isArray(tokens) || tokens.length === 0) {
+      throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a non-empty list of tokens or a function returning one');
+    }
+    const badIndex = tokens.findIndex((token) => typeof token !== 'string' || token === '');
+    if (badIndex !== -1) throw new WebhookConfigurationError(`createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`);
+  }
+  if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
+    throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');
+  }
+  if (tokenHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(tokenHeader)) {
+    throw new WebhookConfigurationError('createWebhookReceiver: tokenHeader must be a valid header name');
+  }
+  // Kept by reference: a partner who edits the list in place rotates without a new receiver.
+  return tokens;
+}
