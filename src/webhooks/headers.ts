@@ -14,10 +14,12 @@ export type HeadersInput =
 /** Reads every value of a header, case-insensitively. */
 export type HeaderReader = (name: string) => string[];
 
+// Only text and numbers are header values; anything else a framework put there is ignored.
 const flatten = (value: unknown): string[] => {
-  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [value];
+  if (typeof value === 'number') return [String(value)];
   if (Array.isArray(value)) return value.flatMap(flatten);
-  return [String(value)];
+  return [];
 };
 
 /** Builds a case-insensitive reader over any supported headers shape. */

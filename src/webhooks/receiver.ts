@@ -359,7 +359,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   const receiver: WebhookReceiver = {
     async verify(input) {
-      return verifyDelivery(input.headers, input.body, () => {});
+      try {
+        return await verifyDelivery(input?.headers, input?.body, () => {});
+      } catch (error) {
+        throw asWebhookError(error);
+      }
     },
     on(type: string, handler: WebhookHandler<never>) {
       if (typeof handler !== 'function') throw new TypeError(`on(${JSON.stringify(type)}, handler): handler must be a function`);
@@ -376,10 +380,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         if (input.method !== undefined && input.method.toUpperCase() !== 'POST') throw new WebhookMethodNotAllowedError(input.method);
         event = await verifyDelivery(input.headers, input.body, (accepted) => (tokens = accepted));
       } catch (cause) {
-        const error =
-          cause instanceof WebhookError
-            ? cause
-            : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause });
+        const error = asWebhookError(cause);
         report(error, tokens);
         return refusal(error);
       }
@@ -399,6 +400,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   };
   return receiver;
 }
+
+const asWebhookError = (error: unknown): WebhookError =>
+  error instanceof WebhookError ? error : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause: error });
 
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');

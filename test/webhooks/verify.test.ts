@@ -148,6 +148,14 @@ describe('verify()', () => {
     await expect(receiver.verify({ body: delivery.body, headers: toHeaders(delivery.headers) as never })).resolves.toMatchObject({ id: delivery.id });
   });
 
+  it('ignores header values that are not text (a null-prototype object, a function) instead of throwing', async () => {
+    const error = await receiver
+      .verify({ body: confirmed().body, headers: { authorization: Object.create(null), 'x-webhook-token': () => TOKEN } as never })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect((error as WebhookVerificationError).reason).toBe('missing');
+  });
+
   it.each([
     ['the configured header, raw', { 'x-webhook-token': TOKEN }],
     ['the configured header, with Bearer', { 'x-webhook-token': `Bearer ${TOKEN}` }],
