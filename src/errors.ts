@@ -226,6 +226,19 @@ export class AmbiguousCreateError extends PartnerSdkError {
   }
 }
 
+/**
+ * `waitForConfirmation` saw the reservation cancelled (by the restaurant or the customer) before it
+ * was confirmed. `reservation` is the cancelled reservation as last read.
+ */
+export class ReservationCancelledError extends PartnerSdkError {
+  override name = 'ReservationCancelledError';
+  readonly reservation: unknown;
+  constructor(message: string, reservation: unknown) {
+    super(message);
+    this.reservation = reservation;
+  }
+}
+
 /** True for any error thrown by this SDK. */
 export const isPartnerSdkError = (error: unknown): error is PartnerSdkError => error instanceof PartnerSdkError;
 /** True for an HTTP answer outside 2xx. */

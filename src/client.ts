@@ -1,0 +1,193 @@
+/**
+ * `PartnerClient`: holds the options, builds the transport, and exposes the resources.
+ * @module
+ */
+import { InputValidationError } from './errors.js';
+import { Profile } from './resources/profile.js';
+import { Reservations } from './resources/reservations.js';
+import type { ResourceContext } from './resources/resource.js';
+import { Restaurants } from './resources/restaurants.js';
+import { Webhooks } from './resources/webhooks.js';
+import { createBasicAuth } from './transport/auth.js';
+import { systemClock, type Clock } from './transport/clock.js';
+import type { RateLimiter } from './transport/rate-limiter.js';
+import { createRateLimiter } from './transport/throttle.js';
+import { consoleLogger, Transport, type ClientHooks, type Logger, type RequestOptions } from './transport/transport.js';
+
+/** Options of {@link PartnerClient}. */
+export interface ClientOptions {
+  /** The service's `{base_url}`: scheme, host and any path prefix. The client appends `/api/v1/partnership/...`. */
+  baseUrl: string;
+  /** The partner UUID (the Basic auth username). */
+  partnerId: string;
+  /** The partner API token (the Basic auth password). Never logged, never shown. */
+  apiToken: string;
+  /** Per-attempt timeout in milliseconds. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /**
+   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the spec's limit), per client.
+   * Pass a {@link RateLimiter} to share one budget between clients, or `false` to turn it off.
+   */
+  rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
+  /** The `fetch` to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Where warnings go. Default: warnings and errors to the console. `silentLogger` drops them. */
+  logger?: Logger;
+  /** Observers of each attempt, retry and 429. */
+  hooks?: ClientHooks;
+  /** Time source for rate-limit waits, retry sleeps and polling. Default: the real clock. */
+  clock?: Clock;
+  /** Also store each create's idempotency key in `metadata`, so it can be looked up. Default true. */
+  idempotencyMetadata?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_RETRIES = 3;
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+const isRateLimiter = (value: unknown): value is RateLimiter =>
+  typeof value === 'object' && value !== null && typeof (value as RateLimiter).acquire === 'function';
+
+function invalid(field: string, message: string): never {
+  throw new InputValidationError([{ field, path: [field], code: 'invalid_option', message }]);
+}
+
+function normaliseBaseUrl(baseUrl: unknown): URL {
+  if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    invalid('baseUrl', 'expected an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') invalid('baseUrl', 'expected an http or https URL');
+  // Credentials in the URL would travel outside the Authorization header and show in logs.
+  if (url.username || url.password) invalid('baseUrl', 'must not contain credentials; pass partnerId and apiToken instead');
+  url.search = '';
+  url.hash = '';
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}
+
+/**
+ * The Restaurant Reservation Partner Service client.
+ *
+ * @example
+ * ```ts
+ * import { PartnerClient } from 'restaurant-partner-sdk';
+ * const client = new PartnerClient({ baseUrl, partnerId, apiToken });
+ * const [restaurant] = await client.restaurants.list().toArray();
+ * const reservation = await client.reservations.create(restaurant.id, {
+ *   start_time: { date: '2026-12-05', time: '19:30' },
+ *   adults: 2,
+ * });
+ * ```
+ */
+export class PartnerClient {
+  /** The partner's profile. */
+  readonly profile: Profile;
+  /** Restaurants linked to the partner. */
+  readonly restaurants: Restaurants;
+  /** Reservations of a restaurant. */
+  readonly reservations: Reservations;
+  /** Webhooks of the partner. */
+  readonly webhooks: Webhooks;
+  /** The service URL (without credentials). */
+  readonly baseUrl: string;
+  /** The partner UUID. */
+  readonly partnerId: string;
+  /** The rate limiter every attempt of this client waits on (undefined when turned off). */
+  readonly rateLimiter: RateLimiter | undefined;
+
+  readonly #timezones = new Map<string, string | null>();
+  #timezoneRefresh: Promise<void> | undefined;
+  readonly #settings: { timeoutMs: number; maxRetries: number };
+
+  constructor(options: ClientOptions) {
+    if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
+    const base = normaliseBaseUrl(options.baseUrl);
+    if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
+    if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!(timeoutMs > 0)) invalid('timeoutMs', 'expected a number of milliseconds > 0');
+    if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) invalid('maxRetries', 'expected an integer >= 0');
+    const clock = options.clock ?? systemClock;
+    const logger = options.logger ?? consoleLogger;
+
+    const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
+    this.rateLimiter =
+      rateLimit === false
+        ? undefined
+        : isRateLimiter(rateLimit)
+          ? rateLimit
+          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue, clock });
+
+    this.baseUrl = base.toString().replace(/\/+$/, '');
+    this.partnerId = options.partnerId;
+    this.#settings = { timeoutMs, maxRetries };
+    if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
+      logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
+    }
+
+    const transport = new Transport({
+      baseUrl: this.baseUrl,
+      auth: createBasicAuth(options.partnerId, options.apiToken),
+      limiter: this.rateLimiter,
+      clock,
+      fetch: options.fetch,
+      timeoutMs,
+      maxRetries,
+      logger,
+      hooks: options.hooks ?? {},
+    });
+    const context: ResourceContext = {
+      transport,
+      idempotencyMetadata: options.idempotencyMetadata ?? true,
+      timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
+      rememberTimezones: (restaurants) => {
+        for (const restaurant of restaurants) this.#timezones.set(String(restaurant.id), restaurant.timezone ?? null);
+      },
+    };
+    this.profile = new Profile(context);
+    this.restaurants = new Restaurants(context);
+    this.reservations = new Reservations(context);
+    this.webhooks = new Webhooks(context);
+  }
+
+  // Restaurants' timezones are cached for the client's life: at one request per second, reading
+  // the list before every booking would halve the booking rate. A miss refreshes once (a newly
+  // linked restaurant); concurrent misses share one refresh.
+  async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
+    const key = String(restaurantId);
+    if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
+    this.#timezoneRefresh ??= this.restaurants
+      .list(options)
+      .toArray()
+      .then(() => undefined)
+      .finally(() => {
+        this.#timezoneRefresh = undefined;
+      });
+    await this.#timezoneRefresh;
+    return this.#timezones.get(key) ?? null;
+  }
+
+  /** A safe summary: never the token. */
+  toJSON(): Record<string, unknown> {
+    return {
+      baseUrl: this.baseUrl,
+      partnerId: this.partnerId,
+      apiToken: '[REDACTED]',
+      timeoutMs: this.#settings.timeoutMs,
+      maxRetries: this.#settings.maxRetries,
+      rateLimit: this.rateLimiter ? { queueDepth: this.rateLimiter.queueDepth } : false,
+    };
+  }
+
+  /** What `console.log(client)` and `util.inspect(client)` show: the same safe summary. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PartnerClient ${JSON.stringify(this.toJSON())}`;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * restaurant-partner-sdk: a typed, throttled, retrying client for the Restaurant Reservation
+ * Partner Service. This core entry uses only Web APIs (fetch, URL, Web Crypto, AbortSignal).
+ *
+ * @example
+ * ```ts
+ * import { PartnerClient, NoAvailabilityError } from 'restaurant-partner-sdk';
+ * const client = new PartnerClient({ baseUrl, partnerId, apiToken });
+ * ```
+ * @module
+ */
+export { PartnerClient, type ClientOptions } from './client.js';
+export {
+  consoleLogger,
+  silentLogger,
+  type ClientHooks,
+  type Logger,
+  type RequestEvent,
+  type RequestOptions,
+} from './transport/transport.js';
+export { ApiPromise, type WithResponse } from './transport/api-promise.js';
+export { ListPromise, type Page } from './transport/pagination.js';
+export { createRateLimiter, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';
+export type { AcquireOptions, RateLimiter } from './transport/rate-limiter.js';
+export { systemClock, type Clock } from './transport/clock.js';
+export { redactUrl } from './transport/errors.js';
+export {
+  IDEMPOTENCY_METADATA_KEY,
+  type CreateReservationOptions,
+  type WaitForConfirmationOptions,
+  Reservations,
+} from './resources/reservations.js';
+export { Restaurants } from './resources/restaurants.js';
+export { Profile } from './resources/profile.js';
+export { Webhooks } from './resources/webhooks.js';
+export { readDuration, readStartTime, readTimestamp } from './time.js';
+export * from './errors.js';
+export * from './resources/shared.schemas.js';
+export * from './resources/reservations.schemas.js';
+export * from './resources/restaurants.schemas.js';
+export * from './resources/profile.schemas.js';
+export * from './resources/webhooks.schemas.js';

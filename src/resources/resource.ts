@@ -1,0 +1,121 @@
+/**
+ * What every resource class shares: the transport, the client's settings, and the helpers that
+ * read lists and single objects tolerantly.
+ * @module
+ */
+import type { z } from 'zod';
+import { ResponseValidationError } from '../errors.js';
+import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
+import { ListPromise, type PageFetcher } from '../transport/pagination.js';
+import type { RequestOptions, RequestSpec, Transport } from '../transport/transport.js';
+import { parseInput, parseOutput } from '../transport/validate.js';
+import { ResourceId } from './shared.schemas.js';
+
+/** What a resource needs of its client. */
+export interface ResourceContext {
+  transport: Transport;
+  /** Whether creates also carry their idempotency key in `metadata`. */
+  idempotencyMetadata: boolean;
+  /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
+  timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null>;
+  /** Records restaurants' timezones seen in any restaurants list. */
+  rememberTimezones(restaurants: readonly { id: number; timezone?: string | null | undefined }[]): void;
+}
+
+/** Base of the resource classes: holds only the context. */
+export abstract class Resource {
+  protected readonly context: ResourceContext;
+  constructor(context: ResourceContext) {
+    this.context = context;
+  }
+  protected get transport(): Transport {
+    return this.context.transport;
+  }
+}
+
+/** Checks an id before it goes into a path. */
+export function checkId(value: unknown, field: string): number | string {
+  return parseInput(ResourceId, value, [field]);
+}
+
+/** Runs an async body and wraps it as an {@link ApiPromise}. */
+export function apiPromise<T>(run: () => Promise<WithResponse<T>>): ApiPromise<T> {
+  return new ApiPromise(Promise.resolve().then(run));
+}
+
+/** Reads the body of an object answer: the object itself, or a one-element list of it. */
+export function singleObject(body: unknown, where: { method: string; url: string }): unknown {
+  if (!Array.isArray(body)) return body;
+  if (body.length === 1) return body[0];
+  throw new ResponseValidationError(
+    [{ field: '(root)', path: [], code: 'invalid_type', message: `expected one object, got a list of ${body.length}` }],
+    { ...where, body },
+  );
+}
+
+/** Whether a body carries a resource (an object with an `id`), as opposed to an empty or status-only answer. */
+export function hasResourceBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && 'id' in body;
+}
+
+type Next = string | number | null;
+
+function readPage<Item extends z.ZodType>(itemSchema: Item, body: unknown, where: { method: string; url: string }) {
+  if (Array.isArray(body)) {
+    return { items: body.map((item, index) => parseOutput(itemSchema, item, where, [index])) as z.output<Item>[], next: null as Next };
+  }
+  if (body && typeof body === 'object' && Array.isArray((body as { results?: unknown }).results)) {
+    const envelope = body as { count?: unknown; next?: unknown; results: unknown[] };
+    const next = envelope.next;
+    if (next != null && typeof next !== 'string' && typeof next !== 'number') {
+      throw new ResponseValidationError([{ field: 'next', path: ['next'], code: 'invalid_type', message: 'expected a URL, a page number or null' }], { ...where, body });
+    }
+    return {
+      items: envelope.results.map((item, index) => parseOutput(itemSchema, item, where, ['results', index])) as z.output<Item>[],
+      count: typeof envelope.count === 'number' ? envelope.count : undefined,
+      next: (next === '' ? null : next ?? null) as Next,
+    };
+  }
+  throw new ResponseValidationError(
+    [{ field: '(root)', path: [], code: 'invalid_type', message: 'expected a list: an array or a {count, next, previous, results} envelope' }],
+    { ...where, body },
+  );
+}
+
+/**
+ * The URL of the page `next` designates. A page number sets `page` on the first URL; a URL on
+ * another origin (a proxy's internal host in a Django `next` link) keeps only its query on our own
+ * origin, so the credentials are never sent anywhere but the configured service.
+ */
+export function nextPageUrl(first: URL, next: string | number): string {
+  if (typeof next === 'number' || /^\d+$/.test(next)) {
+    const url = new URL(first);
+    url.searchParams.set('page', String(next));
+    return url.toString();
+  }
+  const resolved = new URL(next, first);
+  if (resolved.origin === first.origin && resolved.protocol === first.protocol) return resolved.toString();
+  const url = new URL(first);
+  url.search = resolved.search;
+  return url.toString();
+}
+
+/** A list call whose pages are all requests of the pipeline (each through the throttle). */
+export function listOf<Item extends z.ZodType>(
+  transport: Transport,
+  spec: { path: string; query?: RequestSpec<unknown>['query']; itemSchema: Item; options?: RequestOptions | undefined; filter?: (item: z.output<Item>) => boolean },
+): ListPromise<z.output<Item>> {
+  const first = transport.urlFor(spec.path, spec.query);
+  const fetchPage: PageFetcher<z.output<Item>> = async (cursor) => {
+    const result = await transport.request({
+      method: 'GET',
+      url: cursor === undefined ? first.toString() : nextPageUrl(first, cursor),
+      safeToRepeat: true,
+      options: spec.options,
+      parse: (body, _response, where) => readPage(spec.itemSchema, body, where),
+    });
+    const page = result.data;
+    return { data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items }, response: result.response };
+  };
+  return new ListPromise(fetchPage);
+}

@@ -1,0 +1,113 @@
+/**
+ * Webhooks. The spec documents regenerate-token, test and delete; create, list, retrieve and
+ * update are inferred by REST convention (`/webhooks/` and `/webhooks/:id/`).
+ * @module
+ */
+import type { ApiPromise } from '../transport/api-promise.js';
+import type { ListPromise } from '../transport/pagination.js';
+import { path } from '../transport/path.js';
+import type { RequestOptions } from '../transport/transport.js';
+import { parseInput, parseOutput } from '../transport/validate.js';
+import { apiPromise, checkId, listOf, Resource, singleObject } from './resource.js';
+import { Webhook, WebhookCreateInput, WebhookUpdateInput } from './webhooks.schemas.js';
+
+// The spec does not name the token field; these are the names a service plausibly uses.
+const TOKEN_FIELDS = ['auth_token', 'token', 'secret', 'authToken'] as const;
+
+/**
+ * Normalises the token to `auth_token` and makes it non-enumerable: `webhook.auth_token` works,
+ * but `JSON.stringify(webhook)`, `console.log(webhook)` and spreading never show it.
+ */
+export function hideWebhookToken(webhook: Webhook): Webhook {
+  const record = webhook as Record<string, unknown>;
+  let token: string | undefined;
+  for (const field of TOKEN_FIELDS) {
+    if (typeof record[field] === 'string' && token === undefined) token = record[field] as string;
+    if (field in record) delete record[field];
+  }
+  if (token !== undefined) Object.defineProperty(record, 'auth_token', { value: token, enumerable: false, writable: false, configurable: true });
+  return webhook;
+}
+
+const parseWebhook = (body: unknown, where: { method: string; url: string }) =>
+  hideWebhookToken(parseOutput(Webhook, singleObject(body, where), where));
+
+/** `client.webhooks` */
+export class Webhooks extends Resource {
+  /**
+   * Registers a webhook (`POST /webhooks/`, inferred). The answer carries `auth_token`, the
+   * token deliveries will present: store it, it is shown only now and on regeneration.
+   * @example const webhook = await client.webhooks.create({ url: 'https://partner.example/hooks' });
+   */
+  create(input: WebhookCreateInput, options?: RequestOptions): ApiPromise<Webhook> {
+    return apiPromise(async () => {
+      const body = parseInput(WebhookCreateInput, input);
+      return this.transport.request({
+        method: 'POST',
+        path: '/webhooks/',
+        body,
+        // A repeated create would register a second webhook.
+        safeToRepeat: false,
+        options,
+        parse: (answer, _response, where) => parseWebhook(answer, where),
+      });
+    });
+  }
+
+  /** Every webhook of the partner (`GET /webhooks/`, inferred). */
+  list(options?: RequestOptions): ListPromise<Webhook> {
+    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, filter: (webhook) => Boolean(hideWebhookToken(webhook)) });
+  }
+
+  /** One webhook (`GET /webhooks/:id/`, inferred). */
+  retrieve(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
+    return this.#call('GET', (webhookId) => path`/webhooks/${webhookId}/`, id, undefined, options);
+  }
+
+  /** Changes the fields given (`PATCH /webhooks/:id/`, inferred). */
+  update(id: number | string, patch: WebhookUpdateInput, options?: RequestOptions): ApiPromise<Webhook> {
+    return apiPromise(async () => {
+      const body = parseInput(WebhookUpdateInput, patch);
+      return this.#call('PATCH', (webhookId) => path`/webhooks/${webhookId}/`, id, body, options).withResponse();
+    });
+  }
+
+  /** Deletes a webhook for good (`DELETE /webhooks/:id/`). Answered 200 or 204, with or without a body. */
+  delete(id: number | string, options?: RequestOptions): ApiPromise<void> {
+    return apiPromise(async () => {
+      const webhookId = checkId(id, 'id');
+      return this.transport.request({
+        method: 'DELETE',
+        path: path`/webhooks/${webhookId}/`,
+        safeToRepeat: true,
+        options,
+        parse: () => undefined,
+      });
+    });
+  }
+
+  /** Issues a new token (`POST /webhooks/:id/auth-token/`); the old one stops working at once. */
+  regenerateToken(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
+    return this.#call('POST', (webhookId) => path`/webhooks/${webhookId}/auth-token/`, id, {}, options);
+  }
+
+  /** Sends a test delivery (`POST /webhooks/:id/test/`) and answers the webhook with its delivery record. */
+  test(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
+    return this.#call('POST', (webhookId) => path`/webhooks/${webhookId}/test/`, id, {}, options);
+  }
+
+  #call(method: 'GET' | 'POST' | 'PATCH', route: (id: number | string) => string, id: number | string, body: unknown, options: RequestOptions | undefined): ApiPromise<Webhook> {
+    return apiPromise(async () => {
+      const webhookId = checkId(id, 'id');
+      return this.transport.request({
+        method,
+        path: route(webhookId),
+        body,
+        // Reads, updates to given values, a new token and a test delivery: repeating them does no harm.
+        safeToRepeat: true,
+        options,
+        parse: (answer, _response, where) => parseWebhook(answer, where),
+      });
+    });
+  }
+}

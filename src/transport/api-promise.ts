@@ -1,0 +1,49 @@
+/**
+ * The promise every client method returns. Await it for the data; call `.withResponse()` for the
+ * data plus the raw `Response` of that one call (there is no shared "last response" on the
+ * client, which would be wrong as soon as two calls overlap).
+ * @module
+ */
+
+/** Data plus the HTTP response it came from. */
+export interface WithResponse<T> {
+  data: T;
+  /** The final HTTP response (its body is already consumed); null when no request answered it. */
+  response: Response | null;
+}
+
+/** A promise of `T` that can also give the raw response. */
+export class ApiPromise<T> implements PromiseLike<T> {
+  readonly #result: Promise<WithResponse<T>>;
+
+  constructor(result: Promise<WithResponse<T>>) {
+    this.#result = result;
+    // The caller may only use `.withResponse()`, or only `.then()`; either way an unobserved
+    // branch must not turn into an unhandled rejection.
+    result.catch(() => undefined);
+  }
+
+  /** The data together with the raw `Response`. */
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#result;
+  }
+
+  then<Fulfilled = T, Rejected = never>(
+    onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
+    onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
+  ): Promise<Fulfilled | Rejected> {
+    return this.#result.then((result) => result.data).then(onfulfilled, onrejected);
+  }
+
+  catch<Rejected = never>(onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
+    return this.then(undefined, onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.then().finally(onfinally);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'ApiPromise';
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * List results. The spec does not say how lists are paged, so a page may be a bare array (the
+ * whole list) or a `{count, next, previous, results}` envelope whose `next` is followed. Every
+ * page is its own request and passes the throttle like any other.
+ * @module
+ */
+import { ApiPromise, type WithResponse } from './api-promise.js';
+
+/** One page of a list. */
+export interface Page<Item> {
+  /** Items of this page. */
+  readonly items: Item[];
+  /** Total count when the service gives one (envelope form). */
+  readonly count: number | undefined;
+  /** True when another page follows. */
+  hasNextPage(): boolean;
+  /** Fetches the next page; rejects when there is none. */
+  getNextPage(): Promise<Page<Item>>;
+}
+
+/** How the transport fetches one page: `cursor` is undefined for the first page, else the `next` value. */
+export type PageFetcher<Item> = (cursor: string | number | undefined) => Promise<WithResponse<{ items: Item[]; count?: number | undefined; next: string | number | null }>>;
+
+function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnType<PageFetcher<Item>>>, seen: Set<string>): Page<Item> {
+  const { items, count, next } = result.data;
+  // A `next` that points back to a page already read would loop forever; stop there instead.
+  const nextKey = next == null ? undefined : String(next);
+  const hasNext = nextKey !== undefined && !seen.has(nextKey);
+  return {
+    items,
+    count,
+    hasNextPage: () => hasNext,
+    async getNextPage() {
+      if (!hasNext) throw new RangeError('There is no next page');
+      const nextSeen = new Set(seen).add(nextKey!);
+      const nextResult = await fetchPage(next!);
+      return buildPage(fetchPage, nextResult, nextSeen);
+    },
+  };
+}
+
+/**
+ * A list call. Await it for the first page, iterate it with `for await` for every item across
+ * pages, or collect everything with `.toArray()`.
+ *
+ * @example
+ * ```ts
+ * for await (const reservation of client.reservations.list(restaurantId)) console.log(reservation.id);
+ * const all = await client.restaurants.list().toArray();
+ * const firstPage = await client.reservations.list(restaurantId); // firstPage.items
+ * ```
+ */
+export class ListPromise<Item> extends ApiPromise<Page<Item>> implements AsyncIterable<Item> {
+  constructor(fetchPage: PageFetcher<Item>) {
+    super(
+      fetchPage(undefined).then((result) => ({ data: buildPage(fetchPage, result, new Set()), response: result.response })),
+    );
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Item> {
+    let page: Page<Item> = await this;
+    for (;;) {
+      yield* page.items;
+      if (!page.hasNextPage()) return;
+      page = await page.getNextPage();
+    }
+  }
+
+  /** Every item of every page, in order. */
+  async toArray(): Promise<Item[]> {
+    const all: Item[] = [];
+    for await (const item of this) all.push(item);
+    return all;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Retries with p-retry (loaded on first use), waiting through the client's {@link Clock} so a
+ * virtual clock drives back-off in tests. p-retry has no per-error delay, so the wait is ours:
+ * `Retry-After` for a 429, full-jitter exponential back-off otherwise.
+ * @module
+ */
+import { AbortError, PartnerSdkError, RateLimitError } from '../errors.js';
+import type { Clock } from './clock.js';
+
+/** First back-off step and its ceiling (full jitter draws a wait between 0 and the step). */
+export const BACKOFF_BASE_MS = 500;
+export const BACKOFF_CAP_MS = 8_000;
+/** Wait after a 429 that carried no usable `Retry-After`: one window of the spec's 1 request/s. */
+export const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
+
+/** What the retry layer reports before each retry. */
+export interface RetryNotice {
+  error: unknown;
+  /** The attempt that just failed (1-based). */
+  attempt: number;
+  delayMs: number;
+}
+
+/** Options of {@link withRetries}. */
+export interface RetryOptions {
+  maxRetries: number;
+  clock: Clock;
+  signal?: AbortSignal | undefined;
+  /** Whether this failure may be repeated at all. */
+  isRetryable(error: unknown): boolean;
+  onRetry?(notice: RetryNotice): void;
+  random?: () => number;
+}
+
+/** How long to wait before retry number `retryIndex` (0-based) after `error`. */
+export function retryDelayMs(error: unknown, retryIndex: number, random: () => number = Math.random): number {
+  if (error instanceof RateLimitError) return error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+  const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retryIndex);
+  return Math.floor(random() * step);
+}
+
+let pRetryModule: Promise<typeof import('p-retry')> | undefined;
+
+/**
+ * Runs `operation` (given the 1-based attempt number) and retries it while `isRetryable` says so
+ * and `maxRetries` allows. The last error is thrown with its `attempts` count set.
+ */
+export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const { default: pRetry } = await (pRetryModule ??= import('p-retry'));
+  let attempts = 0;
+  try {
+    return await pRetry(
+      async (attemptNumber) => {
+        attempts = attemptNumber;
+        return operation(attemptNumber);
+      },
+      {
+        retries: Math.max(0, options.maxRetries),
+        minTimeout: 0,
+        maxTimeout: 0,
+        randomize: false,
+        signal: options.signal,
+        shouldRetry: async ({ error, attemptNumber, retriesConsumed }) => {
+          if (!options.isRetryable(error)) return false;
+          const delayMs = retryDelayMs(error, retriesConsumed, options.random);
+          options.onRetry?.({ error, attempt: attemptNumber, delayMs });
+          await options.clock.sleep(delayMs, options.signal);
+          return true;
+        },
+      },
+    );
+  } catch (error) {
+    if (options.signal?.aborted && !(error instanceof AbortError)) {
+      throw new AbortError('The call was aborted', { cause: options.signal.reason });
+    }
+    if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempts;
+    throw error;
+  }
+}
