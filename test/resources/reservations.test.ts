@@ -1,0 +1,390 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AmbiguousCreateError,
+  BadRequestError,
+  IDEMPOTENCY_METADATA_KEY,
+  InputValidationError,
+  NoAvailabilityError,
+  NotFoundError,
+  ReservationCancelledError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+} from 'restaurant-partner-sdk';
+import { HttpResponse } from 'msw';
+import { BASIC_HEADER, createInstantClock, empty, json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
+
+const api = mockApi();
+const RESTAURANTS = () => json([restaurantBody()]);
+const base = { start_time: '2026-12-05T19:30:00', adults: 2 };
+
+describe('reservations.list', () => {
+  it('GETs /restaurants/:rid/reservations/ with Basic auth and accepts a bare array', async () => {
+    api.reply(() => json([reservationBody({ id: 1 }), reservationBody({ id: 2 })]));
+    const items = await api.client().reservations.list(7).toArray();
+    expect(items.map((item) => item.id)).toEqual([1, 2]);
+    expect(api.calls).toHaveLength(1);
+    expect(api.calls[0]!.method).toBe('GET');
+    expect(api.calls[0]!.route).toBe('/restaurants/7/reservations/');
+    expect(api.calls[0]!.headers.get('authorization')).toBe(BASIC_HEADER);
+  });
+
+  it('follows the envelope `next` URL across pages and sends page_size', async () => {
+    api.reply(
+      (call) => json({ count: 3, next: `${call.url.origin}${call.url.pathname}?page=2&page_size=2`, previous: null, results: [reservationBody({ id: 1 }), reservationBody({ id: 2 })] }),
+      () => json({ count: 3, next: null, previous: 'x', results: [reservationBody({ id: 3 })] }),
+    );
+    const ids: number[] = [];
+    for await (const reservation of api.client().reservations.list(7, { page_size: 2 })) ids.push(reservation.id);
+    expect(ids).toEqual([1, 2, 3]);
+    expect(api.calls.map((call) => call.route)).toEqual(['/restaurants/7/reservations/?page_size=2', '/restaurants/7/reservations/?page=2&page_size=2']);
+  });
+
+  it('follows a page-number `next` and keeps a foreign-origin `next` on the service origin', async () => {
+    api.reply(
+      () => json({ next: 2, results: [reservationBody({ id: 1 })] }),
+      () => json({ next: 'http://internal-host:8000/api/v1/partnership/restaurants/7/reservations/?page=3', results: [reservationBody({ id: 2 })] }),
+      () => json({ next: null, results: [reservationBody({ id: 3 })] }),
+    );
+    const items = await api.client().reservations.list(7).toArray();
+    expect(items.map((item) => item.id)).toEqual([1, 2, 3]);
+    expect(api.calls.map((call) => call.url.toString())).toEqual([
+      'https://api.partner.test/api/v1/partnership/restaurants/7/reservations/',
+      'https://api.partner.test/api/v1/partnership/restaurants/7/reservations/?page=2',
+      'https://api.partner.test/api/v1/partnership/restaurants/7/reservations/?page=3',
+    ]);
+  });
+
+  it('awaiting the list gives the first page only', async () => {
+    api.reply(() => json({ count: 2, next: '?page=2', results: [reservationBody({ id: 1 })] }));
+    const page = await api.client().reservations.list(7);
+    expect(page.items.map((item) => item.id)).toEqual([1]);
+    expect(page.count).toBe(2);
+    expect(page.hasNextPage()).toBe(true);
+    expect(api.calls).toHaveLength(1);
+  });
+
+  it('stops when `next` points back to a page already read', async () => {
+    api.always((call) => json({ next: `${call.url.pathname}?page=2`, results: [reservationBody({ id: 1 })] }));
+    const items = await api.client().reservations.list(7).toArray();
+    expect(items).toHaveLength(2);
+    expect(api.calls).toHaveLength(2);
+  });
+
+  it('raises ResponseValidationError naming the field of a bad item', async () => {
+    api.reply(() => json([reservationBody({ id: 1 }), reservationBody({ id: 'x' })]));
+    const error = await api.client().reservations.list(7).toArray().catch((caught) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.field).toBe('1.id');
+  });
+
+  it('applies time filters itself as well as sending them', async () => {
+    api.reply(() => json([reservationBody({ id: 1, start_time: '2026-12-05T18:00:00+01:00' }), reservationBody({ id: 2, start_time: '2026-12-05T21:00:00+01:00' })]));
+    const items = await api.client().reservations.list(7, { start_time_after: '2026-12-05T20:00:00+01:00' }).toArray();
+    expect(items.map((item) => item.id)).toEqual([2]);
+    expect(api.calls[0]!.url.searchParams.get('start_time_after')).toBe('2026-12-05T20:00:00+01:00');
+  });
+});
+
+describe('reservations.create', () => {
+  it('POSTs the body in the restaurant zone with Idempotency-Key header and the same key in metadata', async () => {
+    api.reply(RESTAURANTS, (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201));
+    const reservation = await api.client().reservations.create(7, { ...base, first_name: 'Ada', metadata: { order: 'A-1' } }, { idempotencyKey: 'order-A-1' });
+    expect(reservation.id).toBe(9);
+    const post = api.calls[1]!;
+    expect(post.method).toBe('POST');
+    expect(post.route).toBe('/restaurants/7/reservations/');
+    expect(post.headers.get('idempotency-key')).toBe('order-A-1');
+    expect(post.headers.get('content-type')).toContain('application/json');
+    expect(post.body).toEqual({
+      start_time: '2026-12-05T19:30:00+01:00',
+      adults: 2,
+      children: 0,
+      first_name: 'Ada',
+      metadata: { order: 'A-1', [IDEMPOTENCY_METADATA_KEY]: 'order-A-1' },
+    });
+  });
+
+  it('generates a UUID key when none is given, and opts out of the metadata copy', async () => {
+    api.reply(RESTAURANTS, (call) => json(reservationBody(call.body as object), 200));
+    await api.client({ idempotencyMetadata: false }).reservations.create(7, base);
+    const post = api.calls[1]!;
+    expect(post.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
+    expect((post.body as Record<string, unknown>).metadata).toBeUndefined();
+  });
+
+  it('reads the restaurant timezone once per client (cached)', async () => {
+    api.reply(RESTAURANTS, (call) => json(reservationBody(call.body as object), 201), (call) => json(reservationBody(call.body as object), 201));
+    const client = api.client();
+    await client.reservations.create(7, base);
+    await client.reservations.create(7, { ...base, start_time: '2026-07-05T19:30:00' });
+    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'POST']);
+    expect((api.calls[2]!.body as { start_time: string }).start_time).toBe('2026-07-05T19:30:00+02:00');
+  });
+
+  it('accepts create answered 200 or 201', async () => {
+    for (const status of [200, 201]) {
+      api.reply(RESTAURANTS, (call) => json(reservationBody({ ...(call.body as object), id: status }), status));
+      expect((await api.client().reservations.create(7, base)).id).toBe(status);
+    }
+  });
+
+  it('accepts duration as PT2H and as HH:MM:SS, and keeps unknown fields', async () => {
+    for (const duration of ['PT2H', '02:00:00']) {
+      api.reply(RESTAURANTS, () => json(reservationBody({ duration, table_number: 12 }), 201));
+      const reservation = await api.client().reservations.create(7, base);
+      expect(reservation.duration).toBe(duration);
+      expect(reservation.table_number).toBe(12);
+    }
+  });
+
+  describe('input rules at their boundaries, with no request sent', () => {
+    const refused: [string, Record<string, unknown>, string][] = [
+      ['adults 0', { adults: 0 }, 'adults'],
+      ['adults 51', { adults: 51 }, 'adults'],
+      ['adults missing', { adults: undefined }, 'adults'],
+      ['adults 1.5', { adults: 1.5 }, 'adults'],
+      ['children -1', { children: -1 }, 'children'],
+      ['children 51', { children: 51 }, 'children'],
+      ['first_name 256', { first_name: 'a'.repeat(256) }, 'first_name'],
+      ['last_name 256', { last_name: 'a'.repeat(256) }, 'last_name'],
+      ['phone 129', { phone: '1'.repeat(129) }, 'phone'],
+      ['start_time missing', { start_time: undefined }, 'start_time'],
+      ['start_time garbage', { start_time: 'tomorrow evening' }, 'start_time'],
+    ];
+    it.each(refused)('refuses %s', async (_label, change, field) => {
+      const error = await api.client().reservations.create(7, { ...base, ...change } as never).catch((caught) => caught);
+      expect(error).toBeInstanceOf(InputValidationError);
+      expect(error.field).toBe(field);
+      expect(error.issues[0].code).toMatch(/too_big|too_small|invalid_type|invalid_union|invalid_format/);
+      expect(error.message).toContain(field);
+      expect(api.calls).toHaveLength(0);
+    });
+
+    const accepted: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['adults 1', { adults: 1 }, { adults: 1 }],
+      ['adults 50', { adults: 50 }, { adults: 50 }],
+      ['children 0', { children: 0 }, { children: 0 }],
+      ['children 50', { children: 50 }, { children: 50 }],
+      ['children omitted -> 0', {}, { children: 0 }],
+      ['names 255', { first_name: 'a'.repeat(255), last_name: 'b'.repeat(255) }, { first_name: 'a'.repeat(255) }],
+      ['phone 128', { phone: '1'.repeat(128) }, { phone: '1'.repeat(128) }],
+    ];
+    it.each(accepted)('accepts %s', async (_label, change, expected) => {
+      api.reply(RESTAURANTS, (call) => json(reservationBody(call.body as object), 201));
+      await api.client().reservations.create(7, { ...base, ...change } as never);
+      expect(api.calls[1]!.body).toMatchObject(expected);
+    });
+
+    it('refuses a bad restaurant id and a "." id without a request', async () => {
+      const client = api.client();
+      await expect(client.reservations.create('..' as never, base)).rejects.toMatchObject({ name: 'InputValidationError', field: 'restaurant_id' });
+      await expect(client.reservations.cancel(7, '../../webhooks')).rejects.toBeInstanceOf(InputValidationError);
+      expect(api.calls).toHaveLength(0);
+    });
+  });
+
+  it('maps 409 no_availability (in code, error or detail) to NoAvailabilityError', async () => {
+    for (const body of [{ detail: 'No table', code: 'no_availability' }, { error: 'no_availability' }, { detail: 'no_availability' }]) {
+      api.reply(RESTAURANTS, () => json(body, 409));
+      const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+      expect(error).toBeInstanceOf(NoAvailabilityError);
+      expect(error.status).toBe(409);
+      expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+      api.calls.length = 0;
+    }
+  });
+
+  it('maps 400 and 422 to BadRequestError with field errors and never retries them', async () => {
+    for (const status of [400, 422]) {
+      api.reply(RESTAURANTS, () => json({ start_time: ['Outside opening hours.'] }, status));
+      const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.fieldErrors).toEqual({ start_time: ['Outside opening hours.'] });
+      expect(error.attempts).toBe(1);
+      api.calls.length = 0;
+    }
+  });
+
+  it('after a 500 looks the reservation up by key and returns it instead of sending again', async () => {
+    let key = '';
+    api.reply(
+      RESTAURANTS,
+      (call) => {
+        key = call.headers.get('idempotency-key')!;
+        return json({ detail: 'boom' }, 500);
+      },
+      () => json([reservationBody({ id: 77, metadata: { [IDEMPOTENCY_METADATA_KEY]: key } })]),
+    );
+    const reservation = await api.client().reservations.create(7, base);
+    expect(reservation.id).toBe(77);
+    expect(api.calls.map((call) => `${call.method} ${call.route}`)).toEqual([
+      'GET /restaurants/',
+      'POST /restaurants/7/reservations/',
+      'GET /restaurants/7/reservations/',
+    ]);
+  });
+
+  it('after a 500 with no reservation carrying the key, sends again with the same key', async () => {
+    api.reply(
+      RESTAURANTS,
+      () => json({ detail: 'boom' }, 503),
+      () => json([reservationBody({ id: 1, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'someone-else' } })]),
+      (call) => json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201),
+    );
+    const reservation = await api.client().reservations.create(7, base);
+    expect(reservation.id).toBe(2);
+    const posts = api.calls.filter((call) => call.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[0]!.headers.get('idempotency-key')).toBe(posts[1]!.headers.get('idempotency-key'));
+  });
+
+  it('after a dropped connection, looks up before sending again', async () => {
+    api.reply(RESTAURANTS, () => HttpResponse.error(), () => json([]), (call) => json(reservationBody(call.body as object), 201));
+    await api.client().reservations.create(7, base);
+    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
+  });
+
+  it('after a timeout with no reservation found, throws AmbiguousCreateError carrying the key and never resends', async () => {
+    api.reply(RESTAURANTS, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return json(reservationBody(), 201);
+    }, () => json([]));
+    const error = await api.client({ timeoutMs: 30 }).reservations.create(7, base, { idempotencyKey: 'k-1' }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.idempotencyKey).toBe('k-1');
+    expect(error.restaurantId).toBe(7);
+    expect(error.cause).toBeInstanceOf(TimeoutError);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('after a timeout, returns the reservation when the lookup finds it', async () => {
+    api.reply(RESTAURANTS, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return json(reservationBody(), 201);
+    }, () => json([reservationBody({ id: 88, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'k-2' } })]));
+    const reservation = await api.client({ timeoutMs: 30 }).reservations.create(7, base, { idempotencyKey: 'k-2' });
+    expect(reservation.id).toBe(88);
+  });
+
+  it('when the lookup itself fails, throws AmbiguousCreateError', async () => {
+    api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 500), () => json({ detail: 'denied' }, 403));
+    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('with idempotencyMetadata off, a 500 is ambiguous at once (nothing to look up)', async () => {
+    api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 500));
+    const error = await api.client({ idempotencyMetadata: false }).reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(api.calls).toHaveLength(2);
+  });
+
+  it('retries a 429 on create with the same key, honouring Retry-After', async () => {
+    const clock = createInstantClock();
+    api.reply(RESTAURANTS, () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }), (call) => json(reservationBody(call.body as object), 201));
+    await api.client({ clock }).reservations.create(7, base);
+    const posts = api.calls.filter((call) => call.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(posts[0]!.headers.get('idempotency-key')).toBe(posts[1]!.headers.get('idempotency-key'));
+    expect(clock.sleeps).toEqual([3000]);
+  });
+
+  it('gives up after maxRetries 500s proven absent, throwing the ServerError', async () => {
+    api.always((call) => (call.method === 'POST' ? json({ detail: 'boom' }, 500) : call.route.startsWith('/restaurants/7') ? json([]) : RESTAURANTS()));
+    const error = await api.client({ maxRetries: 1 }).reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.attempts).toBe(2);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(2);
+  });
+});
+
+describe('reservations.findByIdempotencyKey', () => {
+  it('finds the reservation across pages, or null', async () => {
+    api.reply(
+      () => json({ next: '?page=2', results: [reservationBody({ id: 1 })] }),
+      () => json({ next: null, results: [reservationBody({ id: 2, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'abc' } })] }),
+      () => json([]),
+    );
+    const client = api.client();
+    expect((await client.reservations.findByIdempotencyKey(7, 'abc'))?.id).toBe(2);
+    expect(await client.reservations.findByIdempotencyKey(7, 'abc')).toBeNull();
+  });
+});
+
+describe('reservations.retrieve', () => {
+  it('GETs the detail route', async () => {
+    api.reply(() => json(reservationBody({ id: 41 })));
+    expect((await api.client().reservations.retrieve(7, 41)).id).toBe(41);
+    expect(api.calls[0]!.route).toBe('/restaurants/7/reservations/41/');
+  });
+
+  it('falls back to the list when the service has no detail route (405, or 404 without JSON)', async () => {
+    for (const answer of [() => json({ detail: 'Method "GET" not allowed.' }, 405), () => new HttpResponse('<h1>Not Found</h1>', { status: 404, headers: { 'content-type': 'text/html' } })]) {
+      api.reply(answer, () => json([reservationBody({ id: 40 }), reservationBody({ id: 41 })]));
+      const { data, response } = await api.client().reservations.retrieve(7, 41).withResponse();
+      expect(data.id).toBe(41);
+      expect(response).toBeNull();
+      api.calls.length = 0;
+    }
+  });
+
+  it('a JSON 404 is a NotFoundError without fallback', async () => {
+    api.reply(() => json({ detail: 'Not found.' }, 404));
+    await expect(api.client().reservations.retrieve(7, 41)).rejects.toBeInstanceOf(NotFoundError);
+    expect(api.calls).toHaveLength(1);
+  });
+});
+
+describe('cancel, markArrived, markNoShow', () => {
+  it('cancel PATCHes ?action=cancel with {} and returns the reservation, or null without a body', async () => {
+    api.reply(() => json(reservationBody({ cancelled: true })), () => empty(204), () => json({ detail: 'cancelled' }));
+    const client = api.client();
+    expect((await client.reservations.cancel(7, 41))?.cancelled).toBe(true);
+    expect(await client.reservations.cancel(7, 41)).toBeNull();
+    expect(await client.reservations.cancel(7, 41)).toBeNull();
+    expect(api.calls[0]!.method).toBe('PATCH');
+    expect(api.calls[0]!.route).toBe('/restaurants/7/reservations/41/?action=cancel');
+    expect(api.calls[0]!.body).toEqual({});
+  });
+
+  it('markArrived and markNoShow PATCH the flag', async () => {
+    api.reply(() => json(reservationBody({ arrived: true })), () => json(reservationBody({ no_show: true })));
+    const client = api.client();
+    expect((await client.reservations.markArrived(7, 41))?.arrived).toBe(true);
+    expect((await client.reservations.markNoShow('7', '41'))?.no_show).toBe(true);
+    expect(api.calls.map((call) => [call.method, call.route, call.body])).toEqual([
+      ['PATCH', '/restaurants/7/reservations/41/', { arrived: true }],
+      ['PATCH', '/restaurants/7/reservations/41/', { no_show: true }],
+    ]);
+  });
+
+  it('cancel is retried after a 502 (repeating it does no harm)', async () => {
+    api.reply(() => json({ detail: 'bad gateway' }, 502), () => json(reservationBody({ cancelled: true })));
+    expect((await api.client().reservations.cancel(7, 41))?.cancelled).toBe(true);
+    expect(api.calls).toHaveLength(2);
+  });
+});
+
+describe('waitForConfirmation', () => {
+  it('polls through the clock until confirmed', async () => {
+    const clock = createInstantClock();
+    api.reply(() => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: true })));
+    const reservation = await api.client({ clock }).reservations.waitForConfirmation(7, 41, { timeoutMs: 60_000, intervalMs: 5000 });
+    expect(reservation.confirmed).toBe(true);
+    expect(clock.sleeps).toEqual([5000, 5000]);
+  });
+
+  it('throws ReservationCancelledError when cancelled first', async () => {
+    api.reply(() => json(reservationBody({ confirmed: false, cancelled: true })));
+    await expect(api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 10_000 })).rejects.toBeInstanceOf(ReservationCancelledError);
+  });
+
+  it('throws TimeoutError at the deadline', async () => {
+    api.always(() => json(reservationBody({ confirmed: false })));
+    const error = await api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 5000, intervalMs: 2000 }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(api.calls).toHaveLength(4);
+  });
+});
