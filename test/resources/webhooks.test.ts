@@ -1,0 +1,82 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { InputValidationError } from 'restaurant-partner-sdk';
+import { empty, json, mockApi, webhookBody } from '../support/mock-api.js';
+
+const api = mockApi();
+
+describe('webhooks', () => {
+  it('create POSTs /webhooks/ and hides auth_token from JSON and inspect', async () => {
+    api.reply((call) => json({ ...webhookBody(call.body as object), auth_token: 'whk_secret_123' }, 201));
+    const webhook = await api.client().webhooks.create({ url: 'https://partner.test/hooks', name: 'main', subscribed_events: { RESERVATION_CONFIRMED: true } });
+    expect(api.calls[0]!.method).toBe('POST');
+    expect(api.calls[0]!.route).toBe('/webhooks/');
+    expect(api.calls[0]!.body).toEqual({ url: 'https://partner.test/hooks', name: 'main', subscribed_events: { RESERVATION_CONFIRMED: true } });
+    expect(webhook.auth_token).toBe('whk_secret_123');
+    expect(JSON.stringify(webhook)).not.toContain('whk_secret_123');
+    expect(inspect(webhook, { depth: 5 })).not.toContain('whk_secret_123');
+    expect({ ...webhook }).not.toHaveProperty('auth_token');
+  });
+
+  it.each(['token', 'secret', 'authToken'])('reads the token under `%s` and normalises it to auth_token', async (field) => {
+    api.reply(() => json({ ...webhookBody(), [field]: 'whk_other' }));
+    const webhook = await api.client().webhooks.regenerateToken(3);
+    expect(webhook.auth_token).toBe('whk_other');
+    expect(JSON.stringify(webhook)).not.toContain('whk_other');
+    expect(api.calls[0]!.route).toBe('/webhooks/3/auth-token/');
+    expect(api.calls[0]!.method).toBe('POST');
+  });
+
+  it('list, retrieve, update, test and delete use the REST routes', async () => {
+    api.reply(
+      () => json([webhookBody()]),
+      () => json(webhookBody()),
+      (call) => json(webhookBody(call.body as object)),
+      () => json(webhookBody({ last_response_status_code: 200 })),
+      () => empty(204),
+      () => json({ detail: 'deleted' }, 200),
+      () => new Response(null, { status: 200 }),
+    );
+    const client = api.client();
+    expect((await client.webhooks.list().toArray())[0]!.id).toBe(3);
+    expect((await client.webhooks.retrieve(3)).id).toBe(3);
+    expect((await client.webhooks.update(3, { is_enabled: false })).is_enabled).toBe(false);
+    expect((await client.webhooks.test('3')).last_response_status_code).toBe(200);
+    await expect(client.webhooks.delete(3)).resolves.toBeUndefined();
+    await expect(client.webhooks.delete(3)).resolves.toBeUndefined();
+    await expect(client.webhooks.delete(3)).resolves.toBeUndefined();
+    expect(api.calls.map((call) => [call.method, call.route, call.body])).toEqual([
+      ['GET', '/webhooks/', undefined],
+      ['GET', '/webhooks/3/', undefined],
+      ['PATCH', '/webhooks/3/', { is_enabled: false }],
+      ['POST', '/webhooks/3/test/', {}],
+      ['DELETE', '/webhooks/3/', undefined],
+      ['DELETE', '/webhooks/3/', undefined],
+      ['DELETE', '/webhooks/3/', undefined],
+    ]);
+  });
+
+  describe('input rules, no request sent', () => {
+    it.each([
+      ['url of 501 characters', { url: `https://p.test/${'a'.repeat(501 - 15)}` }, 'url'],
+      ['ftp url', { url: 'ftp://p.test/hooks' }, 'url'],
+      ['javascript url', { url: 'javascript:alert(1)' }, 'url'],
+      ['name of 126 characters', { url: 'https://p.test/h', name: 'n'.repeat(126) }, 'name'],
+    ])('refuses %s', async (_label, input, field) => {
+      const error = await api.client().webhooks.create(input as never).catch((caught) => caught);
+      expect(error).toBeInstanceOf(InputValidationError);
+      expect(error.field).toBe(field);
+      expect(api.calls).toHaveLength(0);
+    });
+
+    it('accepts url of 500 and name of 125 characters, http and https', async () => {
+      api.always((call) => json(webhookBody(call.body as object), 201));
+      const client = api.client();
+      const url500 = `https://p.test/${'a'.repeat(500 - 15)}`;
+      expect(url500).toHaveLength(500);
+      await client.webhooks.create({ url: url500, name: 'n'.repeat(125) });
+      await client.webhooks.create({ url: 'http://p.test/h' });
+      expect(api.calls).toHaveLength(2);
+    });
+  });
+});
