@@ -156,6 +156,7 @@ async function bodyDigestId(bytes: Uint8Array): Promise<string> {
 
 /** Reads a fetch `Request` body, cancelling the stream as soon as it passes `maxBytes`. */
 async function readRequestBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -88,6 +88,16 @@ describe('bad deliveries get their status and never reach a handler', () => {
     expect(handler).not.toHaveBeenCalled();
   });
 
+  it('a Request whose body another layer already read is a 500 naming the problem', async () => {
+    const { receiver, handler } = receiverWithSpy();
+    const request = post(valid.body, valid.headers);
+    await request.text();
+    const response = await receiver.handle(request);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { error: string }).error).toContain('already read');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
   it('refuses an oversized body from Content-Length without reading it, and stops reading a stream past the limit', async () => {
     const { receiver, handler } = receiverWithSpy({ maxBodyBytes: 1024 });
     let pulls = 0;
