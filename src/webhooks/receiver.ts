@@ -35,6 +35,12 @@ export interface WebhookLogger {
   error(message: string, details?: Record<string, unknown>): void;
 }
 
+// The default: refusals and failures only, so a busy endpoint's console is not flooded.
+const consoleWarnings: WebhookLogger = {
+  warn: (message, details) => console.warn(`[restaurant-partner-sdk/webhooks] ${message}`, ...(details ? [details] : [])),
+  error: (message, details) => console.error(`[restaurant-partner-sdk/webhooks] ${message}`, ...(details ? [details] : [])),
+};
+
 /** What {@link WebhookReceiverOptions.onError} is told besides the error. */
 export interface WebhookErrorContext {
   /** The HTTP status answered. */
@@ -64,7 +70,10 @@ export interface WebhookReceiverOptions {
    * check off.
    */
   duplicateStore?: DuplicateStore | false;
-  /** Where refused deliveries and failed handlers are logged. Default `console`; `false` for none. */
+  /**
+   * Where refused deliveries and failed handlers are logged (same shape as the client's `Logger`).
+   * Default: `console.warn` / `console.error` for refusals and failures only; `false` for none.
+   */
   logger?: WebhookLogger | false;
   /** Called for every delivery answered outside 2xx (after logging). Must not throw. */
   onError?: (error: WebhookError, context: WebhookErrorContext) => void;
@@ -205,7 +214,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const tokenHeader = options.tokenHeader?.toLowerCase();
   const duplicateStore = options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
-  const logger = options.logger === false ? undefined : (options.logger ?? console);
+  const logger = options.logger === false ? undefined : (options.logger ?? consoleWarnings);
   const handlersByType = new Map<string, WebhookHandler[]>();
   // Deliveries being processed right now, by id: a concurrent repeat waits for the first instead
   // of running the handler twice.

@@ -258,6 +258,25 @@ describe('secrets', () => {
     expect(everything).not.toContain(guessed);
   });
 
+  it('by default logs refusals with console.warn, prefixed and token-free, and nothing for accepted deliveries', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+    try {
+      const receiver = createWebhookReceiver({ tokens: [TOKEN] });
+      await deliver(receiver, { event: 'TEST', id: 'evt_quiet' });
+      await deliver(receiver, { event: 'TEST', id: 'evt_quiet' });
+      expect(warn).not.toHaveBeenCalled();
+      expect(info).not.toHaveBeenCalled();
+      await deliver(receiver, { event: 'TEST' }, OTHER_TOKEN);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(/^\[restaurant-partner-sdk\/webhooks\] Webhook delivery answered 401/);
+      expect(inspect(warn.mock.calls)).not.toContain(OTHER_TOKEN);
+    } finally {
+      warn.mockRestore();
+      info.mockRestore();
+    }
+  });
+
   it("redacts accepted tokens from the log line of a handler's error (the error itself stays the partner's, as cause)", async () => {
     const logger = captureLogger();
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger }).on('TEST', () => {
