@@ -1,0 +1,46 @@
+/**
+ * The service's rate limit: "1 request per second per partner ... beyond it the response is 429"
+ * (spec, Limits). A sliding window per partner on the fake's clock; refused requests do not
+ * count, so a client that waits as told always gets through.
+ * @module
+ */
+
+/** Rate-limit setting: requests per second per partner, or `false` for no limit. */
+export type RateLimitSetting = number | false;
+
+/** Outcome of one admission check. */
+export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** A sliding-window limiter keyed by partner. */
+export class SlidingWindowLimiter {
+  readonly #limit: number;
+  readonly #windowMs: number;
+  #recent = new Map<string, number[]>();
+
+  /** `requestsPerSecond` >= 1 allows that many per second; below 1 allows one per `1 / rps` seconds. */
+  constructor(readonly requestsPerSecond: number) {
+    if (!(requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
+      throw new RangeError('rate limit must be a positive number of requests per second, or false');
+    }
+    this.#limit = requestsPerSecond >= 1 ? Math.floor(requestsPerSecond) : 1;
+    this.#windowMs = requestsPerSecond >= 1 ? 1000 : 1000 / requestsPerSecond;
+  }
+
+  /** Counts the request if it fits in the window; otherwise says how long to wait (whole seconds, at least 1). */
+  admit(partnerId: string, now: number): Admission {
+    const recent = (this.#recent.get(partnerId) ?? []).filter((at) => at > now - this.#windowMs);
+    if (recent.length >= this.#limit) {
+      this.#recent.set(partnerId, recent);
+      const waitMs = recent[0]! + this.#windowMs - now;
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    }
+    recent.push(now);
+    this.#recent.set(partnerId, recent);
+    return { allowed: true };
+  }
+
+  /** Forgets every window (reset). */
+  clear(): void {
+    this.#recent.clear();
+  }
+}
