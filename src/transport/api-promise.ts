@@ -28,14 +28,15 @@ export class ApiPromise<T> implements PromiseLike<T> {
     return this.#result;
   }
 
+  // `reason: any`, as in the standard Promise typing, so `.catch((error) => error.status)` reads the same on both.
   then<Fulfilled = T, Rejected = never>(
     onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
-    onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
+    onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null,
   ): Promise<Fulfilled | Rejected> {
     return this.#result.then((result) => result.data).then(onfulfilled, onrejected);
   }
 
-  catch<Rejected = never>(onrejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
+  catch<Rejected = never>(onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
     return this.then(undefined, onrejected);
   }
 

@@ -114,7 +114,7 @@ export function mockApi() {
 }
 
 /** A reservation as the service plausibly answers it. */
-export function reservationBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function reservationBody(overrides: object = {}): Record<string, unknown> {
   return {
     id: 41,
     first_name: 'Ada',
@@ -141,7 +141,7 @@ export function reservationBody(overrides: Record<string, unknown> = {}): Record
   };
 }
 
-export function restaurantBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function restaurantBody(overrides: object = {}): Record<string, unknown> {
   return {
     id: 7,
     display_name: 'Chez Test',
@@ -155,7 +155,7 @@ export function restaurantBody(overrides: Record<string, unknown> = {}): Record<
   };
 }
 
-export function webhookBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function webhookBody(overrides: object = {}): Record<string, unknown> {
   return {
     id: 3,
     created_at: '2026-11-23T12:00:00Z',
