@@ -63,6 +63,12 @@ export function readStartTime(value: string, zone: string): StartTimeReading {
       message: `${value} does not exist in ${zone}: the clocks skip that time (daylight saving time starts). Choose another time.`,
     };
   }
+  // The repeated hour when clocks go back: luxon picks one of the two instants; the fake
+  // documents the first occurrence (the earlier instant), so look for an earlier match.
+  for (const shiftMinutes of [60, 30]) {
+    const earlier = DateTime.fromMillis(local.toMillis() - shiftMinutes * 60_000, { zone });
+    if (earlier.hour === wall.hour && earlier.minute === wall.minute && earlier.day === wall.day) return { ok: true, millis: earlier.toMillis() };
+  }
   return { ok: true, millis: local.toMillis() };
 }
 
