@@ -16,7 +16,8 @@ import {
   WebhookUnsupportedMediaTypeError,
   WebhookVerificationError,
 } from './errors.js';
-import { parseWebhookEvent, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
+import { TEST_EVENT } from './delivery.js';
+import { parseWebhookEvent, RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
 import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
 import { createNodeHandler, type NodeWebhookHandler } from './node-adapter.js';
 import { matchesAnyToken, presentedTokens, type TokenSource } from './tokens.js';
@@ -155,6 +156,7 @@ function asRawBody(body: unknown): Uint8Array | string {
   throw new WebhookRawBodyRequiredError(describeValue(body));
 }
 
+const HANDLER_KEYS: ReadonlySet<string> = new Set([...RESERVATION_EVENT_TYPES, TEST_EVENT, UNKNOWN_EVENT, '*']);
 const encoder = new TextEncoder();
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
@@ -376,6 +378,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       }
     },
     on(type: string, handler: WebhookHandler<never>) {
+      if (!HANDLER_KEYS.has(type)) {
+        // A typo such as RESERVATION_CANCELED would otherwise never fire, silently.
+        throw new TypeError(`on(${JSON.stringify(type)}): not an event type; expected one of ${[...HANDLER_KEYS].join(', ')}`);
+      }
       if (typeof handler !== 'function') throw new TypeError(`on(${JSON.stringify(type)}, handler): handler must be a function`);
       handlersByType.set(type, [...(handlersByType.get(type) ?? []), handler as WebhookHandler]);
       return receiver;
