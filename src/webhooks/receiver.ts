@@ -236,9 +236,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   }
 
   async function authenticate(readHeader: HeaderReader): Promise<readonly string[]> {
-    const accepted = await acceptedTokens();
     const presented = presentedTokens(readHeader, tokenHeader);
+    // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
+    const accepted = await acceptedTokens();
     if (!(await matchesAnyToken(presented, accepted))) throw new WebhookVerificationError('mismatch');
     return accepted;
   }

@@ -204,6 +204,10 @@ describe('token rotation', () => {
     expect((await deliver(receiver, { event: 'TEST' }, TOKEN)).status).toBe(401);
     expect((await deliver(receiver, { event: 'TEST' }, OTHER_TOKEN)).status).toBe(200);
     expect(provider).toHaveBeenCalledTimes(5);
+    // A request without any token is refused without asking the provider.
+    const anonymous = await receiver.handle(new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    expect(anonymous.status).toBe(401);
+    expect(provider).toHaveBeenCalledTimes(5);
   });
 
   it('answers 500 (so the service retries) when the provider fails or gives no token', async () => {
