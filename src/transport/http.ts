@@ -61,7 +61,7 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
 
 /** Sends one attempt and reads its body. */
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
-  const { default: ky, TimeoutError: KyTimeoutError } = await loadKy();
+  const { default: ky, TimeoutError: KyTimeoutError, KyError } = await loadKy();
   const details = { method: attempt.method, url: attempt.safeUrl };
   try {
     const response = await (ky as Ky)(attempt.url, {
@@ -78,11 +78,11 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
     return { response, body };
   } catch (error) {
     if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
-    if (error instanceof KyTimeoutError) {
-      throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, { ...details, cause: error });
-    }
-    const codes = errorCodes(error);
-    const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause: error });
+    // ky's errors hold the Request, whose headers carry the credentials: never keep them as a cause.
+    if (error instanceof KyTimeoutError) throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, details);
+    const underlying = error instanceof KyError ? error.cause : error;
+    const codes = errorCodes(underlying);
+    const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause: underlying });
     if (codes.some((code) => NOT_SENT_CODES.has(code))) notSent.add(connectionError);
     throw connectionError;
   }

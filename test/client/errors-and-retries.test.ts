@@ -310,6 +310,26 @@ describe('secrets', () => {
     }
   });
 
+  it('timeout and connection errors hold no Authorization header, even deep in their cause', async () => {
+    api.reply(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return json([]);
+      },
+      () => HttpResponse.error(),
+    );
+    const client = api.client({ maxRetries: 0, timeoutMs: 20 });
+    const timeout = await client.profile.retrieve().catch((caught) => caught);
+    const dropped = await client.profile.retrieve().catch((caught) => caught);
+    expect(timeout).toBeInstanceOf(TimeoutError);
+    expect(dropped).toBeInstanceOf(ConnectionError);
+    for (const error of [timeout, dropped]) {
+      const dump = inspect(error, { depth: 20, showHidden: true });
+      expect(dump).not.toContain(API_TOKEN);
+      expect(dump).not.toContain(BASIC_HEADER.slice(6));
+    }
+  });
+
   it('refuses credentials inside baseUrl without echoing them', () => {
     let caught: unknown;
     try {
