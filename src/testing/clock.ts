@@ -119,15 +119,15 @@ export class FakeClock implements Clock {
   }
 
   /** Moves time forward by milliseconds or an ISO 8601 duration, running the work that falls due. */
-  advance(duration: number | string): Promise<void> {
+  async advance(duration: number | string): Promise<void> {
     const milliseconds = toMilliseconds(duration);
     return this.#moveTo(() => this.now() + milliseconds);
   }
 
   /** Sets the time (never backwards), running the work that falls due on the way. */
-  set(instant: Date | string | number): Promise<void> {
+  async set(instant: Date | string | number): Promise<void> {
     const target = toEpochMilliseconds(instant);
-    if (target < this.now()) return Promise.reject(new RangeError('the fake clock cannot move backwards'));
+    if (target < this.now()) throw new RangeError('the fake clock cannot move backwards');
     return this.#moveTo(() => target);
   }
 
