@@ -103,7 +103,16 @@ export function nextPageUrl(first: URL, next: string | number): string {
 /** A list call whose pages are all requests of the pipeline (each through the throttle). */
 export function listOf<Item extends z.ZodType>(
   transport: Transport,
-  spec: { path: string; query?: RequestSpec<unknown>['query']; itemSchema: Item; options?: RequestOptions | undefined; filter?: (item: z.output<Item>) => boolean },
+  spec: {
+    path: string;
+    query?: RequestSpec<unknown>['query'];
+    itemSchema: Item;
+    options?: RequestOptions | undefined;
+    /** Keeps only the items it returns true for. */
+    filter?: ((item: z.output<Item>) => boolean) | undefined;
+    /** Sees each page's items once they are validated. */
+    onItems?: ((items: z.output<Item>[]) => void) | undefined;
+  },
 ): ListPromise<z.output<Item>> {
   const first = transport.urlFor(spec.path, spec.query);
   const fetchPage: PageFetcher<z.output<Item>> = async (cursor) => {
@@ -115,6 +124,7 @@ export function listOf<Item extends z.ZodType>(
       parse: (body, _response, where) => readPage(spec.itemSchema, body, where),
     });
     const page = result.data;
+    spec.onItems?.(page.items);
     return { data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items }, response: result.response };
   };
   return new ListPromise(fetchPage);

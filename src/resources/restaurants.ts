@@ -16,10 +16,7 @@ export class Restaurants extends Resource {
       path: '/restaurants/',
       itemSchema: Restaurant,
       options,
-      filter: (restaurant) => {
-        this.context.rememberTimezones([restaurant]);
-        return true;
-      },
+      onItems: (restaurants) => this.context.rememberTimezones(restaurants),
     });
   }
 }

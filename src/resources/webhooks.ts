@@ -56,7 +56,7 @@ export class Webhooks extends Resource {
 
   /** Every webhook of the partner (`GET /webhooks/`, inferred). */
   list(options?: RequestOptions): ListPromise<Webhook> {
-    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, filter: (webhook) => Boolean(hideWebhookToken(webhook)) });
+    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, onItems: (webhooks) => webhooks.forEach(hideWebhookToken) });
   }
 
   /** One webhook (`GET /webhooks/:id/`, inferred). */

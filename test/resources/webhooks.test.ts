@@ -27,6 +27,13 @@ describe('webhooks', () => {
     expect(api.calls[0]!.method).toBe('POST');
   });
 
+  it('a token in a listed webhook is hidden too', async () => {
+    api.reply(() => json({ count: 1, next: null, results: [{ ...webhookBody(), secret: 'whk_listed' }] }));
+    const [webhook] = await api.client().webhooks.list().toArray();
+    expect(webhook!.auth_token).toBe('whk_listed');
+    expect(JSON.stringify(webhook)).not.toContain('whk_listed');
+  });
+
   it('list, retrieve, update, test and delete use the REST routes', async () => {
     api.reply(
       () => json([webhookBody()]),
