@@ -4,6 +4,7 @@
  * only convert requests and answers; every behaviour lives here and in the modules it calls.
  * @module
  */
+import type { HttpHandler } from 'msw';
 import { createRateLimiter } from '../transport/throttle.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
@@ -197,7 +198,7 @@ export class FakeService {
   /** @internal */
   readonly internalFaults = new FaultList();
   /** MSW handlers (`setupServer(...fake.handlers)`); set by `createFakeService` from `restaurant-partner-sdk/testing`. */
-  handlers: readonly unknown[] = [];
+  handlers: HttpHandler[] = [];
 
   /** Restaurant-side actions: each sends the spec's event to the partner's webhooks. */
   readonly asRestaurant: {

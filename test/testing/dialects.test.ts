@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultDialect, resolveDialect } from 'restaurant-partner-sdk/testing';
+import { defaultDialect, resolveDialect, type Dialect } from 'restaurant-partner-sdk/testing';
 import { parseDialectArguments } from '../../src/testing/dialects.js';
 import { DRIVERS, createDriver } from './helpers.js';
 
@@ -9,7 +9,7 @@ describe.each(DRIVERS)('dialect switches through %s', (kind) => {
   let driver: Driver | undefined;
   afterEach(() => driver?.close());
 
-  const setUp = async (dialect: Parameters<typeof resolveDialect>[0]) => {
+  const setUp = async (dialect: Partial<Dialect>) => {
     driver = await createDriver(kind, { dialect });
     const restaurantId = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId] }).id;
     return { driver, restaurantId };
