@@ -6,6 +6,10 @@
 import { z } from 'zod';
 import { DateTimeString, DurationString, Metadata } from './shared.schemas.js';
 
+/**
+ * How a restaurant confirms: `CONFIRMATION_MODE_SYNCHRONOUS` (confirmed in the creation answer) or
+ * `CONFIRMATION_MODE_ASYNCHRONOUS` (the restaurant confirms later; poll or listen to webhooks).
+ */
 export const ConfirmationMode = z.enum(['CONFIRMATION_MODE_SYNCHRONOUS', 'CONFIRMATION_MODE_ASYNCHRONOUS']);
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
 
