@@ -29,7 +29,7 @@ export type Fault =
   | { kind: 'slow'; delayMs: number };
 
 export type FaultKind = Fault['kind'];
-export type Operation = 'create' | 'list' | 'retrieve' | 'cancel' | 'other';
+export type Operation = 'create' | 'list' | 'retrieve' | 'cancel' | 'restaurants' | 'other';
 
 /** Decides the fault, if any, for each request. `sequence` counts requests of that operation from 0. */
 export type FaultPlan = (request: { operation: Operation; sequence: number; method: string; path: string }) => Fault | undefined;
@@ -164,6 +164,7 @@ export async function startMisbehavingServer(options: MisbehavingServerOptions):
   });
 
   const classify = (method: string, path: string, query: URLSearchParams): { operation: Operation; restaurantId?: number; reservationId?: number } => {
+    if (path === '/api/v1/partnership/restaurants/' && method === 'GET') return { operation: 'restaurants' };
     const match = RESERVATIONS_PATH.exec(path);
     if (!match) return { operation: 'other' };
     const restaurantId = Number(match[1]);
@@ -268,6 +269,10 @@ export async function startMisbehavingServer(options: MisbehavingServerOptions):
     }
     if (request.headers.authorization !== expectedAuthorization) {
       return sendJson(response, 401, { detail: 'Invalid username/password.' }, { 'www-authenticate': 'Basic realm="api"' });
+    }
+    if (operation === 'restaurants') {
+      // Only what the client reads to convert start times: id, schema_name and timezone.
+      return sendJson(response, 200, [...restaurantIds].map((id) => ({ id, schema_name: `restaurant_${id}`, display_name: `Restaurant ${id}`, timezone: 'Europe/Brussels' })));
     }
     if (operation === 'other' || restaurantId === undefined) return sendJson(response, 404, { detail: 'Not found.' });
     if (!restaurantIds.has(restaurantId)) return sendJson(response, 404, { detail: 'Not found.' });

@@ -1,0 +1,364 @@
+/**
+ * The fault suite: hundreds of bookings and cancellations through `PartnerClient` while the server
+ * misbehaves (429 with and without Retry-After, 5xx before and after committing, connections
+ * dropped before and after committing, answers slower than the client's timeout that still
+ * commit). At the end the books must balance:
+ *
+ * - every booking the caller was told succeeded exists exactly once, with its key;
+ * - every booking the caller was told failed does not exist, or was reported as
+ *   AmbiguousCreateError carrying its key (and if it exists, it carries that key);
+ * - nothing exists twice, and nothing exists that no caller asked for;
+ * - every cancellation the caller was told succeeded is cancelled; failed ones converge when
+ *   repeated; reservations nobody cancelled stay untouched.
+ *
+ * Run (a) against a real misbehaving node:http server that ignores Idempotency-Key (only the
+ * client's lookup by metadata can prevent duplicates there), and (b) against the fake service with
+ * its own fault injection. Time is virtual (FakeClock) except the per-attempt timeouts, which are
+ * small, so the suite takes a few seconds. Every error, log line and hook payload of every failure
+ * path is kept and searched for the API token.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AmbiguousCreateError,
+  createRateLimiter,
+  IDEMPOTENCY_METADATA_KEY,
+  InputValidationError,
+  PartnerClient,
+  PartnerSdkError,
+  type Reservation,
+} from 'restaurant-partner-sdk';
+import { createFakeService, FakeClock, type FaultSpec } from 'restaurant-partner-sdk/testing';
+import { randomFaults, seededRandom, startMisbehavingServer, type Fault, type FaultKind, type MisbehavingServer } from '../support/misbehaving-server.js';
+import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+
+const BOOKINGS = 240;
+const SEED = Number(process.env.FAULT_SEED ?? 20261123);
+const TIMEOUT_MS = 120;
+const SLOW_MS = 300;
+
+interface Outcome<T> {
+  key: string;
+  value?: T;
+  error?: unknown;
+}
+
+/** Runs `tasks` with at most `width` in flight. */
+async function pool<T>(width: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const index = next++;
+        results[index] = await tasks[index]!();
+      }
+    }),
+  );
+  return results;
+}
+
+const settle = async <T>(key: string, run: () => Promise<T>): Promise<Outcome<T>> => {
+  try {
+    return { key, value: await run() };
+  } catch (error) {
+    return { key, error };
+  }
+};
+
+/** Start times spread over many days and dinner slots, so availability never decides an outcome. */
+function startTimeFor(index: number, baseDay: Date): string {
+  const day = new Date(baseDay.getTime() + (2 + Math.floor(index / 8)) * 86_400_000).toISOString().slice(0, 10);
+  const slot = 18 * 60 + (index % 8) * 15;
+  return `${day}T${String(Math.floor(slot / 60)).padStart(2, '0')}:${String(slot % 60).padStart(2, '0')}:00`;
+}
+
+interface Stored {
+  id: number;
+  key: unknown;
+  cancelled: boolean;
+}
+
+/** The balance sheet of a booking run. Returns counts for coverage assertions. */
+function expectBookingsBalance(outcomes: Outcome<Reservation>[], stored: Stored[]) {
+  const byKey = new Map<unknown, Stored[]>();
+  for (const row of stored) byKey.set(row.key, [...(byKey.get(row.key) ?? []), row]);
+  const duplicates = [...byKey].filter(([, rows]) => rows.length > 1).map(([key, rows]) => `${String(key)} x${rows.length}`);
+  expect(duplicates, 'nothing exists twice').toEqual([]);
+
+  const asked = new Set(outcomes.map((outcome) => outcome.key));
+  const strays = stored.filter((row) => !asked.has(row.key as string)).map((row) => row.id);
+  expect(strays, 'nothing exists that no caller asked for').toEqual([]);
+
+  const counts = { succeeded: 0, ambiguous: 0, ambiguousButExists: 0, failed: 0 };
+  for (const outcome of outcomes) {
+    const rows = byKey.get(outcome.key) ?? [];
+    if (outcome.value) {
+      counts.succeeded += 1;
+      expect(rows, `told success for ${outcome.key}: exists exactly once`).toHaveLength(1);
+      expect(outcome.value.id).toBe(rows[0]!.id);
+      expect(outcome.value.metadata?.[IDEMPOTENCY_METADATA_KEY]).toBe(outcome.key);
+    } else if (outcome.error instanceof AmbiguousCreateError) {
+      counts.ambiguous += 1;
+      expect(outcome.error.idempotencyKey, 'an ambiguous create carries its key').toBe(outcome.key);
+      expect(rows.length).toBeLessThanOrEqual(1);
+      if (rows.length === 1) counts.ambiguousButExists += 1;
+    } else {
+      counts.failed += 1;
+      expect(outcome.error, String(outcome.error)).toBeInstanceOf(PartnerSdkError);
+      expect(outcome.error).not.toBeInstanceOf(InputValidationError);
+      expect(rows, `told failed (${(outcome.error as Error).name}) for ${outcome.key}: does not exist`).toHaveLength(0);
+    }
+  }
+  return counts;
+}
+
+/** Everything rendered during a run, to search for the token afterwards. */
+function leakRecorder(partnerId: string, apiToken: string) {
+  const logger = capturingLogger();
+  const hooks = capturingHooks();
+  const errors: unknown[] = [];
+  return {
+    logger,
+    hooks,
+    errors,
+    keep<T>(outcomes: Outcome<T>[]) {
+      for (const outcome of outcomes) if (outcome.error) errors.push(outcome.error);
+    },
+    expectClean() {
+      const texts = [...logger.lines, ...hooks.payloads, ...errors.flatMap(renderError)];
+      expect(findSecrets(texts, secretForms(partnerId, apiToken)), 'the API token in an error, a log line or a hook payload').toEqual([]);
+      return texts.length;
+    },
+  };
+}
+
+describe('(a) against a real misbehaving node:http server that ignores Idempotency-Key', () => {
+  const partnerId = 'c0ffee00-1234-4abc-8def-001122334455';
+  const apiToken = 'fault-suite-token-9f8e7d6c5b4a39281706';
+  const createFaults: Fault[] = [
+    { kind: 'rate-limited', retryAfterSeconds: 1 },
+    { kind: 'rate-limited' },
+    { kind: 'error-before-commit', status: 503 },
+    { kind: 'error-before-commit', status: 500 },
+    { kind: 'error-after-commit', status: 502 },
+    { kind: 'error-after-commit', status: 500 },
+    { kind: 'drop-before-commit' },
+    { kind: 'drop-after-commit' },
+    { kind: 'slow', delayMs: SLOW_MS },
+  ];
+  let server: MisbehavingServer;
+  let client: PartnerClient;
+  const recorder = leakRecorder(partnerId, apiToken);
+  let bookings: Outcome<Reservation>[] = [];
+
+  beforeAll(async () => {
+    server = await startMisbehavingServer({
+      partnerId,
+      apiToken,
+      defaultPageSize: 100,
+      faults: randomFaults({ seed: SEED, probability: 0.3, faults: createFaults, operations: ['create', 'list', 'cancel', 'retrieve'] }),
+    });
+    const clock = new FakeClock({ frozen: true });
+    client = new PartnerClient({
+      baseUrl: server.url,
+      partnerId,
+      apiToken,
+      clock,
+      rateLimit: createRateLimiter({ requestsPerSecond: 1, clock }),
+      timeoutMs: TIMEOUT_MS,
+      maxRetries: 3,
+      logger: recorder.logger,
+      hooks: recorder.hooks,
+    });
+  });
+  afterAll(() => server.close());
+
+  it(`books ${BOOKINGS} tables under faults: told-success exists once, told-failed absent or ambiguous with its key, nothing twice`, async () => {
+    const baseDay = new Date('2026-12-01T00:00:00Z');
+    bookings = await pool(
+      6,
+      Array.from({ length: BOOKINGS }, (_, index) => {
+        const key = `misbehaving-${SEED}-${index}`;
+        return () =>
+          settle(key, () =>
+            client.reservations.create(
+              1,
+              { start_time: `${startTimeFor(index, baseDay)}+01:00`, adults: 2, first_name: `Guest ${index}` },
+              // Every fifth caller allows no retry, so failures reach the caller too (not only recoveries).
+              { idempotencyKey: key, ...(index % 5 === 0 ? { maxRetries: 0 } : {}) },
+            ),
+          );
+      }),
+    );
+    await server.settle();
+    recorder.keep(bookings);
+
+    const stored = [...server.reservations.values()].map((row) => ({
+      id: row.id,
+      key: (row.body.metadata as Record<string, unknown> | undefined)?.[IDEMPOTENCY_METADATA_KEY],
+      cancelled: row.cancelled,
+    }));
+    const counts = expectBookingsBalance(bookings, stored);
+
+    // The run proves something only if every kind of fault hit creates, and every outcome occurred.
+    const createFaultKinds = new Set(server.requests.filter((request) => request.operation === 'create').map((request) => request.fault));
+    for (const fault of createFaults) expect(createFaultKinds, `create saw ${fault.kind}`).toContain(fault.kind);
+    expect(counts.succeeded).toBeGreaterThan(BOOKINGS / 2);
+    expect(counts.ambiguous, 'some creates timed out and stayed ambiguous').toBeGreaterThan(0);
+    expect(counts.ambiguousButExists, 'a timed-out create that landed later carries its key').toBeGreaterThan(0);
+    expect(counts.failed, 'some creates were told failed (and proven absent)').toBeGreaterThan(0);
+    // Every create request carried its Idempotency-Key header, the same key as in its metadata.
+    for (const request of server.requests.filter((entry) => entry.operation === 'create')) expect(request.idempotencyKey).toMatch(/^misbehaving-/);
+    console.info(`misbehaving server, seed ${SEED}: ${JSON.stringify(counts)}; ${server.requests.length} requests`);
+  });
+
+  it('cancels under faults: told-success is cancelled, failures converge when repeated, untouched ones stay booked', async () => {
+    const existing = [...server.reservations.values()];
+    expect(existing.length).toBeGreaterThan(100);
+    const targets = existing.filter((_, index) => index % 4 !== 3);
+    const untouched = existing.filter((_, index) => index % 4 === 3);
+    const countBefore = server.reservations.size;
+
+    const cancels = await pool(
+      6,
+      targets.map((row, index) => () => settle(String(row.id), () => client.reservations.cancel(1, row.id, index % 5 === 0 ? { maxRetries: 0 } : {}))),
+    );
+    await server.settle();
+    recorder.keep(cancels);
+
+    let failed = 0;
+    for (const [index, outcome] of cancels.entries()) {
+      const row = server.reservations.get(targets[index]!.id)!;
+      if (outcome.error === undefined) {
+        expect(row.cancelled, `told cancelled: ${row.id}`).toBe(true);
+        if (outcome.value) expect(outcome.value).toMatchObject({ id: row.id, cancelled: true, cancelled_at: row.cancelledAt });
+      } else {
+        failed += 1;
+        expect(outcome.error).toBeInstanceOf(PartnerSdkError);
+        expect(outcome.error).not.toBeInstanceOf(InputValidationError);
+      }
+    }
+    expect(server.reservations.size, 'cancelling never creates').toBe(countBefore);
+    for (const row of untouched) expect(server.reservations.get(row.id)!.cancelled, `nobody cancelled ${row.id}`).toBe(false);
+    const cancelFaultKinds = new Set(server.requests.filter((request) => request.operation === 'cancel').map((request) => request.fault));
+    for (const kind of ['rate-limited', 'error-before-commit', 'error-after-commit', 'drop-before-commit', 'drop-after-commit', 'slow'] as FaultKind[]) {
+      expect(cancelFaultKinds, `cancel saw ${kind}`).toContain(kind);
+    }
+
+    // Failed cancellations converge: with the faults gone, repeating them ends cancelled.
+    server.setFaultPlan(undefined);
+    const retried = await pool(
+      6,
+      cancels.flatMap((outcome, index) => (outcome.error === undefined ? [] : [() => settle(String(targets[index]!.id), () => client.reservations.cancel(1, targets[index]!.id))])),
+    );
+    expect(failed, 'some cancellations were told failed').toBeGreaterThan(0);
+    expect(retried.filter((outcome) => outcome.error !== undefined)).toEqual([]);
+    for (const row of targets) expect(server.reservations.get(row.id)!.cancelled).toBe(true);
+    for (const row of untouched) expect(server.reservations.get(row.id)!.cancelled).toBe(false);
+    console.info(`misbehaving server cancels: ${targets.length} asked, ${failed} told failed then converged`);
+  });
+
+  it('never shows the API token in any error, log line or hook payload of any failure path above', () => {
+    expect(recorder.errors.length).toBeGreaterThan(0);
+    expect(recorder.expectClean()).toBeGreaterThan(recorder.errors.length);
+  });
+});
+
+describe('(b) against the fake service with its fault injection (1 req/s limit, virtual clock)', () => {
+  const fake = createFakeService();
+  const partner = fake.addPartner({ name: 'Fault suite' });
+  const restaurant = fake.addRestaurant({ display_name: 'Fault Bistro', availability: { capacityCovers: 100_000 } });
+  fake.link(partner.partnerId, restaurant.id);
+  const recorder = leakRecorder(partner.partnerId, partner.apiToken);
+  // In-process, an attempt takes well under a millisecond, so a short timeout keeps latency faults cheap.
+  const client = new PartnerClient({ ...fake.clientOptions(partner), timeoutMs: 60, maxRetries: 3, logger: recorder.logger, hooks: recorder.hooks });
+  const random = seededRandom(SEED);
+  const faultMenu: FaultSpec[] = [
+    { status: 429, headers: { 'retry-after': '1' } },
+    { status: 429 },
+    { status: 503, phase: 'before' },
+    { status: 500, phase: 'after' },
+    { status: 502, phase: 'after' },
+    { networkError: true, phase: 'before' },
+    { networkError: true, phase: 'after' },
+    { latencyMs: 150 },
+  ];
+  const injected = new Map<string, number>();
+  /** Before each call: with probability 0.35 per attempt slot, queue a random fault for this operation (and sometimes for the lookup). */
+  const injectRandomFaults = (operation: 'reservations.create' | 'reservations.cancel') => {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      if (random() < 0.35) {
+        const fault = faultMenu[Math.floor(random() * faultMenu.length)]!;
+        fake.injectFault({ ...fault, operation });
+        injected.set(JSON.stringify(fault), (injected.get(JSON.stringify(fault)) ?? 0) + 1);
+      }
+    }
+    if (random() < 0.1) fake.injectFault({ operation: 'reservations.list', status: 503 });
+  };
+  let bookings: Outcome<Reservation>[] = [];
+  afterAll(() => fake.dispose());
+
+  it(`books ${BOOKINGS} tables under injected faults and the books balance`, async () => {
+    const baseDay = new Date(fake.clock.now());
+    for (let index = 0; index < BOOKINGS; index += 1) {
+      const key = `fake-${SEED}-${index}`;
+      injectRandomFaults('reservations.create');
+      bookings.push(
+        await settle(key, () =>
+          client.reservations.create(restaurant.id, { start_time: startTimeFor(index, baseDay), adults: 2 }, { idempotencyKey: key, ...(index % 5 === 0 ? { maxRetries: 0 } : {}) }),
+        ),
+      );
+      // Faults left unused by this booking must not hit the next one's lookup or retries out of order.
+      fake.clearFaults();
+    }
+    recorder.keep(bookings);
+    const stored = fake.allReservations(restaurant.id).map((row) => ({
+      id: row.id as number,
+      key: (row.metadata as Record<string, unknown> | null)?.[IDEMPOTENCY_METADATA_KEY],
+      cancelled: row.cancelled as boolean,
+    }));
+    const counts = expectBookingsBalance(bookings, stored);
+    expect(injected.size, 'every kind of fault was injected').toBe(faultMenu.length);
+    expect(counts.succeeded).toBeGreaterThan(BOOKINGS / 2);
+    expect(counts.failed + counts.ambiguous, 'some bookings were told failed').toBeGreaterThan(0);
+    console.info(`fake, seed ${SEED}: ${JSON.stringify(counts)}`);
+  });
+
+  it('cancels under injected faults: told-success cancelled, failures converge, untouched ones stay booked', async () => {
+    const existing = fake.allReservations(restaurant.id);
+    const targets = existing.filter((_, index) => index % 4 !== 3);
+    const untouched = existing.filter((_, index) => index % 4 === 3);
+    const cancels: Outcome<Reservation | null>[] = [];
+    for (const row of targets) {
+      injectRandomFaults('reservations.cancel');
+      cancels.push(await settle(String(row.id), () => client.reservations.cancel(restaurant.id, row.id as number, cancels.length % 5 === 0 ? { maxRetries: 0 } : {})));
+      fake.clearFaults();
+    }
+    recorder.keep(cancels);
+    const state = () => new Map(fake.allReservations(restaurant.id).map((row) => [row.id as number, row]));
+    const after = state();
+    expect(after.size).toBe(existing.length);
+    const failedIndexes: number[] = [];
+    for (const [index, outcome] of cancels.entries()) {
+      const row = after.get(targets[index]!.id as number)!;
+      if (outcome.error === undefined) expect(row.cancelled, `told cancelled: ${row.id}`).toBe(true);
+      else {
+        failedIndexes.push(index);
+        expect(outcome.error).toBeInstanceOf(PartnerSdkError);
+      }
+    }
+    for (const row of untouched) expect(after.get(row.id as number)!.cancelled).toBe(false);
+    expect(failedIndexes.length, 'some cancellations were told failed').toBeGreaterThan(0);
+    for (const index of failedIndexes) await client.reservations.cancel(restaurant.id, targets[index]!.id as number);
+    const final = state();
+    for (const row of targets) expect(final.get(row.id as number)!.cancelled).toBe(true);
+    for (const row of untouched) expect(final.get(row.id as number)!.cancelled).toBe(false);
+    // Each cancellation sent exactly one RESERVATION_CANCELLED-worthy transition: no reservation is cancelled twice.
+    expect([...final.values()].filter((row) => row.cancelled)).toHaveLength(targets.length);
+  });
+
+  it('never shows the API token in any error, log line or hook payload of any failure path above', () => {
+    expect(recorder.errors.length).toBeGreaterThan(0);
+    recorder.expectClean();
+  });
+});
