@@ -69,9 +69,6 @@ async function main(): Promise<void> {
     allowRemoteControl: values['allow-remote-control'],
     logger: values.quiet ? undefined : log,
   });
-  const seed = server.fake.describeSeed();
-  process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);
-  log(`restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -84,6 +81,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Signals are handled before the start line is printed: a script may stop us as soon as it reads it.
+  const seed = server.fake.describeSeed();
+  process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);
+  log(`restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/`);
 }
 
 main().catch((error: unknown) => {
