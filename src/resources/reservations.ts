@@ -12,6 +12,7 @@ import {
   PartnerApiError,
   RateLimitError,
   ReservationCancelledError,
+  ResponseValidationError,
   TimeoutError,
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
@@ -117,7 +118,16 @@ export class Reservations extends Resource {
       const timezone = await this.context.timezoneFor(rid, { signal: options?.signal });
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
-      return this.#sendCreate(rid, key, body, options);
+      try {
+        return await this.#sendCreate(rid, key, body, options);
+      } catch (error) {
+        // A 2xx whose body we cannot read still created the reservation: report it as created
+        // (read back through the list by its key) rather than as a failure the partner would retry.
+        if (!(error instanceof ResponseValidationError) || !this.context.idempotencyMetadata) throw error;
+        const found = await this.findByIdempotencyKey(rid, key, { signal: options?.signal }).catch(() => null);
+        if (!found) throw error;
+        return { data: found, response: null };
+      }
     });
   }
 

@@ -138,6 +138,25 @@ describe('reservations.create', () => {
     }
   });
 
+  it('a 201 with an empty or unreadable body is read back by its key instead of failing', async () => {
+    let key = '';
+    api.reply(
+      RESTAURANTS,
+      (call) => {
+        key = call.headers.get('idempotency-key')!;
+        return empty(201);
+      },
+      () => json([reservationBody({ id: 12, metadata: { [IDEMPOTENCY_METADATA_KEY]: key } })]),
+    );
+    expect((await api.client().reservations.create(7, base)).id).toBe(12);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('a 201 with an unreadable body and nothing found keeps the ResponseValidationError', async () => {
+    api.reply(RESTAURANTS, () => json({ id: 'not-a-number' }, 201), () => json([]));
+    await expect(api.client().reservations.create(7, base)).rejects.toBeInstanceOf(ResponseValidationError);
+  });
+
   describe('input rules at their boundaries, with no request sent', () => {
     const refused: [string, Record<string, unknown>, string][] = [
       ['adults 0', { adults: 0 }, 'adults'],
