@@ -147,6 +147,7 @@ export class PartnerClient {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
+      cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) this.#timezones.set(String(restaurant.id), restaurant.timezone ?? null);
       },

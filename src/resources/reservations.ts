@@ -17,7 +17,7 @@ import {
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { wasNeverSent } from '../transport/http.js';
-import type { ListPromise } from '../transport/pagination.js';
+import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import type { RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
@@ -67,10 +67,22 @@ export class Reservations extends Resource {
    * here, since the spec shows no filters the service is sure to honour.
    */
   list(restaurantId: number | string, filters?: ReservationListFilters, options?: RequestOptions): ListPromise<Reservation> {
-    const rid = checkId(restaurantId, 'restaurant_id');
-    const parsed = parseInput(ReservationListFilters, filters ?? {});
-    const after = parsed.start_time_after === undefined ? undefined : new Date(parsed.start_time_after).getTime();
-    const before = parsed.start_time_before === undefined ? undefined : new Date(parsed.start_time_before).getTime();
+    let rid: number | string;
+    let parsed: ReservationListFilters;
+    try {
+      rid = checkId(restaurantId, 'restaurant_id');
+      parsed = parseInput(ReservationListFilters, filters ?? {});
+    } catch (error) {
+      // Bad input rejects like every other method, rather than throwing synchronously.
+      return new ListPromise<Reservation>(() => Promise.reject(error));
+    }
+    // Values without an offset (in the list and in the filters) are read in the restaurant's zone
+    // when it is cached, else in the process's own zone.
+    const zone = this.context.cachedTimezone(rid) ?? undefined;
+    const instant = (value: string | Date | undefined) =>
+      value === undefined ? undefined : value instanceof Date ? value.getTime() : readStartTime({ start_time: value }, zone).toMillis();
+    const after = instant(parsed.start_time_after);
+    const before = instant(parsed.start_time_before);
     const toQuery = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
     return listOf(this.transport, {
       path: restaurantPath(rid),
@@ -85,7 +97,7 @@ export class Reservations extends Resource {
         after === undefined && before === undefined
           ? undefined
           : (reservation) => {
-              const at = readStartTime(reservation).toMillis();
+              const at = readStartTime(reservation, zone).toMillis();
               return (after === undefined || at >= after) && (before === undefined || at < before);
             },
     });

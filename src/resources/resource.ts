@@ -18,6 +18,8 @@ export interface ResourceContext {
   idempotencyMetadata: boolean;
   /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
   timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null>;
+  /** The cached timezone of a restaurant, without any request (undefined when not cached). */
+  cachedTimezone(restaurantId: number | string): string | null | undefined;
   /** Records restaurants' timezones seen in any restaurants list. */
   rememberTimezones(restaurants: readonly { id: number; timezone?: string | null | undefined }[]): void;
 }

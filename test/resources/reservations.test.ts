@@ -86,6 +86,28 @@ describe('reservations.list', () => {
   });
 });
 
+describe('reservations.list filters', () => {
+  it('reads offset-less values in the cached restaurant zone', async () => {
+    api.reply(
+      () => json([restaurantBody()]),
+      () => json([reservationBody({ id: 1, start_time: '2026-07-05T19:00:00' }), reservationBody({ id: 2, start_time: '2026-07-05T21:00:00' })]),
+    );
+    const client = api.client();
+    await client.restaurants.list().toArray();
+    // 18:30 UTC is 20:30 in Brussels (summer): only the 21:00 local reservation is after it.
+    const items = await client.reservations.list(7, { start_time_after: new Date('2026-07-05T18:30:00Z') }).toArray();
+    expect(items.map((item) => item.id)).toEqual([2]);
+  });
+
+  it('bad filters and ids reject without a request', async () => {
+    const client = api.client();
+    await expect(client.reservations.list(7, { page_size: 0 }).toArray()).rejects.toMatchObject({ name: 'InputValidationError', field: 'page_size' });
+    await expect(client.reservations.list(0)).rejects.toMatchObject({ name: 'InputValidationError', field: 'restaurant_id' });
+    await expect(client.reservations.list(7, { colour: 'red' } as never).toArray()).rejects.toBeInstanceOf(InputValidationError);
+    expect(api.calls).toHaveLength(0);
+  });
+});
+
 describe('reservations.create', () => {
   it('POSTs the body in the restaurant zone with Idempotency-Key header and the same key in metadata', async () => {
     api.reply(RESTAURANTS, (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201));
