@@ -30,8 +30,10 @@ describe.each(dialects)('against the fake, dialect %o', (dialect) => {
       expect(created.start_time.startsWith(`${tomorrow}T19:30:00`)).toBe(true);
       expect(readDuration(created)?.as('minutes')).toBeGreaterThan(0);
 
-      const listed = await client.reservations.list(restaurant.id).toArray();
-      expect(listed.map((item) => item.id)).toContain(created.id);
+      const second = await client.reservations.create(restaurant.id, { start_time: { date: tomorrow, time: '20:00' }, adults: 4 });
+      // page_size 1 forces one page per reservation when the service pages.
+      const listed = await client.reservations.list(restaurant.id, { page_size: 1 }).toArray();
+      expect(listed.map((item) => item.id).sort()).toEqual([created.id, second.id].sort());
       expect((await client.reservations.retrieve(restaurant.id, created.id)).id).toBe(created.id);
 
       const cancelled = await client.reservations.cancel(restaurant.id, created.id);
