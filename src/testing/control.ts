@@ -69,6 +69,32 @@ export interface FakeRestaurant {
   partnerIds: string[];
 }
 
+/**
+ * Control input keys are camelCase (as the brief writes them); the snake_case spelling a suite in
+ * Python or Ruby reaches for first is accepted too.
+ */
+const KEY_ALIASES: Record<string, string> = {
+  partner_id: 'partnerId',
+  restaurant_id: 'restaurantId',
+  api_token: 'apiToken',
+  partner_ids: 'partnerIds',
+  latency_ms: 'latencyMs',
+  network_error: 'networkError',
+  opening_periods: 'openingPeriods',
+  slot_interval_minutes: 'slotIntervalMinutes',
+  capacity_covers: 'capacityCovers',
+  horizon_days: 'horizonDays',
+  minimum_lead_time_minutes: 'minimumLeadTimeMinutes',
+  max_party_size: 'maxPartySize',
+};
+
+/** Renames snake_case control keys to their camelCase names, in nested objects and lists too. */
+export function normaliseControlKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normaliseControlKeys);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [KEY_ALIASES[key] ?? key, normaliseControlKeys(inner)]));
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function addPartner(fake: FakeService, input: unknown = {}): FakePartner {
@@ -204,7 +230,7 @@ const positiveId = (raw: string | undefined): number => (raw && /^\d{1,15}$/.tes
  */
 export async function handleControl(fake: FakeService, request: Request, route: string): Promise<Response> {
   const method = request.method.toUpperCase();
-  const body = method === 'GET' || method === 'HEAD' ? undefined : parseJsonBody(await readBodyText(request));
+  const body = method === 'GET' || method === 'HEAD' ? undefined : normaliseControlKeys(parseJsonBody(await readBodyText(request)));
   const segments = route.split('/').filter((segment) => segment !== '');
   const [first, second, third, fourth, fifth] = segments;
   const allow = (allowed: string[]) => (allowed.includes(method) ? undefined : errorResponse(405, `Method "${method}" not allowed.`, {}, { allow: allowed.join(', ') }));

@@ -30,6 +30,13 @@ describe.each(DRIVERS)('control routes under /_fake/ through %s', (kind) => {
     expect((await driver.send('GET', '/restaurants/', { auth })).body).toEqual([expect.objectContaining({ id: restaurant.body.id, display_name: 'Tiny' })]);
   });
 
+  it('accepts the snake_case spelling of control keys', async () => {
+    const restaurant = await control('POST', '/restaurants', { availability: { capacity_covers: 6, opening_periods: [{ days: [1], start: '18:00', end: '20:00' }] } });
+    expect(restaurant.body.availability).toMatchObject({ capacityCovers: 6, openingPeriods: [{ days: [1], start: '18:00', end: '20:00' }] });
+    expect((await control('POST', '/links', { partner_id: driver.partner.partnerId, restaurant_id: restaurant.body.id })).status).toBe(201);
+    expect((await driver.send('GET', '/restaurants/')).body).toHaveLength(1);
+  });
+
   it('refuses bad control input with a field map', async () => {
     const restaurant = await control('POST', '/restaurants', { timezone: 'Mars/Olympus', confirmation_mode: 'SOMETIMES', availability: { capacityCovers: -1, openingPeriods: [{ days: [8], start: '25:00', end: '10:00' }], wat: 1 } });
     expect(restaurant.status).toBe(400);
