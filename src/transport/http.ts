@@ -59,19 +59,24 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
   return codes;
 }
 
-/** Sends one attempt and reads its body. */
+/**
+ * Sends one attempt and reads its body. The timeout covers both the wait for headers and the body
+ * read (ky's own timeout only covers the first), so a server that stalls mid-body cannot hang a call.
+ */
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
-  const { default: ky, TimeoutError: KyTimeoutError, KyError } = await loadKy();
+  const { default: ky, KyError } = await loadKy();
   const details = { method: attempt.method, url: attempt.safeUrl };
+  const timeout = AbortSignal.timeout(attempt.timeoutMs);
+  const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
   try {
     const response = await (ky as Ky)(attempt.url, {
       method: attempt.method,
       headers: attempt.headers,
       ...(attempt.json === undefined ? {} : { json: attempt.json }),
       retry: 0,
-      timeout: attempt.timeoutMs,
+      timeout: false,
       throwHttpErrors: false,
-      signal: attempt.signal,
+      signal,
       ...(attempt.fetch ? { fetch: attempt.fetch } : {}),
     });
     const body = await readBody(response);
@@ -79,7 +84,7 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
   } catch (error) {
     if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
     // ky's errors hold the Request, whose headers carry the credentials: never keep them as a cause.
-    if (error instanceof KyTimeoutError) throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, details);
+    if (timeout.aborted) throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, details);
     const underlying = error instanceof KyError ? error.cause : error;
     const codes = errorCodes(underlying);
     const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause: underlying });

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, IDEMPOTENCY_METADATA_KEY, PartnerClient, silentLogger } from 'restaurant-partner-sdk';
+import { ConnectionError, IDEMPOTENCY_METADATA_KEY, PartnerClient, silentLogger, TimeoutError } from 'restaurant-partner-sdk';
 import { API_TOKEN, createInstantClock, PARTNER_ID, reservationBody, restaurantBody } from '../support/mock-api.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -96,6 +96,15 @@ describe('over real HTTP', () => {
       'POST /api/v1/partnership/restaurants/7/reservations/',
       'GET /api/v1/partnership/restaurants/7/reservations/',
     ]);
+  });
+
+  it('a server that sends headers and then stalls the body hits the per-attempt timeout', async () => {
+    const service = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('[');
+    });
+    const error = await clientFor(service.url, { maxRetries: 0, timeoutMs: 100 }).restaurants.list().toArray().catch((caught) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
   });
 
   it('a dropped connection on a read is a ConnectionError after the retries', async () => {
