@@ -292,3 +292,32 @@ describe('deliveries over real HTTP', () => {
     }
   });
 });
+
+describe('deliveries on a clock that follows real time', () => {
+  it('retries by itself as real time passes (the standalone server’s mode), with no advance()', async () => {
+    const { createFakeService } = await import('restaurant-partner-sdk/testing');
+    const fake = createFakeService({ rateLimit: false, deliveries: { retryDelaysMs: [40, 40] } });
+    try {
+      const partner = fake.addPartner();
+      const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId], availability: { minimumLeadTimeMinutes: 0, openingPeriods: [{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }], slotIntervalMinutes: 1, horizonDays: 2 } });
+      const attempts: number[] = [];
+      fake.registerDeliveryHandler(HOOK_URL, () => {
+        attempts.push(Date.now());
+        return new Response(null, { status: attempts.length < 3 ? 500 : 200 });
+      });
+      const auth = basic(partner.partnerId, partner.apiToken);
+      const call = (method: string, path: string, body: unknown) =>
+        fake.handle(new Request(`http://fake/api/v1/partnership${path}`, { method, headers: { authorization: auth }, body: JSON.stringify(body) })).then((response) => response.json());
+      await call('POST', '/webhooks/', { url: HOOK_URL });
+      const soon = new Date(fake.clock.now() + 3_600_000);
+      soon.setUTCSeconds(0, 0);
+      const reservation = await call('POST', `/restaurants/${restaurant.id}/reservations/`, { start_time: soon.toISOString(), adults: 2 });
+      await call('PATCH', `/restaurants/${restaurant.id}/reservations/${reservation.id}/?action=cancel`, {});
+      await expect.poll(() => attempts.length, { timeout: 2_000, interval: 10 }).toBe(3);
+      expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(30);
+      expect(fake.deliveries.map((entry) => entry.status)).toEqual([500, 500, 200]);
+    } finally {
+      fake.dispose();
+    }
+  });
+});
