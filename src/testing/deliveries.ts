@@ -25,19 +25,20 @@ export interface DeliveryOptions {
    * Waits before each retry of a failed delivery, on the fake's clock. Default 1 min, 5 min,
    * 30 min, 2 h: five attempts in all.
    */
-  retryDelaysMs?: number[];
+  retryDelaysMs?: readonly number[];
   /** Real-time timeout of one HTTP attempt. Default 10 s. */
   timeoutMs?: number;
 }
 
-export const DEFAULT_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+/** Default waits before each retry of a failed delivery: 1 min, 5 min, 30 min, 2 h (five attempts in all). */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([60_000, 300_000, 1_800_000, 7_200_000]);
 
 const normaliseUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
 
 /** The delivery queue and log of one fake. */
 export class Deliveries implements DueWork {
   readonly #handlers = new Map<string, DeliveryHandler>();
-  readonly #retryDelaysMs: number[];
+  readonly #retryDelaysMs: readonly number[];
   readonly #timeoutMs: number;
   #fetch: DeliveryFetch = (request) => fetch(request);
 
@@ -69,11 +70,12 @@ export class Deliveries implements DueWork {
   enqueue(event: EventType, partnerId: string, restaurantId: number, reservation: Record<string, unknown>): void {
     const state = this.getState();
     const now = this.clock.now();
-    const eventIds = new Map<number, string>();
+    let queued = 0;
     for (const webhook of state.webhooks.values()) {
       if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event]) continue;
+      // One id per event and webhook, kept across retries, so a receiver can drop duplicates.
       const eventId = `evt_${crypto.randomUUID()}`;
-      eventIds.set(webhook.id, eventId);
+      queued += 1;
       state.pendingDeliveries.push({
         sequence: state.nextDeliverySequence++,
         eventId,
@@ -86,7 +88,7 @@ export class Deliveries implements DueWork {
         dueAt: now,
       });
     }
-    if (eventIds.size > 0) this.clock.rearm();
+    if (queued > 0) this.clock.rearm();
   }
 
   nextDueAt(): number | undefined {

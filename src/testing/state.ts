@@ -37,6 +37,7 @@ export interface AvailabilityConfig {
   minimumLeadTimeMinutes: number;
 }
 
+/** How a restaurant confirms: at creation (synchronous) or later, by hand (asynchronous). */
 export type ConfirmationModeValue = 'CONFIRMATION_MODE_SYNCHRONOUS' | 'CONFIRMATION_MODE_ASYNCHRONOUS';
 
 export interface PartnerRecord {
