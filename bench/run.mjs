@@ -1,0 +1,349 @@
+/**
+ * `npm run bench`: measures the SDK side by side in one run, prints a table and writes
+ * bench/results.json. Every speed claim is a ratio against a baseline measured in the same run on
+ * the same machine (throttle against the server's limit, client against raw fetch, import against
+ * bare node), so figures compare across machines better than absolute times do.
+ *
+ * It runs the BUILT package (dist/), as partners get it; `npm run bench` builds first. Servers and
+ * the load generator run as separate processes, so a server never shares an event loop with the
+ * code being measured. Whole run: about two minutes.
+ *
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake (comma list) to run a part.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, release, type as osType, arch } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const wanted = (part) => !only || only.has(part);
+
+const { PartnerClient, silentLogger, Reservation } = await import(dist('index.js'));
+
+const PARTNER_ID = '5b0c2f8e-3a41-4c6e-9f1d-7e2a8b4c6d10';
+const API_TOKEN = 'bench-token-not-a-secret';
+const figures = [];
+const notes = [];
+
+/** Records one figure. `goal` is a comparison like ">= 0.97", or null for a figure reported without a goal. */
+function record(name, value, unit, goal = null) {
+  figures.push({ name, value: Number.isFinite(value) ? Number(value.toPrecision(4)) : value, unit, goal });
+  process.stderr.write(`  ${name} = ${Number.isFinite(value) ? Number(value.toPrecision(4)) : value} ${unit}${goal ? `  (goal ${goal})` : ''}\n`);
+}
+
+function meets(value, goal) {
+  if (!goal) return '';
+  const match = /^(<=|>=|==)\s*([\d.]+)/.exec(goal);
+  if (!match) return '';
+  const target = Number(match[2]);
+  const ok = match[1] === '<=' ? value <= target : match[1] === '>=' ? value >= target : value === target;
+  return ok ? 'yes' : 'NO';
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** Starts a node script as a child process and resolves with the JSON it prints on its first stdout line. */
+function startProcess(script, args) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 15 s: ${stderr}`)), 15_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const info = JSON.parse(line);
+      resolve({
+        info,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
+  });
+}
+
+const partnerServer = (args) => startProcess(join(root, 'bench/support/partner-server.mjs'), args);
+const authorization = `Basic ${Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64')}`;
+
+// --- throttle efficiency --------------------------------------------------------------------
+
+/**
+ * Sends `calls` requests through one client at `rps` against a server that 429s anything faster
+ * than `rps`, all queued at once (the worst case for a limiter). Efficiency is the rate the
+ * server accepted, from its own clock ((n - 1) intervals between the first and last accepted
+ * request), over the limit.
+ */
+async function throttleRun(rps, calls) {
+  const server = await partnerServer(['--rate-limit', String(rps), '--list-size', '1']);
+  try {
+    let rateLimited = 0;
+    const client = new PartnerClient({
+      baseUrl: server.info.url,
+      partnerId: PARTNER_ID,
+      apiToken: API_TOKEN,
+      rateLimit: { requestsPerSecond: rps },
+      maxRetries: 5,
+      logger: silentLogger,
+      hooks: { onRateLimited: () => (rateLimited += 1) },
+    });
+    await Promise.all(Array.from({ length: calls }, () => client.reservations.retrieve(1, 1)));
+    const stats = await (await fetch(`${server.info.url}/_stats`)).json();
+    const times = stats.acceptedAt;
+    const achieved = ((times.length - 1) / (times.at(-1) - times[0])) * 1000;
+    const gaps = times.slice(1).map((time, index) => time - times[index]);
+    process.stderr.write(
+      `    ${rps} req/s: ${stats.accepted} accepted, ${stats.refused} refused (429); gaps between accepted requests ms: ` +
+        `min ${Math.min(...gaps).toFixed(1)}, median ${median(gaps).toFixed(1)}, max ${Math.max(...gaps).toFixed(1)}\n`,
+    );
+    return { efficiency: achieved / rps, rateLimited: Math.max(rateLimited, stats.refused), accepted: stats.accepted };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function benchThrottle() {
+  process.stderr.write('throttle efficiency against a strict server-side limiter\n');
+  const slow = await throttleRun(1, 10);
+  const fast = await throttleRun(20, 120);
+  record('throttle_efficiency_1rps', slow.efficiency, 'ratio of limit', '>= 0.97');
+  record('throttle_efficiency_fast', fast.efficiency, 'ratio of limit (20 req/s)', '>= 0.97');
+  record('throttle_429_count', slow.rateLimited + fast.rateLimited, '429s (both runs)', '== 0');
+}
+
+// --- client overhead --------------------------------------------------------------------------
+
+async function timePerCall(fn, calls) {
+  const started = performance.now();
+  for (let index = 0; index < calls; index += 1) await fn();
+  return (performance.now() - started) / calls;
+}
+
+/**
+ * Alternates small raw and client batches (ABBA order, so neither always runs first) so that load
+ * from other processes on a shared machine hits both alike. The ratio is the median of the
+ * per-round ratios; the times are medians of batch means.
+ */
+async function sideBySide(raw, viaClient, { rounds, perRound, warmup }) {
+  await timePerCall(raw, warmup);
+  await timePerCall(viaClient, warmup);
+  const rawTimes = [];
+  const clientTimes = [];
+  const ratios = [];
+  for (let round = 0; round < rounds; round += 1) {
+    let rawTime;
+    let clientTime;
+    if (round % 2 === 0) {
+      rawTime = await timePerCall(raw, perRound);
+      clientTime = await timePerCall(viaClient, perRound);
+    } else {
+      clientTime = await timePerCall(viaClient, perRound);
+      rawTime = await timePerCall(raw, perRound);
+    }
+    rawTimes.push(rawTime);
+    clientTimes.push(clientTime);
+    ratios.push(clientTime / rawTime);
+  }
+  return { raw: median(rawTimes), client: median(clientTimes), ratio: median(ratios) };
+}
+
+async function benchOverhead() {
+  process.stderr.write('client overhead against raw fetch + JSON.parse (loopback server in its own process)\n');
+  const server = await partnerServer(['--list-size', '1000']);
+  try {
+    const base = server.info.url;
+    const client = new PartnerClient({ baseUrl: base, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
+    const detailUrl = `${base}/api/v1/partnership/restaurants/1/reservations/1/`;
+    const listUrl = `${base}/api/v1/partnership/restaurants/1/reservations/`;
+    const rawGet = async (url) => {
+      const response = await fetch(url, { headers: { authorization, accept: 'application/json' } });
+      if (!response.ok) throw new Error(`raw fetch answered ${response.status}`);
+      return JSON.parse(await response.text());
+    };
+
+    const single = await sideBySide(() => rawGet(detailUrl), () => client.reservations.retrieve(1, 1), { rounds: 60, perRound: 50, warmup: 500 });
+    const firstPage = await client.reservations.list(1).toArray();
+    if (firstPage.length !== 1000) throw new Error(`expected 1000 reservations through the client, got ${firstPage.length}`);
+    const list = await sideBySide(
+      async () => (await rawGet(listUrl)).results,
+      () => client.reservations.list(1).toArray(),
+      { rounds: 30, perRound: 4, warmup: 20 },
+    );
+    record('raw_fetch_ms_single', single.raw, 'ms per call');
+    record('client_ms_single', single.client, 'ms per call');
+    record('overhead_ratio_single', single.ratio, 'client / raw (median of rounds)', '<= 1.3');
+    record('raw_fetch_ms_list_1000', list.raw, 'ms per call');
+    record('client_ms_list_1000', list.client, 'ms per call');
+    record('overhead_ratio_list_1000', list.ratio, 'client / raw (median of rounds)');
+    record('client_extra_us_per_reservation', ((list.client - list.raw) * 1000) / 1000, 'µs per item (client list minus raw, /1000)');
+
+    // The validation itself, apart from the network: the exported schema over the same 1000 items.
+    if (Reservation) {
+      const items = (await rawGet(listUrl)).results;
+      for (const item of items) Reservation.parse(item);
+      const times = [];
+      for (let round = 0; round < 15; round += 1) {
+        const started = performance.now();
+        for (const item of items) Reservation.parse(item);
+        times.push(((performance.now() - started) * 1000) / items.length);
+      }
+      record('parse_us_per_reservation', median(times), 'µs per item (Reservation schema)');
+    } else {
+      record('parse_us_per_reservation', ((list.client - list.raw) * 1000) / 1000, 'µs per item (derived)');
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+// --- import cost and size ----------------------------------------------------------------------
+
+function spawnMs(args) {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const elapsed = performance.now() - started;
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr}`);
+  return elapsed;
+}
+
+function benchImport() {
+  process.stderr.write('import cost of the core entry against bare node (alternating runs, medians)\n');
+  const importEntry = `import(${JSON.stringify(dist('index.js'))}).catch((error) => { console.error(error); process.exit(1); })`;
+  const bare = [];
+  const withImport = [];
+  for (let run = 0; run < 3; run += 1) {
+    spawnMs(['-e', '']);
+    spawnMs(['-e', importEntry]);
+  }
+  for (let run = 0; run < 25; run += 1) {
+    bare.push(spawnMs(['-e', '']));
+    withImport.push(spawnMs(['-e', importEntry]));
+  }
+  record('node_bare_ms', median(bare), 'ms (node -e "")');
+  record('import_cost_ms', median(withImport) - median(bare), 'ms over bare node', '<= 60');
+}
+
+async function benchSize() {
+  process.stderr.write('core entry size, minified and gzipped (esbuild)\n');
+  const esbuild = await import('esbuild');
+  const dependencies = ['ky', 'zod', 'p-retry', 'p-throttle', 'luxon'];
+  const bundle = async (external) => {
+    const result = await esbuild.build({
+      entryPoints: [join(root, 'dist/index.js')],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      external,
+      write: false,
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles.map((file) => file.contents);
+    return gzipSync(Buffer.concat(code)).length;
+  };
+  record('core_gzip_bytes', await bundle(dependencies), 'bytes min+gz, dependencies external');
+  record('core_gzip_bytes_with_deps', await bundle([]), 'bytes min+gz, dependencies bundled');
+}
+
+// --- the fake -------------------------------------------------------------------------------------
+
+async function benchFake() {
+  process.stderr.write('standalone fake throughput (separate load process) and an in-process suite of 100 calls\n');
+  const testing = await import(dist('testing/index.js'));
+
+  // 100 calls through the client with the fake's own options: 1 req/s limit on, virtual clock.
+  {
+    const fake = testing.createFakeService();
+    const partner = fake.addPartner({ name: 'Bench partner' });
+    const restaurant = fake.addRestaurant({ display_name: 'Bench Bistro' });
+    fake.link(partner.partnerId, restaurant.id);
+    const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger });
+    const started = performance.now();
+    const created = [];
+    const day = (offset) => new Date(fake.clock.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    for (let index = 0; index < 40; index += 1) {
+      created.push(await client.reservations.create(restaurant.id, { start_time: { date: day(3 + index), time: '19:30' }, adults: 2 }));
+    }
+    for (const reservation of created.slice(0, 30)) await client.reservations.retrieve(restaurant.id, reservation.id);
+    for (const reservation of created.slice(0, 20)) await client.reservations.cancel(restaurant.id, reservation.id);
+    for (let index = 0; index < 10; index += 1) await client.reservations.list(restaurant.id, { page_size: 50 });
+    record('fake_suite_100_calls_ms', performance.now() - started, 'ms wall (1 req/s limit on, virtual clock)');
+  }
+
+  const server = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'none']);
+  try {
+    const url = server.info.url;
+    const control = async (path, body) => {
+      const response = await fetch(`${url}/_fake/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+      if (!response.ok) throw new Error(`control ${path} answered ${response.status}: ${await response.text()}`);
+      return response.json();
+    };
+    const partner = await control('partners', { name: 'Load partner' });
+    const restaurant = await control('restaurants', { display_name: 'Load Bistro' });
+    await control('links', { partnerId: partner.partnerId, restaurantId: restaurant.id });
+    const client = new PartnerClient({ baseUrl: url, partnerId: partner.partnerId, apiToken: partner.apiToken, rateLimit: false, logger: silentLogger });
+    const day = 24 * 3600_000;
+    for (let index = 0; index < 50; index += 1) {
+      await client.reservations.create(restaurant.id, { start_time: { date: new Date(Date.now() + (3 + index) * day).toISOString().slice(0, 10), time: '19:00' }, adults: 2 });
+    }
+    const listUrl = `${url}/api/v1/partnership/restaurants/${restaurant.id}/reservations/?page_size=50`;
+    const basic = `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
+    const sample = await (await fetch(listUrl, { headers: { authorization: basic } })).json();
+    const items = Array.isArray(sample) ? sample : sample.results;
+    if (items.length !== 50) throw new Error(`expected a list of 50, got ${items.length}`);
+
+    const load = spawnSync(
+      process.execPath,
+      [join(root, 'bench/support/load.mjs'), '--url', listUrl, '--authorization', basic, '--concurrency', '32', '--duration', '8000', '--warmup', '2000'],
+      { encoding: 'utf8' },
+    );
+    if (load.status !== 0) throw new Error(`load process failed: ${load.stderr}`);
+    const result = JSON.parse(load.stdout.trim().split('\n').at(-1));
+    if (result.errors > 0) notes.push(`fake load: ${result.errors} non-200 answers of ${result.requests}`);
+    record('fake_rps_list50', result.rps, 'req/s (list of 50, rate limit off, 32 connections)', '>= 5000');
+  } finally {
+    await server.stop();
+  }
+}
+
+// --- run ------------------------------------------------------------------------------------------
+
+const startedAt = performance.now();
+if (wanted('throttle')) await benchThrottle();
+if (wanted('overhead')) await benchOverhead();
+if (wanted('import')) benchImport();
+if (wanted('size')) await benchSize();
+if (wanted('fake')) await benchFake();
+
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  cpu_model: cpus()[0]?.model.trim() ?? 'unknown',
+  os: `${osType()} ${release()} ${arch()}`,
+};
+const results = { machine, at: new Date().toISOString(), figures };
+writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+const rows = [['figure', 'value', 'unit', 'goal', 'met'], ...figures.map((figure) => [figure.name, String(figure.value), figure.unit, figure.goal ?? '', meets(figure.value, figure.goal)])];
+const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+const line = (row) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+console.log(`\nMachine: Node ${machine.node}, ${machine.cpus} × ${machine.cpu_model}, ${machine.os}; ${results.at}`);
+console.log(line(rows[0]));
+console.log(`| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`);
+for (const row of rows.slice(1)) console.log(line(row));
+for (const note of notes) console.log(`note: ${note}`);
+console.log(`\nbench/results.json written; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
