@@ -124,8 +124,9 @@ export class Reservations extends Resource {
       const rid = checkId(restaurantId, 'restaurant_id');
       const parsed = parseInput(ReservationCreateInput, input);
       const key = options?.idempotencyKey ?? crypto.randomUUID();
-      if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
-        throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected a non-empty string of at most 255 characters' }]);
+      // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
+      if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {
+        throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
       }
       const timezone = await this.context.timezoneFor(rid, { signal: options?.signal });
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };

@@ -14,10 +14,44 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (stri
   });
 }
 
-/** Parses a request value or throws {@link InputValidationError}. */
+/**
+ * The first place in `value` that JSON cannot carry faithfully (a bigint, function, symbol,
+ * non-finite number or a cycle), as a field issue. Loose objects (metadata, unknown extra fields)
+ * are not typed by the schemas, and a body that fails to serialise must be refused here, as input,
+ * rather than surface later as a failed request.
+ */
+function findUnsendableValue(value: unknown, path: (string | number)[], seen: Set<object>): FieldIssue | undefined {
+  const issue = (message: string): FieldIssue => ({ field: path.join('.'), path, code: 'not_json', message });
+  switch (typeof value) {
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return issue(`a ${typeof value} cannot be sent as JSON`);
+    case 'number':
+      return Number.isFinite(value) ? undefined : issue(`${value} cannot be sent as JSON`);
+    case 'object': {
+      if (value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
+      if (seen.has(value)) return issue('a circular reference cannot be sent as JSON');
+      seen.add(value);
+      const entries = Array.isArray(value) ? value.entries() : Object.entries(value);
+      for (const [key, item] of entries) {
+        const found = findUnsendableValue(item, [...path, key], seen);
+        if (found) return found;
+      }
+      seen.delete(value);
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Parses a request value or throws {@link InputValidationError}; the result is always sendable as JSON. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, prefix: (string | number)[] = []): z.output<Schema> {
   const result = schema.safeParse(value);
   if (!result.success) throw new InputValidationError(toFieldIssues(result.error.issues, prefix));
+  const unsendable = findUnsendableValue(result.data, prefix, new Set());
+  if (unsendable) throw new InputValidationError([unsendable]);
   return result.data;
 }
 

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { InputValidationError } from 'restaurant-partner-sdk';
+import { mockApi, restaurantBody, json } from '../support/mock-api.js';
+
+const api = mockApi();
+const base = { start_time: '2026-12-05T19:30:00', adults: 2 };
+
+describe('input JSON cannot carry, refused before any request', () => {
+  it('names the metadata field holding a bigint', async () => {
+    api.reply(() => json([restaurantBody()]));
+    const error = await api.client().reservations.create(7, { ...base, metadata: { order: { total: 10n } } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe('metadata.order.total');
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it('refuses a circular unknown field on a webhook update', async () => {
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    const error = await api.client().webhooks.update(3, { extra: loop } as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe('extra.self');
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it.each(['order-42\u0000', 'line\r\nbreak', ' padded', 'é-accent', ''])('refuses the idempotency key %j, which no header can carry', async (idempotencyKey) => {
+    const error = await api.client().reservations.create(7, base, { idempotencyKey }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe('idempotencyKey');
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it('sends a printable key with inner spaces unchanged', async () => {
+    api.reply(() => json([restaurantBody({ id: 7 })]), (call) => json({ ...(call.body as object), id: 1 }, 201));
+    await api.client().reservations.create(7, base, { idempotencyKey: 'order 42 / try 1' });
+    expect(api.calls.at(-1)!.headers.get('idempotency-key')).toBe('order 42 / try 1');
+  });
+});
