@@ -312,6 +312,64 @@ describe('arbitrary arguments: a value, or InputValidationError before any reque
   }
 });
 
+/** Per-call options that can only be a mistake: a non-positive or non-numeric timeout, a negative or fractional retry count, a signal that is no AbortSignal. */
+function optionsAreWrong(options: unknown): boolean {
+  if (!options || typeof options !== 'object') return false;
+  const { timeoutMs, maxRetries, signal } = options as Record<string, unknown>;
+  // Objects (a boxed Number) may be coerced or refused; primitives of the wrong kind or range are plainly wrong.
+  const primitive = (value: unknown) => value !== undefined && value !== null && typeof value !== 'object' && typeof value !== 'function';
+  if (primitive(timeoutMs) && !(typeof timeoutMs === 'number' && timeoutMs > 0)) return true;
+  if (primitive(maxRetries) && !(typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)) return true;
+  if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) return true;
+  return false;
+}
+
+describe('arbitrary per-call options: a value or a typed error, never a TypeError', () => {
+  it('timeoutMs, maxRetries and signal of any kind', async () => {
+    const options = fc.oneof(
+      hostileValue(),
+      fc.record(
+        {
+          timeoutMs: fc.oneof(fc.integer({ min: -10, max: 10_000 }), fc.double(), fc.constantFrom(Number.NaN, Infinity, '100', null)),
+          maxRetries: fc.oneof(fc.integer({ min: -3, max: 5 }), fc.double(), fc.constantFrom(Number.NaN, '2', null)),
+          signal: fc.oneof(hostileValue(), fc.constant(AbortSignal.abort()), fc.constant(new AbortController().signal)),
+          idempotencyKey: fc.option(fc.uuid(), { nil: undefined }),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(options, fc.constantFrom('retrieve', 'cancel', 'list', 'create'), async (callOptions, method) => {
+        restaurantIds = new Set([1]);
+        const stub = stubbedClient();
+        const { client } = stub;
+        const sentOf = (_client: PartnerClient) => stub.sent;
+        const call = {
+          retrieve: () => client.reservations.retrieve(1, 7, callOptions as never),
+          cancel: () => client.reservations.cancel(1, 7, callOptions as never),
+          list: () => client.reservations.list(1, undefined, callOptions as never),
+          create: () => client.reservations.create(1, { start_time: '2026-06-01T19:00:00+02:00', adults: 2 }, callOptions as never),
+        }[method];
+        const sent = sentOf(client);
+        const result = await outcome(call);
+        if (!result.ok) expect(result.error, `${String(result.error)}\n${(result.error as Error).stack}`).toBeInstanceOf(PartnerSdkError);
+        // Options that are plainly wrong are refused like any other bad input: typed, and before any request.
+        if (optionsAreWrong(callOptions)) {
+          expect(result.ok, 'wrong options must be refused').toBe(false);
+          if (!result.ok) expect(result.error).toBeInstanceOf(InputValidationError);
+          expect(sent).toHaveLength(0);
+        } else if (callOptions && typeof callOptions === 'object' && (callOptions as { signal?: AbortSignal }).signal?.aborted) {
+          expect(result.ok).toBe(false);
+        }
+      }),
+      {
+        numRuns: 300,
+        examples: [[{ maxRetries: Number.NaN }, 'retrieve'], [{ signal: 'stop' }, 'cancel'], [{ timeoutMs: -5 }, 'list'], [{ maxRetries: 1.5 }, 'create']],
+      },
+    );
+  });
+});
+
 /** Every method, called with valid arguments, as a list of named calls. */
 const calls: [string, (client: PartnerClient) => unknown][] = [
   ['profile.retrieve', (client) => client.profile.retrieve()],
