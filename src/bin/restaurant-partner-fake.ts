@@ -14,6 +14,7 @@ import { startFakeServer } from '../testing/node-server.js';
 const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--seed demo|none]
                                [--rate-limit RPS|off] [--dialect key=value ...] [--quiet]
 
+Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
 Dialect keys: list=envelope|array, profile=object|list, duration=iso|hms, createStatus=201|200,
 deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative.`;
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
   try {
     parsed = parseArgs({
       options: {
-        port: { type: 'string', default: '0' },
+        // A fixed default port lets a newcomer paste the README's curl line; --port 0 picks a free one.
+        port: { type: 'string', default: '4010' },
         host: { type: 'string', default: '127.0.0.1' },
         seed: { type: 'string', default: 'demo' },
         'rate-limit': { type: 'string', default: '1' },
