@@ -165,9 +165,9 @@ describe('no token on any failure path', () => {
     await failure('input validation', InputValidationError, () => c.reservations.create(1, { start_time: 'soon', adults: 0 }));
     // The create never answers and the lookup by key fails: the outcome is unknown.
     await failure('ambiguous create', AmbiguousCreateError, () => c.reservations.create(1, { start_time: '2026-12-05T19:30:00+01:00', adults: 2 }));
-    const clock = new FakeClock({ frozen: true });
-    const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1, clock });
-    const tight = client({ rateLimit: limiter, clock });
+    // Real time here: the second call waits (until its signal aborts it) while the third finds the queue full.
+    const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1 });
+    const tight = client({ rateLimit: limiter });
     const first = tight.reservations.retrieve(1, 200);
     const second = tight.reservations.retrieve(1, 200, { signal: AbortSignal.timeout(50) });
     await failure('queue full', RateLimitQueueFullError, () => tight.reservations.retrieve(1, 200));
