@@ -49,11 +49,10 @@ describe.each(DRIVERS)('fault injection through %s', (kind) => {
     expect(slow.status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
 
-    driver.fake.injectFault({ operation: 'restaurants.list', latencyMs: 5_000, status: 500 });
+    // A minute of latency: only the caller giving up can end this before the test's own timeout.
+    driver.fake.injectFault({ operation: 'restaurants.list', latencyMs: 60_000, status: 500 });
     const request = new Request(`${driver.baseUrl}/api/v1/partnership/restaurants/`, { headers: { authorization: driver.auth }, signal: AbortSignal.timeout(100) });
-    const giveUp = performance.now();
     await expect(kind === 'handle' ? driver.fake.handle(request).then((response) => { request.signal.throwIfAborted(); return response; }) : fetch(request)).rejects.toThrow();
-    expect(performance.now() - giveUp).toBeLessThan(2_000);
   });
 
   it('drops the connection (networkError), before or after committing', async () => {
