@@ -55,17 +55,7 @@ export interface AddRestaurantInput {
 }
 
 /** A restaurant as the control API shows it: the spec's fields plus the fake's configuration. */
-export interface FakeRestaurant {
-  id: number;
-  display_name: string;
-  schema_name: string;
-  address: string;
-  website: string;
-  latitude: number;
-  longitude: number;
-  timezone: string;
-  confirmation_mode: ConfirmationModeValue;
-  availability: AvailabilityConfig;
+export interface FakeRestaurant extends RestaurantRecord {
   partnerIds: string[];
 }
 
