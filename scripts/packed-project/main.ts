@@ -1,0 +1,21 @@
+// A partner's program, type-checked and run against the packed tarball, as users install it.
+import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } from 'restaurant-partner-sdk';
+import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { buildDeliveryRequest, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
+
+const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '2030-01-07T08:00:00Z' } });
+const client = new PartnerClient(fake.clientOptions(fake.describeSeed().partners[0]!));
+
+const [restaurant] = await client.restaurants.list().toArray();
+const reservation: Reservation = await client.reservations.create(restaurant!.id, { start_time: { date: '2030-01-08', time: '19:30' }, adults: 2 });
+const local: string = readStartTime(reservation, restaurant!.timezone!).toFormat('HH:mm');
+if (local !== '19:30' || !(NoAvailabilityError.prototype instanceof Error)) throw new Error(`unexpected booking ${local}`);
+
+const seen: WebhookEvent[] = [];
+const receiver = createWebhookReceiver({ tokens: ['t0ken'] }).on('RESERVATION_CONFIRMED', (event) => {
+  seen.push(event);
+});
+const answer = await receiver.handle(buildDeliveryRequest('http://localhost/hooks', { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant!.id }, 't0ken'));
+if (answer.status !== 200 || seen.length !== 1) throw new Error(`receiver answered ${answer.status}`);
+fake.dispose();
+console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled`);
