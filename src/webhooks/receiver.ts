@@ -198,7 +198,7 @@ const redactTokens = (text: string, tokens: readonly string[]): string =>
  * Creates a webhook receiver: it checks each delivery's token in constant time, reads the
  * envelope tolerantly into a typed event, drops repeated deliveries, and runs your handlers.
  *
- * @example Express (mount before `express.json()`, or on a route without it)
+ * @example Express: mount before express.json(), or on a route without it
  * ```ts
  * import { createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
  * const receiver = createWebhookReceiver({ tokens: [process.env.WEBHOOK_TOKEN!] })
