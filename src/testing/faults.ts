@@ -27,6 +27,7 @@ export const OPERATIONS = [
   'webhooks.regenerateToken',
   'webhooks.test',
 ] as const;
+/** The name of a partner API operation, as fault injection and the client name it (`reservations.create`, ...). */
 export type OperationName = (typeof OPERATIONS)[number];
 
 /** A fault to inject. At least one of `status`, `latencyMs` or `networkError` is needed. */
