@@ -6,7 +6,7 @@
  *
  * It runs the BUILT package (dist/), as partners get it; `npm run bench` builds first. Servers and
  * the load generator run as separate processes, so a server never shares an event loop with the
- * code being measured. Whole run: about two minutes.
+ * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
  * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake (comma list) to run a part.
  */
