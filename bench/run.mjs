@@ -8,7 +8,8 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake (comma list) to run a part.
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake (comma list) runs only those
+ * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -345,7 +346,8 @@ const machine = {
   os: `${osType()} ${release()} ${arch()}`,
 };
 const results = { machine, at: new Date().toISOString(), figures };
-writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+// A partial run (BENCH_ONLY) prints its figures but leaves the full run's results.json as it was.
+if (!only) writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
 const rows = [['figure', 'value', 'unit', 'goal', 'met'], ...figures.map((figure) => [figure.name, String(figure.value), figure.unit, figure.goal ?? '', meets(figure.value, figure.goal)])];
 const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
@@ -355,4 +357,4 @@ console.log(line(rows[0]));
 console.log(`| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`);
 for (const row of rows.slice(1)) console.log(line(row));
 for (const note of notes) console.log(`note: ${note}`);
-console.log(`\nbench/results.json written; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+console.log(`\n${only ? 'partial run: bench/results.json left as it was' : 'bench/results.json written'}; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
