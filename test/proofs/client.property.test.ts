@@ -341,16 +341,13 @@ describe('arbitrary per-call options: a value or a typed error, never a TypeErro
     await fc.assert(
       fc.asyncProperty(options, fc.constantFrom('retrieve', 'cancel', 'list', 'create'), async (callOptions, method) => {
         restaurantIds = new Set([1]);
-        const stub = stubbedClient();
-        const { client } = stub;
-        const sentOf = (_client: PartnerClient) => stub.sent;
+        const { client, sent } = stubbedClient();
         const call = {
           retrieve: () => client.reservations.retrieve(1, 7, callOptions as never),
           cancel: () => client.reservations.cancel(1, 7, callOptions as never),
           list: () => client.reservations.list(1, undefined, callOptions as never),
           create: () => client.reservations.create(1, { start_time: '2026-06-01T19:00:00+02:00', adults: 2 }, callOptions as never),
         }[method];
-        const sent = sentOf(client);
         const result = await outcome(call);
         if (!result.ok) expect(result.error, `${String(result.error)}\n${(result.error as Error).stack}`).toBeInstanceOf(PartnerSdkError);
         // Options that are plainly wrong are refused like any other bad input: typed, and before any request.
