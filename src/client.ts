@@ -12,6 +12,7 @@ import { createBasicAuth } from './transport/auth.js';
 import { systemClock, type Clock } from './transport/clock.js';
 import type { RateLimiter } from './transport/rate-limiter.js';
 import { createRateLimiter } from './transport/throttle.js';
+import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, Transport, type ClientHooks, type Logger, type RequestOptions } from './transport/transport.js';
 
 /** Options of {@link PartnerClient}. */
@@ -110,10 +111,9 @@ export class PartnerClient {
     const base = normaliseBaseUrl(options.baseUrl);
     if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
     if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
+    checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    if (!(timeoutMs > 0)) invalid('timeoutMs', 'expected a number of milliseconds > 0');
-    if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) invalid('maxRetries', 'expected an integer >= 0');
     const clock = options.clock ?? systemClock;
     const logger = options.logger ?? consoleLogger;
 

@@ -20,7 +20,7 @@ import { wasNeverSent } from '../transport/http.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import type { RequestOptions } from '../transport/transport.js';
-import { parseInput, parseOutput } from '../transport/validate.js';
+import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
@@ -123,6 +123,8 @@ export class Reservations extends Resource {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const parsed = parseInput(ReservationCreateInput, input);
+      // Checked here too, as the timezone look-up below may spend a request first.
+      checkRequestOptions(options ?? {});
       const key = options?.idempotencyKey ?? crypto.randomUUID();
       // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
       if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {

@@ -66,7 +66,8 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
   const { default: ky, KyError } = await loadKy();
   const details = { method: attempt.method, url: attempt.safeUrl };
-  const timeout = AbortSignal.timeout(attempt.timeoutMs);
+  // Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
+  const timeout = AbortSignal.timeout(Math.min(Math.ceil(attempt.timeoutMs), 2_147_483_647));
   const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
   try {
     const response = await (ky as Ky)(attempt.url, {

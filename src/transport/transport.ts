@@ -12,6 +12,7 @@ import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
 import { sendAttempt, wasNeverSent } from './http.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
+import { checkRequestOptions } from './validate.js';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
@@ -156,6 +157,7 @@ export class Transport {
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     const settings = this.#settings;
     const options = spec.options ?? {};
+    checkRequestOptions(options);
     const signal = options.signal;
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
     const safeUrl = redactUrl(url);

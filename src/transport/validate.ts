@@ -66,3 +66,20 @@ export function parseOutput<Schema extends z.ZodType>(
   if (!result.success) throw new ResponseValidationError(toFieldIssues(result.error.issues, prefix), { ...details, body: value });
   return result.data;
 }
+
+/** Checks the `{ signal, timeoutMs, maxRetries }` a caller passes, client-wide or per call. */
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown }): void {
+  const issues: FieldIssue[] = [];
+  const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
+  const { signal, timeoutMs, maxRetries } = options;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
+  }
+  if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
+    refuse('maxRetries', 'expected an integer >= 0');
+  }
+  if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {
+    refuse('signal', 'expected an AbortSignal');
+  }
+  if (issues.length > 0) throw new InputValidationError(issues);
+}

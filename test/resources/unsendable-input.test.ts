@@ -36,3 +36,23 @@ describe('input JSON cannot carry, refused before any request', () => {
     expect(api.calls.at(-1)!.headers.get('idempotency-key')).toBe('order 42 / try 1');
   });
 });
+
+describe('per-call options, checked before any request', () => {
+  it.each([
+    [{ maxRetries: 1.5 }, 'maxRetries'],
+    [{ maxRetries: -1 }, 'maxRetries'],
+    [{ timeoutMs: 0 }, 'timeoutMs'],
+    [{ timeoutMs: Number.NaN }, 'timeoutMs'],
+    [{ signal: 'stop' }, 'signal'],
+  ])('refuses %j naming %s, even where a timezone look-up would come first', async (options, field) => {
+    const error = await api.client().reservations.create(7, base, options as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe(field);
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it('accepts a fractional timeout (rounded up to whole milliseconds)', async () => {
+    api.reply(() => json([restaurantBody()]));
+    await expect(api.client().restaurants.list({ timeoutMs: 2_500.5 }).toArray()).resolves.toHaveLength(1);
+  });
+});
