@@ -33,12 +33,12 @@ export class RateLimitQueueFullError extends PartnerSdkError {
 /**
  * Spacing between two grants. The service counts requests in a window on its own clock, and two
  * requests granted exactly one interval apart can land in the same window after network jitter,
- * so each grant keeps a small margin: 1 % plus 5 ms, but never more than 2.5 % of the interval,
- * which keeps throughput at 97 % of the limit or better at any rate.
+ * so each grant keeps a small margin: 1 % plus 5 ms, but never more than 2 % of the interval,
+ * which keeps throughput at 98 % of the limit or better at any rate.
  */
 export function grantSpacingMs(requestsPerSecond: number): number {
   const interval = 1000 / requestsPerSecond;
-  return interval + Math.min(interval * 0.01 + 5, interval * 0.025);
+  return interval + Math.min(interval * 0.01 + 5, interval * 0.02);
 }
 
 interface Waiter {
@@ -67,13 +67,27 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const clock = options.clock ?? systemClock;
   const maxQueue = options.maxQueue ?? 1000;
   const spacing = grantSpacingMs(requestsPerSecond);
+  const margin = spacing - 1000 / requestsPerSecond;
+  // The first request after an idle spell reaches the service later after its grant (connection
+  // set-up) than the next one will, which shrinks their gap as the service sees it; measured at
+  // about 20 ms on loopback, more with TLS. The grant that follows it keeps this much extra.
+  const idleExtraMs = Math.min(50, spacing / 2);
   const waiters: Waiter[] = [];
   let nextAllowedAt = Number.NEGATIVE_INFINITY;
   let pumping = false;
   let pumpSleep: AbortController | undefined;
 
   const grant = (now: number) => {
-    nextAllowedAt = now + spacing;
+    const lateness = now - nextAllowedAt;
+    if (lateness >= 0 && lateness <= margin) {
+      // Served from the queue by a timer that fired a little late: anchor on the slot itself, so
+      // timer lateness does not add up into a lower rate. No gap falls below the interval.
+      nextAllowedAt += spacing;
+    } else if (lateness > spacing) {
+      nextAllowedAt = now + spacing + idleExtraMs;
+    } else {
+      nextAllowedAt = now + spacing;
+    }
   };
 
   // One loop serves the queue head; it re-reads `nextAllowedAt` after every sleep, so a pause
