@@ -74,8 +74,24 @@ export function readStartTime(value: string, zone: string): StartTimeReading {
 
 /** The instant as the restaurant's local time with its offset, `2026-12-01T19:00:00+01:00`. */
 export function formatLocal(millis: number, zone: string): string {
-  return DateTime.fromMillis(millis, { zone }).toISO({ suppressMilliseconds: true })!;
+  const key = `${zone} ${millis}`;
+  let formatted = formattedLocalTimes.get(key);
+  if (formatted === undefined) {
+    formatted = DateTime.fromMillis(millis, { zone }).toISO({ suppressMilliseconds: true })!;
+    if (formattedLocalTimes.size >= FORMATTED_LOCAL_TIMES_MAX) formattedLocalTimes.delete(formattedLocalTimes.keys().next().value!);
+    formattedLocalTimes.set(key, formatted);
+  }
+  return formatted;
 }
+
+/**
+ * A memo of `formatLocal`, a pure function: every answer formats every timestamp of every
+ * reservation, and luxon's zone offset look-ups took two thirds of the standalone fake's time
+ * under load (1.5-1.9 k req/s for a list of 50 without it, about 5.6 k with it). Bounded, oldest
+ * entries dropped first; it holds no state of any fake.
+ */
+const formattedLocalTimes = new Map<string, string>();
+const FORMATTED_LOCAL_TIMES_MAX = 20_000;
 
 /** Minutes as `PT1H30M` (ISO 8601) or `01:30:00`. */
 export function formatDuration(minutes: number, form: 'iso' | 'hms'): string {
