@@ -16,5 +16,5 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // Every dependency stays external: partners' bundlers dedupe them, and msw must never be bundled.
-  external: [/^node:/, 'ky', 'zod', 'p-retry', 'p-throttle', 'luxon', 'msw'],
+  external: [/^node:/, 'zod', 'p-retry', 'luxon', 'msw'],
 });

@@ -241,7 +241,7 @@ function benchImport() {
 async function benchSize() {
   process.stderr.write('core entry size, minified and gzipped (esbuild)\n');
   const esbuild = await import('esbuild');
-  const dependencies = ['ky', 'zod', 'p-retry', 'p-throttle', 'luxon'];
+  const dependencies = ['zod', 'p-retry', 'luxon'];
   const bundle = async (external) => {
     const result = await esbuild.build({
       entryPoints: [join(root, 'dist/index.js')],

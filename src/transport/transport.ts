@@ -1,5 +1,5 @@
 /**
- * The request pipeline, one layer each: throttle -> HTTP (ky) -> map errors -> retry (p-retry)
+ * The request pipeline, one layer each: throttle -> HTTP (fetch) -> map errors -> retry (p-retry)
  * -> validate output. Resources hand it a path, a body, the caller's options and a parser; it
  * hands back the parsed data with the raw response.
  * @module
