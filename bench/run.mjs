@@ -286,6 +286,24 @@ async function benchFake() {
     record('fake_suite_100_calls_ms', performance.now() - started, 'ms wall (1 req/s limit on, virtual clock)');
   }
 
+  // `npx restaurant-partner-fake --seed demo` as a newcomer types it: spawn to JSON start line.
+  {
+    const times = [];
+    for (let run = 0; run < 3; run += 1) {
+      const started = performance.now();
+      const child = spawn('npx', ['--no-install', 'restaurant-partner-fake', '--seed', 'demo', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
+      await new Promise((resolve, reject) => {
+        createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`restaurant-partner-fake exited (${code}) before its start line`)));
+      });
+      times.push(performance.now() - started);
+      child.removeAllListeners('exit');
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    record('fake_start_ms', median(times), 'ms from `npx restaurant-partner-fake --seed demo` to its JSON start line', '<= 2000');
+  }
+
   // As a partner starts it (request log on stderr), and with --quiet.
   for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
     record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
