@@ -1,8 +1,9 @@
 /** Restaurant schemas. @module */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 
 /** A restaurant accessible to the partner. All fields are read-only; unknown fields are kept. */
-export const Restaurant = z.looseObject({
+export const Restaurant = lazySchema(() => z.looseObject({
   id: z.int(),
   display_name: z.string().nullish(),
   schema_name: z.string(),
@@ -12,5 +13,5 @@ export const Restaurant = z.looseObject({
   longitude: z.number().nullish(),
   /** IANA timezone; every reservation `start_time` is read in it. */
   timezone: z.string().nullish(),
-});
+}));
 export type Restaurant = z.infer<typeof Restaurant>;

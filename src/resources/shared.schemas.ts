@@ -3,30 +3,31 @@
  * @module
  */
 import { z } from 'zod';
+import { lazySchema, realSchema } from '../lazy-schema.js';
 
 /**
  * An ISO 8601 date-time as the service sends it. With or without offset and fractional seconds:
  * the spec only says "ISO 8601 date-time", so the client accepts every form of it.
  */
-export const DateTimeString = z.iso.datetime({ offset: true, local: true });
+export const DateTimeString = lazySchema(() => z.iso.datetime({ offset: true, local: true }));
 
 /**
  * A reservation `duration`. The spec describes ISO 8601 (`PT2H`) while its example shows
  * `HH:MM:SS` (Django's form, which may carry days: `1 02:00:00`). Both are accepted.
  */
-export const DurationString = z
+export const DurationString = lazySchema(() => z
   .string()
   .regex(
     /^(?:P(?!$)(?:\d+(?:\.\d+)?[YMWD])*(?:T(?=\d)(?:\d+(?:\.\d+)?[HMS])*)?|-?(?:\d+ )?\d{1,2}:\d{2}:\d{2}(?:\.\d+)?)$/,
     'expected an ISO 8601 duration (PT2H) or HH:MM:SS',
-  );
+  ));
 
 /** A numeric id as it appears in a path: a positive integer, or its decimal string form. */
-export const ResourceId = z.union([z.int().positive(), z.string().regex(/^[1-9]\d*$/, 'expected a positive integer id')]);
+export const ResourceId = lazySchema(() => z.union([z.int().positive(), z.string().regex(/^[1-9]\d*$/, 'expected a positive integer id')]));
 export type ResourceId = z.infer<typeof ResourceId>;
 
 /** Keys the partner can attach to a reservation for its own tracking. Stored as given. */
-export const Metadata = z.record(z.string(), z.unknown());
+export const Metadata = lazySchema(() => z.record(z.string(), z.unknown()));
 export type Metadata = z.infer<typeof Metadata>;
 
 /**
@@ -38,5 +39,5 @@ export const pageEnvelope = <Item extends z.ZodType>(item: Item) =>
     count: z.int().nonnegative().optional(),
     next: z.string().nullable().optional(),
     previous: z.string().nullable().optional(),
-    results: z.array(item),
+    results: z.array(realSchema(item)),
   });

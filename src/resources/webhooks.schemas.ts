@@ -1,17 +1,18 @@
 /** Webhook and delivery schemas. @module */
 import { z } from 'zod';
+import { lazySchema } from '../lazy-schema.js';
 import { DateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
 
 /** The reservation events of the spec. */
-export const WebhookEventType = z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']);
+export const WebhookEventType = lazySchema(() => z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']));
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 /**
  * A registered webhook. `auth_token` is present only in the answers to create and regenerate; the
  * spec does not name that field, so the client also reads `token`, `secret` and `authToken`.
  */
-export const Webhook = z.looseObject({
+export const Webhook = lazySchema(() => z.looseObject({
   id: z.int(),
   created_at: DateTimeString.nullish(),
   updated_at: DateTimeString.nullish(),
@@ -23,24 +24,24 @@ export const Webhook = z.looseObject({
   last_response: z.unknown().optional(),
   subscribed_events: z.record(z.string(), z.boolean()).nullish(),
   auth_token: z.string().optional(),
-});
+}));
 export type Webhook = z.infer<typeof Webhook>;
 
-const WebhookUrl = z
+const WebhookUrl = lazySchema(() => z
   .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
-  .max(500);
+  .max(500));
 
 /** What a partner sends to register a webhook. */
-export const WebhookCreateInput = z.looseObject({
+export const WebhookCreateInput = lazySchema(() => z.looseObject({
   url: WebhookUrl,
   name: z.string().max(125).nullable().optional(),
   is_enabled: z.boolean().optional(),
   subscribed_events: z.record(z.string(), z.boolean()).optional(),
-});
+}));
 export type WebhookCreateInput = z.infer<typeof WebhookCreateInput>;
 
 /** Fields of a webhook a partner may change. */
-export const WebhookUpdateInput = WebhookCreateInput.partial();
+export const WebhookUpdateInput = lazySchema(() => WebhookCreateInput.partial());
 export type WebhookUpdateInput = z.infer<typeof WebhookUpdateInput>;
 
 /**
@@ -48,11 +49,11 @@ export type WebhookUpdateInput = z.infer<typeof WebhookUpdateInput>;
  * stay tolerant): `{ id, event, created_at, restaurant_id, reservation }`; test deliveries carry
  * `event: "TEST"`.
  */
-export const WebhookDelivery = z.looseObject({
+export const WebhookDelivery = lazySchema(() => z.looseObject({
   id: z.union([z.string(), z.int()]),
   event: z.string(),
   created_at: DateTimeString.optional(),
   restaurant_id: z.int().nullish(),
   reservation: Reservation.nullish(),
-});
+}));
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
+import { realSchema } from '../lazy-schema.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
@@ -48,7 +49,7 @@ function findUnsendableValue(value: unknown, path: (string | number)[], seen: Se
 
 /** Parses a request value or throws {@link InputValidationError}; the result is always sendable as JSON. */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, prefix: (string | number)[] = []): z.output<Schema> {
-  const result = schema.safeParse(value);
+  const result = realSchema(schema).safeParse(value);
   if (!result.success) throw new InputValidationError(toFieldIssues(result.error.issues, prefix));
   const unsendable = findUnsendableValue(result.data, prefix, new Set());
   if (unsendable) throw new InputValidationError([unsendable]);
@@ -62,7 +63,7 @@ export function parseOutput<Schema extends z.ZodType>(
   details: { method?: string; url?: string },
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
-  const result = schema.safeParse(value);
+  const result = realSchema(schema).safeParse(value);
   if (!result.success) throw new ResponseValidationError(toFieldIssues(result.error.issues, prefix), { ...details, body: value });
   return result.data;
 }

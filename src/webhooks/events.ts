@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from 'zod';
+import { realSchema } from '../lazy-schema.js';
 import type { FieldIssue } from '../errors.js';
 import { Reservation } from '../resources/reservations.schemas.js';
 import { DateTimeString } from '../resources/shared.schemas.js';
@@ -30,7 +31,7 @@ function buildSchemas() {
     restaurant_id: z.int().nullish(),
   });
   const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
-    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: Reservation });
+    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: realSchema(Reservation) });
   return {
     RESERVATION_CONFIRMED: reservationEvent('RESERVATION_CONFIRMED'),
     RESERVATION_MODIFIED: reservationEvent('RESERVATION_MODIFIED'),
