@@ -139,7 +139,7 @@ export class FieldCollector {
       this.add(field, `Expected a string, got ${typeOf(value)}.`);
       return undefined;
     }
-    if (rules.max !== undefined && value.length > rules.max) {
+    if (rules.max !== undefined && characterCount(value) > rules.max) {
       this.add(field, `Ensure this field has no more than ${rules.max} characters.`);
       return undefined;
     }
@@ -177,6 +177,17 @@ export class FieldCollector {
     }
     return value;
   }
+}
+
+/**
+ * Length in characters as the service counts them (Python's `len`, Unicode code points), not in
+ * UTF-16 units: a name of 255 emoji is 255 characters, within the spec's limit. The client's zod
+ * checks count the same way, so the fake never refuses what the client lets through.
+ */
+export function characterCount(value: string): number {
+  // Surrogate pairs are the only case where units and code points differ; skip the walk without them.
+  if (!/[\uD800-\uDBFF]/.test(value)) return value.length;
+  return [...value].length;
 }
 
 export function typeOf(value: unknown): string {

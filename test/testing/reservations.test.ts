@@ -167,6 +167,17 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       expect(driver.fake.allReservations(brussels)).toEqual([]);
     });
 
+    it('counts the spec\'s maximum lengths in characters, not UTF-16 units, as the client does', async () => {
+      // 255 emoji are 255 characters (510 UTF-16 units): within the spec's limit for names.
+      const emoji = '\u{1F600}';
+      const atLimit = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2, first_name: emoji.repeat(255), last_name: emoji.repeat(255), phone: emoji.repeat(128) });
+      expect(atLimit.status).toBe(201);
+      expect(atLimit.body.first_name).toBe(emoji.repeat(255));
+      const overLimit = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2, first_name: emoji.repeat(256), phone: emoji.repeat(129) });
+      expect(overLimit.status).toBe(400);
+      expect(Object.keys(overLimit.body).sort()).toEqual(['detail', 'first_name', 'phone']);
+    });
+
     it('refuses a huge body with 413 and a field map', async () => {
       const answer = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
         body: { start_time: '2026-12-02T19:00:00', adults: 2, comment: 'x'.repeat(2 * 1024 * 1024) },

@@ -60,6 +60,15 @@ describe.each(DRIVERS)('webhook operations through %s', (kind) => {
     expect(regenerated.body.auth_token).not.toBe(created.body.auth_token);
   });
 
+  it('counts the name\'s 125 characters in code points, as the spec and the client do', async () => {
+    const emoji = '\u{1F600}';
+    const atLimit = await driver.send('POST', '/webhooks/', { body: { url: HOOK_URL, name: emoji.repeat(125) } });
+    expect(atLimit.status).toBe(201);
+    const overLimit = await driver.send('POST', '/webhooks/', { body: { url: HOOK_URL, name: emoji.repeat(126) } });
+    expect(overLimit.status).toBe(400);
+    expect(overLimit.body.name).toEqual([expect.any(String)]);
+  });
+
   it('answers 400 with a field map for bad input and changes nothing', async () => {
     for (const [body, field] of [
       [{}, 'url'],
