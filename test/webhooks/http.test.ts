@@ -113,8 +113,9 @@ describe.each([
     expect(response).toBeInstanceOf(Response);
     expect((response as Response).status).toBe(413);
     expect((response as Response).headers.get('connection')).toBe('close');
-    // The server stopped reading early: the client never had to produce the 4 MiB.
-    expect(sent).toBeLessThan(size);
+    // Answered before the body had all arrived. (How much the client uploaded meanwhile is up to
+    // scheduling: node drains the rest of the request after a 413, so it is not asserted.)
+    expect(server.answers.at(-1)).toEqual({ status: 413, bodyComplete: false });
   });
 
   it('answers a replayed delivery 200 without a second event, and processes a delivery whose handler failed when it comes again', async () => {

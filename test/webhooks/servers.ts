@@ -8,18 +8,37 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 
+/** One answer the server wrote, and whether the request body had all arrived by then. */
+export interface WrittenAnswer {
+  status: number;
+  bodyComplete: boolean;
+}
+
 export interface RunningServer {
   /** Base URL, without trailing slash. */
   url: string;
+  /** Every answer written so far, oldest first. */
+  answers: WrittenAnswer[];
   close(): Promise<void>;
 }
 
 async function listen(server: Server): Promise<RunningServer> {
+  const answers: WrittenAnswer[] = [];
+  // Recorded at the moment the status line is written: whether the server had already parsed the
+  // whole request body. What the client managed to upload meanwhile depends on scheduling.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.writeHead = ((...args: unknown[]) => {
+      answers.push({ status: args[0] as number, bodyComplete: request.complete });
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    answers,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
