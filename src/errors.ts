@@ -193,7 +193,25 @@ export class InputValidationError extends ValidationError {
   }
 }
 
-/** The service answered with a shape outside the documented contract. `issues` names the fields. */
+// Names under which an answer may carry a secret: a webhook's token (the spec does not name its
+// field, so every name the client reads it from) or a credential echoed back.
+const SECRET_FIELD = /^(?:auth_?token|authToken|token|secret|api_?token|apiToken|password)$/i;
+
+/** A copy of `value` with the values of secret-named fields replaced, for bodies kept on errors. */
+function redactSecretFields(value: unknown, seen = new WeakSet<object>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => redactSecretFields(item, seen));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = SECRET_FIELD.test(key) && item != null ? '[REDACTED]' : redactSecretFields(item, seen);
+  return copy;
+}
+
+/**
+ * The service answered with a shape outside the documented contract. `issues` names the fields.
+ * `body` is the answer with secret-named fields (a webhook's `auth_token`) redacted.
+ */
 export class ResponseValidationError extends ValidationError {
   override name = 'ResponseValidationError';
   readonly method: string | undefined;
@@ -203,7 +221,8 @@ export class ResponseValidationError extends ValidationError {
     super(`Unexpected response${describe(details.method, details.url)}`, issues);
     this.method = details.method;
     this.url = details.url;
-    this.body = details.body;
+    // A webhook answer that fails its check still carries the webhook's token.
+    this.body = redactSecretFields(details.body);
   }
 }
 

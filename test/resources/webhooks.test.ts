@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { InputValidationError } from 'restaurant-partner-sdk';
+import { InputValidationError, ResponseValidationError } from 'restaurant-partner-sdk';
 import { empty, json, mockApi, webhookBody } from '../support/mock-api.js';
 
 const api = mockApi();
@@ -25,6 +25,21 @@ describe('webhooks', () => {
     expect(JSON.stringify(webhook)).not.toContain('whk_other');
     expect(api.calls[0]!.route).toBe('/webhooks/3/auth-token/');
     expect(api.calls[0]!.method).toBe('POST');
+  });
+
+  it('an answer that fails its check keeps no token on the error', async () => {
+    api.reply(
+      () => json({ ...webhookBody(), created_at: 'yesterday', auth_token: 'whk_leaked_1' }),
+      () => json({ count: 1, next: null, results: [{ ...webhookBody(), id: 'x', secret: 'whk_leaked_2' }] }),
+    );
+    const client = api.client();
+    for (const call of [() => client.webhooks.regenerateToken(3), () => client.webhooks.list().toArray()]) {
+      const error = await call().catch((caught) => caught);
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      const shown = `${error.message} ${JSON.stringify(error)} ${inspect(error, { depth: 10 })} ${JSON.stringify(error.body)}`;
+      expect(shown).not.toMatch(/whk_leaked/);
+      expect(shown).toContain('[REDACTED]');
+    }
   });
 
   it('a token in a listed webhook is hidden too', async () => {
@@ -73,6 +88,14 @@ describe('webhooks', () => {
       const error = await api.client().webhooks.create(input as never).catch((caught) => caught);
       expect(error).toBeInstanceOf(InputValidationError);
       expect(error.field).toBe(field);
+      expect(api.calls).toHaveLength(0);
+    });
+
+    it('names the rule a too-long url breaks: its length, not its scheme', async () => {
+      const error = await api.client().webhooks.create({ url: `https://p.test/${'a'.repeat(501 - 15)}` }).catch((caught) => caught);
+      expect(error).toBeInstanceOf(InputValidationError);
+      expect(error.issues).toEqual([expect.objectContaining({ field: 'url', code: 'too_big', message: expect.stringMatching(/500/) })]);
+      expect(error.message).not.toMatch(/http or https/);
       expect(api.calls).toHaveLength(0);
     });
 
