@@ -29,7 +29,8 @@ export type Webhook = z.infer<typeof Webhook>;
 
 const WebhookUrl = lazySchema(() => z
   .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
-  .max(500));
+  // Its own message: without one, zod reports the URL's message for a URL that is merely too long.
+  .max(500, 'expected at most 500 characters'));
 
 /** What a partner sends to register a webhook. */
 export const WebhookCreateInput = lazySchema(() => z.looseObject({
