@@ -55,12 +55,13 @@ const copies = (await client.reservations.list(restaurant!.id).toArray()).filter
 console.log(`  booked #${booked.id}; reservations at that time: ${copies.length} (never a duplicate)`);
 
 console.log('5. When the outcome of a create cannot be known, AmbiguousCreateError carries its key:');
-// The create times out (the service may still be working on it) and the look-up fails as well.
-const impatient = new PartnerClient({ ...options, timeoutMs: 200, maxRetries: 0, logger: { warn() {}, error() {} } });
-fake.injectFault({ operation: 'reservations.create', latencyMs: 500 });
-fake.injectFault({ operation: 'reservations.list', status: 503 });
+// The service commits the booking but answers 500, and the look-up by key fails as well.
+const impatient = new PartnerClient({ ...options, maxRetries: 0, logger: { warn() {}, error() {} } });
+fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
+fake.injectFault({ operation: 'reservations.list', status: 503, times: 1 });
 try {
   await impatient.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '20:00' }, adults: 2 });
+  throw new Error('expected an AmbiguousCreateError');
 } catch (error) {
   if (!(error instanceof AmbiguousCreateError)) throw error;
   console.log(`  ${error.name}: key ${error.idempotencyKey}`);
