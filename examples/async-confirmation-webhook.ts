@@ -36,12 +36,12 @@ try {
   const restaurant = (await client.restaurants.list().toArray()).find((r) => r.display_name === 'Bistro des Vosges')!;
   const date = DateTime.now().setZone(restaurant.timezone!).plus({ days: 2 }).toISODate()!;
   const booking = await client.reservations.create(restaurant.id, { start_time: { date, time: '20:00' }, adults: 4 });
-  console.log(`Booked #${booking.id} at ${restaurant.display_name}: confirmed=${booking.confirmed}`);
+  console.log(`Booked #${booking.id} at ${restaurant.display_name} for ${date} 20:00: ${booking.confirmed ? 'confirmed' : 'awaiting the restaurant'}`);
 
   // 4. The restaurant confirms; the service (here the fake) POSTs the event to the receiver.
   await fake.asRestaurant.confirm(restaurant.id, booking.id);
   const event = await confirmed;
-  console.log(`Webhook ${event.type}: reservation #${event.reservation.id} confirmed=${event.reservation.confirmed} at ${event.reservation.confirmed_at}`);
+  console.log(`Webhook ${event.type} arrived: reservation #${event.reservation.id} ${event.reservation.confirmed ? 'confirmed' : 'not confirmed'} (at ${event.reservation.confirmed_at})`);
 
   const after = await client.webhooks.retrieve(webhook.id);
   console.log(`The service recorded the receiver's answer: HTTP ${after.last_response_status_code}`);
