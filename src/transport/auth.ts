@@ -9,6 +9,23 @@
 export interface BasicAuth {
   /** The `Authorization` header value. */
   header(): string;
+  /**
+   * `value` with every copy of the credentials replaced (a string anywhere inside it, deeply), for
+   * what a server answered: a proxy or a debug page may echo the token back in an error body.
+   */
+  redact<T>(value: T): T;
+}
+
+const REDACTED = '[REDACTED]';
+// Too short a token would match ordinary text; a real one is far longer.
+const MIN_REDACTABLE_LENGTH = 6;
+
+function replaceAll(value: unknown, secrets: readonly string[], seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return secrets.reduce((text, secret) => (text.includes(secret) ? text.split(secret).join(REDACTED) : text), value);
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => replaceAll(item, secrets, seen));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceAll(key, secrets, seen), replaceAll(item, secrets, seen)]));
 }
 
 function base64(text: string): string {
@@ -20,6 +37,12 @@ function base64(text: string): string {
 
 /** Creates the Basic credentials of one partner. */
 export function createBasicAuth(partnerId: string, apiToken: string): BasicAuth {
-  const value = `Basic ${base64(`${partnerId}:${apiToken}`)}`;
-  return { header: () => value };
+  const encoded = base64(`${partnerId}:${apiToken}`);
+  const value = `Basic ${encoded}`;
+  // Longest first, so the token inside `uuid:token` does not leave the uuid behind half-replaced.
+  const secrets = [`${partnerId}:${apiToken}`, encoded, apiToken].filter((secret) => secret.length >= MIN_REDACTABLE_LENGTH);
+  return {
+    header: () => value,
+    redact: <T>(answer: T): T => (secrets.length === 0 ? answer : (replaceAll(answer, secrets, new WeakSet()) as T)),
+  };
 }

@@ -197,8 +197,9 @@ export class Transport {
       if (response.ok) return answer;
       const error = errorFromResponse({
         status: response.status,
-        headers: headersToObject(response.headers),
-        body,
+        // The error keeps what the server answered; an answer that echoes the credentials must not.
+        headers: settings.auth.redact(headersToObject(response.headers)),
+        body: settings.auth.redact(body),
         ...where,
         attempts: attempt,
         now: settings.clock.now(),

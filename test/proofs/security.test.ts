@@ -101,6 +101,12 @@ describe('no token on any failure path', () => {
       if (status === 999) return request.socket.destroy();
       if (status === 998) return send(response, 200, { id: 'not-an-integer', start_time: 'yesterday' });
       if (status === 997) return undefined; // never answers
+      if (status === 996) {
+        // A misconfigured proxy or debug page that echoes the credentials it was sent.
+        const sent = request.headers.authorization ?? '';
+        const decoded = Buffer.from(sent.replace(/^Basic /, ''), 'base64').toString('utf8');
+        return send(response, 401, { detail: `Invalid credentials ${decoded}`, received: { authorization: sent, token: decoded.split(':')[1] } }, { 'x-echo': sent });
+      }
       if (status === 409) return send(response, 409, { detail: 'No table.', code: 'no_availability' });
       if (status === 400) return send(response, 400, { adults: ['Ensure this value is less than or equal to 50.'] });
       if (status === 429) return send(response, 429, { detail: 'Request was throttled.' }, { 'retry-after': '1' });
@@ -137,6 +143,7 @@ describe('no token on any failure path', () => {
     const c = client();
     await failure('400', BadRequestError, () => c.reservations.cancel(1, 400));
     await failure('401', AuthenticationError, () => c.reservations.retrieve(1, 401));
+    await failure('401 echoing the credentials', AuthenticationError, () => c.reservations.retrieve(1, 996));
     await failure('403', PermissionDeniedError, () => c.reservations.retrieve(1, 403));
     await failure('404', NotFoundError, () => c.reservations.cancel(1, 404));
     await failure('409', NoAvailabilityError, () => c.reservations.cancel(1, 409));

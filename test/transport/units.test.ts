@@ -47,7 +47,18 @@ describe('createBasicAuth', () => {
   it('encodes uuid:token as UTF-8 base64 and exposes nothing but the header', () => {
     const auth = createBasicAuth('p', 'tökén');
     expect(auth.header()).toBe(`Basic ${Buffer.from('p:tökén', 'utf8').toString('base64')}`);
-    expect(Object.keys(auth)).toEqual(['header']);
+    expect(Object.keys(auth)).toEqual(['header', 'redact']);
     expect(JSON.stringify(auth)).not.toContain('tökén');
+  });
+
+  it('redacts the credentials wherever an answer echoes them, and leaves other text alone', () => {
+    const auth = createBasicAuth('partner-1', 'tok-123456');
+    const encoded = Buffer.from('partner-1:tok-123456', 'utf8').toString('base64');
+    const answer = { detail: 'bad token tok-123456', nested: [{ header: `Basic ${encoded}` }, 'partner-1:tok-123456'], count: 3, code: 'no_availability' };
+    const redacted = auth.redact(answer);
+    expect(JSON.stringify(redacted)).not.toContain('tok-123456');
+    expect(redacted).toEqual({ detail: 'bad token [REDACTED]', nested: [{ header: 'Basic [REDACTED]' }, '[REDACTED]'], count: 3, code: 'no_availability' });
+    expect(answer.detail).toBe('bad token tok-123456');
+    expect(auth.redact('plain text')).toBe('plain text');
   });
 });
