@@ -7,10 +7,15 @@
 set -euo pipefail
 
 start_line=$(mktemp)
-npx --no-install restaurant-partner-fake --seed demo --port 0 --rate-limit off >"$start_line" 2>/dev/null &
+fake_log=$(mktemp)
+npx --no-install restaurant-partner-fake --seed demo --port 0 --rate-limit off >"$start_line" 2>"$fake_log" &
 fake_pid=$!
-trap 'kill "$fake_pid" 2>/dev/null || true; rm -f "$start_line"' EXIT
-until [ -s "$start_line" ]; do sleep 0.1; done
+trap 'kill "$fake_pid" 2>/dev/null || true; rm -f "$start_line" "$fake_log"' EXIT
+until [ -s "$start_line" ]; do
+  # Stop waiting if the fake exited without its start line, and say why.
+  kill -0 "$fake_pid" 2>/dev/null || { echo "the fake did not start:" >&2; cat "$fake_log" >&2; exit 1; }
+  sleep 0.1
+done
 
 # {"url": ..., "partners": [{"partnerId", "apiToken", "name"}], "restaurants": [...]}
 json_field() { grep -o "\"$1\":\"[^\"]*\"" "$start_line" | head -n 1 | cut -d '"' -f 4; }
@@ -24,7 +29,7 @@ curl -sS -u "$credentials" "$api/restaurants/"; echo
 
 # Book tomorrow 20:00 at restaurant 2 (Europe/Paris, asynchronous: the restaurant confirms later).
 tomorrow=$(date -u -d tomorrow +%F 2>/dev/null || date -u -v+1d +%F)  # GNU or BSD date
-echo; echo "\$ curl -u \"\$credentials\" -X POST $api/restaurants/2/reservations/ -d '{\"start_time\": \"${tomorrow}T20:00:00\", \"adults\": 2}'"
+echo; echo "\$ curl -u \"\$credentials\" -H 'content-type: application/json' -X POST $api/restaurants/2/reservations/ -d '{\"start_time\": \"${tomorrow}T20:00:00\", \"adults\": 2, \"first_name\": \"Grace\"}'"
 booking=$(curl -sS -u "$credentials" -H 'content-type: application/json' -X POST "$api/restaurants/2/reservations/" \
   -d "{\"start_time\": \"${tomorrow}T20:00:00\", \"adults\": 2, \"first_name\": \"Grace\"}")
 echo "$booking"
@@ -33,6 +38,6 @@ id=$(echo "$booking" | grep -o '"id":[0-9]*' | head -n 1 | cut -d ':' -f 2)
 echo; echo "\$ curl -X POST $url/_fake/restaurants/2/reservations/$id/confirm     # the control API plays the restaurant"
 curl -sS -X POST "$url/_fake/restaurants/2/reservations/$id/confirm" | grep -o '"confirmed":[a-z]*'
 
-echo; echo "\$ curl -u \"\$credentials\" -X PATCH '$api/restaurants/2/reservations/$id/?action=cancel'"
+echo; echo "\$ curl -u \"\$credentials\" -H 'content-type: application/json' -X PATCH '$api/restaurants/2/reservations/$id/?action=cancel' -d '{}'"
 curl -sS -u "$credentials" -H 'content-type: application/json' -X PATCH "$api/restaurants/2/reservations/$id/?action=cancel" -d '{}' \
   | grep -o '"cancelled":[a-z]*'
