@@ -9,7 +9,14 @@ import { DateTime } from 'luxon';
 import { PartnerClient, readStartTime, type ClientOptions, type Reservation, type Restaurant } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 
-const live = Boolean(process.env.PARTNER_BASE_URL && process.env.PARTNER_ID && process.env.PARTNER_TOKEN);
+const liveSettings = ['PARTNER_BASE_URL', 'PARTNER_ID', 'PARTNER_TOKEN'] as const;
+const missing = liveSettings.filter((name) => !process.env[name]);
+// Some but not all set is a typo, not a wish to use the fake: say so instead of quietly falling back.
+if (missing.length > 0 && missing.length < liveSettings.length) {
+  console.error(`To talk to the live service set ${liveSettings.join(', ')}; missing: ${missing.join(', ')}. Unset them all to use the fake.`);
+  process.exit(1);
+}
+const live = missing.length === 0;
 // Without credentials the fake plays the service (and, below, the restaurant).
 const fake = live ? undefined : createFakeService({ seed: 'demo' });
 const options: ClientOptions = live
