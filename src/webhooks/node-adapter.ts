@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyCollector } from './body-collector.js';
 import { WebhookPayloadError, WebhookPayloadTooLargeError, WebhookRawBodyRequiredError } from './errors.js';
 import type { ReceiveInput, WebhookReceiver } from './receiver.js';
 
@@ -26,8 +27,7 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8
       reject(new WebhookRawBodyRequiredError('a request stream that another middleware already read'));
       return;
     }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
+    const collector = new BodyCollector(maxBytes);
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;
@@ -36,25 +36,12 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8
       outcome();
     };
     const onData = (chunk: Uint8Array | string) => {
-      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-      total += bytes.byteLength;
-      if (total > maxBytes) {
+      if (!collector.add(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)) {
         request.pause();
         finish(() => reject(new WebhookPayloadTooLargeError(maxBytes)));
-        return;
       }
-      chunks.push(bytes);
     };
-    const onEnd = () =>
-      finish(() => {
-        const body = new Uint8Array(total);
-        let offset = 0;
-        for (const chunk of chunks) {
-          body.set(chunk, offset);
-          offset += chunk.byteLength;
-        }
-        resolve(body);
-      });
+    const onEnd = () => finish(() => resolve(collector.join()));
     const onError = (error: unknown) =>
       finish(() => reject(new WebhookPayloadError('The request body could not be read', [], { cause: error })));
     const onClose = () => finish(() => reject(new WebhookPayloadError('The connection closed before the body ended')));

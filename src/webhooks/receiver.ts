@@ -4,6 +4,7 @@
  * The node adapter (`node-adapter.ts`) feeds the same core from `node:http` and Express.
  * @module
  */
+import { BodyCollector } from './body-collector.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
   WebhookConfigurationError,
@@ -170,25 +171,15 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
   if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  const collector = new BodyCollector(maxBytes);
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
+    if (done) return collector.join();
+    if (!collector.add(value)) {
       await reader.cancel().catch(() => {});
       throw new WebhookPayloadTooLargeError(maxBytes);
     }
-    chunks.push(value);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 const redactTokens = (text: string, tokens: readonly string[]): string =>
