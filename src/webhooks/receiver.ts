@@ -173,7 +173,13 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
   const reader = request.body.getReader();
   const collector = new BodyCollector(maxBytes);
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new WebhookPayloadError('The request body could not be read', [], { cause: error });
+    }
+    const { done, value } = chunk;
     if (done) return collector.join();
     if (!collector.add(value)) {
       await reader.cancel().catch(() => {});

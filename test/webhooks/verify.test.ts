@@ -56,6 +56,19 @@ describe('bad deliveries get their status and never reach a handler', () => {
       error: 'reservation.start_time',
     },
     { name: 'GET instead of POST', request: () => new Request(URL_, { headers: valid.headers }), status: 405, error: 'POST' },
+    {
+      // The sender went away mid-body: the same 400 as the node adapter, not an "unexpected failure" of the receiver.
+      name: 'body stream that fails while being read',
+      request: () =>
+        new Request(URL_, {
+          method: 'POST',
+          headers: valid.headers,
+          body: new ReadableStream({ pull: (controller) => controller.error(new Error('connection reset')) }),
+          duplex: 'half',
+        } as RequestInit),
+      status: 400,
+      error: 'could not be read',
+    },
   ];
 
   it.each(cases)('$name -> $status', async ({ request, status, error }) => {
