@@ -55,6 +55,21 @@ function invalid(field: string, message: string): never {
   throw new InputValidationError([{ field, path: [field], code: 'invalid_option', message }]);
 }
 
+// Refused as input naming the field, like every other option, rather than as the limiter's RangeError.
+function checkRateLimitOption(rateLimit: unknown): void {
+  if (rateLimit === false || isRateLimiter(rateLimit)) return;
+  if (typeof rateLimit !== 'object' || rateLimit === null) {
+    invalid('rateLimit', 'expected { requestsPerSecond }, a RateLimiter, or false');
+  }
+  const { requestsPerSecond, maxQueue } = rateLimit as { requestsPerSecond?: unknown; maxQueue?: unknown };
+  if (!(typeof requestsPerSecond === 'number' && requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
+    invalid('rateLimit.requestsPerSecond', 'expected a finite number > 0');
+  }
+  if (maxQueue !== undefined && !(typeof maxQueue === 'number' && Number.isSafeInteger(maxQueue) && maxQueue >= 0)) {
+    invalid('rateLimit.maxQueue', 'expected an integer >= 0');
+  }
+}
+
 function normaliseBaseUrl(baseUrl: unknown): URL {
   if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
   let url: URL;
@@ -118,6 +133,7 @@ export class PartnerClient {
     const logger = options.logger ?? consoleLogger;
 
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
+    checkRateLimitOption(rateLimit);
     this.rateLimiter =
       rateLimit === false
         ? undefined

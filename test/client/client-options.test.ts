@@ -54,10 +54,15 @@ describe('PartnerClient options', () => {
     ['apiToken', { apiToken: '' }],
     ['timeoutMs', { timeoutMs: 0 }],
     ['maxRetries', { maxRetries: -1 }],
-  ])('refuses a bad %s', (field, change) => {
-    expect(() => new PartnerClient({ ...required, ...change })).toThrow(InputValidationError);
+    ['rateLimit.requestsPerSecond', { rateLimit: { requestsPerSecond: 0 } }],
+    ['rateLimit.requestsPerSecond', { rateLimit: { requestsPerSecond: Number.NaN } }],
+    ['rateLimit.requestsPerSecond', { rateLimit: {} }],
+    ['rateLimit.maxQueue', { rateLimit: { requestsPerSecond: 1, maxQueue: -1 } }],
+    ['rateLimit', { rateLimit: true }],
+  ] as [string, object][])('refuses a bad %s', (field, change) => {
+    expect(() => new PartnerClient({ ...required, ...change } as never)).toThrow(InputValidationError);
     try {
-      new PartnerClient({ ...required, ...change });
+      new PartnerClient({ ...required, ...change } as never);
     } catch (error) {
       expect((error as InputValidationError).field).toBe(field);
       expect(String(error)).not.toContain(API_TOKEN);
