@@ -32,7 +32,8 @@ try {
   await client.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '19:30' }, adults: 0 });
 } catch (error) {
   if (!(error instanceof InputValidationError)) throw error;
-  console.log(`  ${error.name}: field "${error.field}", rule "${error.issues[0]!.code}": ${error.message}`);
+  console.log(`  ${error.name}: ${error.message}`);
+  console.log(`  (for code: error.field is "${error.field}", error.issues[0].code is "${error.issues[0]!.code}")`);
 }
 
 console.log('2. A 429 is waited out (Retry-After honoured, the whole bucket pauses) and retried:');
