@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
 import { ListPromise, type PageFetcher } from '../transport/pagination.js';
-import type { RequestOptions, RequestSpec, Transport } from '../transport/transport.js';
+import { API_PREFIX, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { ResourceId } from './shared.schemas.js';
 
@@ -87,7 +87,9 @@ function readPage<Item extends z.ZodType>(itemSchema: Item, body: unknown, where
 /**
  * The URL of the page `next` designates. A page number sets `page` on the first URL; a URL on
  * another origin (a proxy's internal host in a Django `next` link) keeps only its query on our own
- * origin, so the credentials are never sent anywhere but the configured service.
+ * origin, so the credentials are never sent anywhere but the configured service. So does a link
+ * that drops the path prefix of `baseUrl` (a service behind a proxy that adds one builds its links
+ * without it, `/api/v1/...` where we call `/prefix/api/v1/...`).
  */
 export function nextPageUrl(first: URL, next: string | number): string {
   if (typeof next === 'number' || /^\d+$/.test(next)) {
@@ -96,7 +98,9 @@ export function nextPageUrl(first: URL, next: string | number): string {
     return url.toString();
   }
   const resolved = new URL(next, first);
-  if (resolved.origin === first.origin && resolved.protocol === first.protocol) return resolved.toString();
+  const apiRoot = first.pathname.slice(0, first.pathname.indexOf(`${API_PREFIX}/`) + API_PREFIX.length + 1);
+  const sameService = resolved.origin === first.origin && resolved.protocol === first.protocol && resolved.pathname.startsWith(apiRoot);
+  if (sameService) return resolved.toString();
   const url = new URL(first);
   url.search = resolved.search;
   return url.toString();
