@@ -229,6 +229,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (!Array.isArray(tokens) || tokens.length === 0 || !tokens.every((token) => typeof token === 'string' && token !== '')) {
       throw new WebhookConfigurationError('The webhook token provider must return a non-empty list of non-empty strings');
     }
+    const padded = tokens.findIndex(hasSurroundingWhitespace);
+    if (padded !== -1) throw new WebhookConfigurationError(`The webhook token provider returned ${paddedTokenProblem(padded)}`);
     return tokens;
   }
 
@@ -418,6 +420,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 const asWebhookError = (error: unknown): WebhookError =>
   error instanceof WebhookError ? error : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause: error });
 
+// A presented token never has surrounding whitespace (headers are trimmed), so an accepted one
+// that has it could never match: every delivery would get 401 with nothing saying why.
+const hasSurroundingWhitespace = (token: string): boolean => token.trim() !== token;
+const paddedTokenProblem = (index: number): string =>
+  `tokens[${index}] with leading or trailing whitespace, which no delivery can match (a token read from a file often ends with a newline: trim it)`;
+
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
   const { tokens, maxBodyBytes, tokenHeader } = options;
@@ -430,6 +438,8 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
     }
     const badIndex = tokens.findIndex((token) => typeof token !== 'string' || token === '');
     if (badIndex !== -1) throw new WebhookConfigurationError(`createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`);
+    const padded = tokens.findIndex(hasSurroundingWhitespace);
+    if (padded !== -1) throw new WebhookConfigurationError(`createWebhookReceiver: ${paddedTokenProblem(padded)}`);
   }
   if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');

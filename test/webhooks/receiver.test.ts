@@ -210,6 +210,16 @@ describe('token rotation', () => {
     expect(provider).toHaveBeenCalledTimes(5);
   });
 
+  it('answers 500 with a log line that says why when the provider gives a token ending in a newline (it could never match)', async () => {
+    const logger = captureLogger();
+    const receiver = createWebhookReceiver({ tokens: async () => [`${TOKEN}\n`], logger });
+    const response = await deliver(receiver, { event: 'TEST' });
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain(TOKEN);
+    expect(logger.text()).toContain('tokens[0] with leading or trailing whitespace');
+    expect(logger.text()).not.toContain(TOKEN);
+  });
+
   it('answers 500 (so the service retries) when the provider fails or gives no token', async () => {
     const failing = createWebhookReceiver({ tokens: () => Promise.reject(new Error(`vault timeout for ${TOKEN}`)), logger: false });
     const empty = createWebhookReceiver({ tokens: () => [], logger: false });
@@ -224,6 +234,7 @@ describe('token rotation', () => {
     expect(() => createWebhookReceiver({ tokens: TOKEN as never })).toThrow(/single string/);
     expect(() => createWebhookReceiver({ tokens: [] })).toThrow(WebhookConfigurationError);
     expect(() => createWebhookReceiver({ tokens: [TOKEN, ''] })).toThrow(/tokens\[1\]/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN, `${OTHER_TOKEN}\n`] })).toThrow(/tokens\[1\] with leading or trailing whitespace/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], tokenHeader: 'x token' })).toThrow(/tokenHeader/);
   });
