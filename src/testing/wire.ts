@@ -84,14 +84,43 @@ function tooLarge(): JsonResponse {
   return json(413, { detail: 'Request body too large.', non_field_errors: [`The body must not exceed ${MAX_BODY_BYTES} bytes.`] });
 }
 
+/**
+ * Deepest nesting of objects and arrays a body may have. The fake walks bodies recursively (the
+ * idempotency fingerprint, copies of metadata), and a body within the size limit can nest deep
+ * enough to overflow the stack: that must be a 400, never a 500.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether JSON `text` nests objects and arrays deeper than `limit` (a scan, no recursion). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++; // backslash: skip the escaped character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x7d || char === 0x5d) depth--;
+  }
+  return false;
+}
+
 /** Parses a JSON body; empty means `undefined`. Malformed JSON is a 400 naming the problem. */
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     return fail(badRequest({ non_field_errors: [`JSON parse error: ${(error as Error).message}`] }, 'Malformed JSON.'));
   }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    return fail(badRequest({ non_field_errors: [`JSON nested more than ${MAX_JSON_DEPTH} levels deep.`] }, 'Malformed JSON.'));
+  }
+  return parsed;
 }
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>

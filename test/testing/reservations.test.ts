@@ -178,6 +178,23 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       expect(Object.keys(overLimit.body).sort()).toEqual(['detail', 'first_name', 'phone']);
     });
 
+    it('refuses JSON nested deeper than the fake walks (400, never a 500), and keeps shallower metadata as given', async () => {
+      const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      const deep = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
+        raw: `{"start_time": "2026-12-02T19:00:00", "adults": 2, "metadata": ${nested(5000)}}`,
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+      });
+      expect(deep.status).toBe(400);
+      expect(deep.body.non_field_errors).toEqual([expect.stringMatching(/nested/)]);
+      expect((await list(brussels)).count).toBe(0);
+      const shallow = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
+        raw: `{"start_time": "2026-12-02T19:00:00", "adults": 2, "metadata": ${nested(50)}}`,
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'shallow-1' },
+      });
+      expect(shallow.status).toBe(201);
+      expect(JSON.stringify(shallow.body.metadata)).toBe(nested(50));
+    });
+
     it('refuses a huge body with 413 and a field map', async () => {
       const answer = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
         body: { start_time: '2026-12-02T19:00:00', adults: 2, comment: 'x'.repeat(2 * 1024 * 1024) },
