@@ -20,12 +20,16 @@ const REDACTED = '[REDACTED]';
 // Too short a token would match ordinary text; a real one is far longer.
 const MIN_REDACTABLE_LENGTH = 6;
 
-function replaceAll(value: unknown, secrets: readonly string[], seen: WeakSet<object>): unknown {
+// Deeper parts of an answer are dropped rather than walked: a hostile answer must not overflow the stack.
+const MAX_DEPTH = 64;
+
+function replaceAll(value: unknown, secrets: readonly string[], seen: WeakSet<object>, depth = 0): unknown {
   if (typeof value === 'string') return secrets.reduce((text, secret) => (text.includes(secret) ? text.split(secret).join(REDACTED) : text), value);
   if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+  if (depth >= MAX_DEPTH) return '[Truncated]';
   seen.add(value);
-  if (Array.isArray(value)) return value.map((item) => replaceAll(item, secrets, seen));
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceAll(key, secrets, seen), replaceAll(item, secrets, seen)]));
+  if (Array.isArray(value)) return value.map((item) => replaceAll(item, secrets, seen, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [replaceAll(key, secrets, seen), replaceAll(item, secrets, seen, depth + 1)]));
 }
 
 function base64(text: string): string {

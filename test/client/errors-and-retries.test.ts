@@ -15,6 +15,7 @@ import {
   PartnerSdkError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseValidationError,
   ServerError,
   TimeoutError,
   type Logger,
@@ -339,5 +340,14 @@ describe('secrets', () => {
     }
     expect(caught).toMatchObject({ name: 'InputValidationError', field: 'baseUrl' });
     expect(String((caught as Error).message)).not.toContain('pw-secret');
+  });
+});
+
+describe('a body kept on an error', () => {
+  it('a ResponseValidationError is built from an answer nested far deeper than the stack allows', () => {
+    const body = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
+    const error = new ResponseValidationError([{ field: 'id', path: ['id'], code: 'invalid_type', message: 'expected number' }], { method: 'GET', url: 'https://x.test/', body });
+    expect(error.field).toBe('id');
+    expect(JSON.stringify(error.body)).toContain('[Truncated]');
   });
 });

@@ -61,4 +61,10 @@ describe('createBasicAuth', () => {
     expect(answer.detail).toBe('bad token tok-123456');
     expect(auth.redact('plain text')).toBe('plain text');
   });
+
+  it('redacts an answer nested far deeper than the stack allows without throwing', () => {
+    const auth = createBasicAuth('partner-1', 'tok-123456');
+    const answer = JSON.parse(`${'{"a":'.repeat(100_000)}"tok-123456"${'}'.repeat(100_000)}`);
+    expect(JSON.stringify(auth.redact(answer))).not.toContain('tok-123456');
+  });
 });
