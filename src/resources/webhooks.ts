@@ -3,6 +3,7 @@
  * update are inferred by REST convention (`/webhooks/` and `/webhooks/:id/`).
  * @module
  */
+import { ConnectionError, NotFoundError, PartnerApiError } from '../errors.js';
 import type { ApiPromise } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
@@ -76,12 +77,20 @@ export class Webhooks extends Resource {
   delete(id: number | string, options?: RequestOptions): ApiPromise<void> {
     return apiPromise(async () => {
       const webhookId = checkId(id, 'id');
+      // Set once an attempt failed in a way that may have deleted the webhook all the same.
+      let mayBeDeleted = false;
       return this.transport.request({
         method: 'DELETE',
         path: path`/webhooks/${webhookId}/`,
         safeToRepeat: true,
         options,
         parse: () => undefined,
+        recover: async (error) => {
+          // A retry answered 404 after an attempt whose outcome is unknown: that attempt deleted it.
+          if (mayBeDeleted && error instanceof NotFoundError) return { body: undefined };
+          if (error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status >= 500 || error.status === 408))) mayBeDeleted = true;
+          return undefined;
+        },
       });
     });
   }

@@ -78,6 +78,22 @@ describe('webhooks', () => {
     ]);
   });
 
+  describe('delete retried after an answer that leaves its outcome unknown', () => {
+    it('resolves when the retry finds the webhook gone (the first attempt deleted it)', async () => {
+      api.reply(() => json({ detail: 'Bad gateway' }, 502), () => json({ detail: 'Not found.' }, 404));
+      await expect(api.client().webhooks.delete(3)).resolves.toBeUndefined();
+      expect(api.calls.map((call) => call.method)).toEqual(['DELETE', 'DELETE']);
+    });
+
+    it('still answers NotFoundError for a webhook that never existed, or after a 429 (not processed)', async () => {
+      api.reply(() => json({ detail: 'Not found.' }, 404), () => json({ detail: 'slow down' }, 429, { 'retry-after': '0' }), () => json({ detail: 'Not found.' }, 404));
+      const client = api.client();
+      await expect(client.webhooks.delete(3)).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
+      await expect(client.webhooks.delete(4)).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
+      expect(api.calls).toHaveLength(3);
+    });
+  });
+
   describe('input rules, no request sent', () => {
     it.each([
       ['url of 501 characters', { url: `https://p.test/${'a'.repeat(501 - 15)}` }, 'url'],
