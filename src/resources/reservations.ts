@@ -6,6 +6,7 @@
 import {
   AbortError,
   AmbiguousCreateError,
+  ConflictError,
   ConnectionError,
   InputValidationError,
   NotFoundError,
@@ -247,23 +248,32 @@ export class Reservations extends Resource {
    * body (the spec does not show the answer).
    */
   cancel(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, {}, { action: 'cancel' }, options);
+    return this.#patch(restaurantId, id, {}, { action: 'cancel' }, 'cancelled', options);
   }
 
   /** Marks the guest as arrived (`PATCH .../:id/` with `{"arrived": true}`, inferred). Null when answered without a body. */
   markArrived(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, { arrived: true }, undefined, options);
+    return this.#patch(restaurantId, id, { arrived: true }, undefined, 'arrived', options);
   }
 
   /** Marks the guest as a no-show (`PATCH .../:id/` with `{"no_show": true}`, inferred). Null when answered without a body. */
   markNoShow(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, { no_show: true }, undefined, options);
+    return this.#patch(restaurantId, id, { no_show: true }, undefined, 'no_show', options);
   }
 
-  #patch(restaurantId: number | string, id: number | string, body: unknown, query: Record<string, string> | undefined, options: RequestOptions | undefined): ApiPromise<Reservation | null> {
+  #patch(
+    restaurantId: number | string,
+    id: number | string,
+    body: unknown,
+    query: Record<string, string> | undefined,
+    flag: 'cancelled' | 'arrived' | 'no_show',
+    options: RequestOptions | undefined,
+  ): ApiPromise<Reservation | null> {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
+      // Set once an attempt failed in a way that may have changed the reservation all the same.
+      let mayHaveApplied = false;
       return this.transport.request({
         method: 'PATCH',
         path: reservationPath(rid, reservationId),
@@ -273,6 +283,16 @@ export class Reservations extends Resource {
         safeToRepeat: true,
         options,
         parse: (answer, _response, where) => optionalReservation(answer, where),
+        recover: async (error) => {
+          // Our retry refused as a conflict (already arrived, already cancelled) after an attempt whose
+          // outcome is unknown: that attempt may have done it. Read the reservation to tell.
+          if (mayHaveApplied && error instanceof ConflictError) {
+            const current = await this.retrieve(rid, reservationId, { signal: options?.signal, timeoutMs: options?.timeoutMs }).catch(() => null);
+            return current?.[flag] === true ? { body: current } : undefined;
+          }
+          if (error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status >= 500 || error.status === 408))) mayHaveApplied = true;
+          return undefined;
+        },
       });
     });
   }

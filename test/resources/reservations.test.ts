@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AmbiguousCreateError,
   BadRequestError,
+  ConflictError,
   IDEMPOTENCY_METADATA_KEY,
   InputValidationError,
   NoAvailabilityError,
@@ -405,6 +406,33 @@ describe('cancel, markArrived, markNoShow', () => {
     api.reply(() => json({ detail: 'bad gateway' }, 502), () => json(reservationBody({ cancelled: true })));
     expect((await api.client().reservations.cancel(7, 41))?.cancelled).toBe(true);
     expect(api.calls).toHaveLength(2);
+  });
+
+  it('a retry refused with 409 after a 502 reads the reservation: done already resolves with it', async () => {
+    api.reply(
+      () => json({ detail: 'bad gateway' }, 502),
+      () => json({ detail: 'Only a confirmed reservation can be marked as arrived (this one is arrived).', code: 'invalid_transition' }, 409),
+      () => json(reservationBody({ arrived: true })),
+    );
+    expect((await api.client().reservations.markArrived(7, 41))?.arrived).toBe(true);
+    expect(api.calls.map((call) => [call.method, call.route])).toEqual([
+      ['PATCH', '/restaurants/7/reservations/41/'],
+      ['PATCH', '/restaurants/7/reservations/41/'],
+      ['GET', '/restaurants/7/reservations/41/'],
+    ]);
+  });
+
+  it('a 409 stays a ConflictError when no earlier attempt could have applied it, or when the reservation shows it was not', async () => {
+    api.reply(
+      () => json({ detail: 'cannot', code: 'invalid_transition' }, 409),
+      () => json({ detail: 'bad gateway' }, 502),
+      () => json({ detail: 'cannot', code: 'invalid_transition' }, 409),
+      () => json(reservationBody({ no_show: false, cancelled: true })),
+    );
+    const client = api.client();
+    await expect(client.reservations.markNoShow(7, 41)).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.reservations.markNoShow(7, 41)).rejects.toBeInstanceOf(ConflictError);
+    expect(api.calls.map((call) => call.method)).toEqual(['PATCH', 'PATCH', 'PATCH', 'GET']);
   });
 });
 
