@@ -10,6 +10,8 @@ import { ApiPromise, type WithResponse } from './api-promise.js';
 export interface Page<Item> {
   /** Items of this page. */
   readonly items: Item[];
+  /** The same array as `items`, under the name openai-node gives a page's items. */
+  readonly data: Item[];
   /** Total count when the service gives one (envelope form). */
   readonly count: number | undefined;
   /** True when another page follows. */
@@ -26,7 +28,7 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
   // A `next` that points back to a page already read would loop forever; stop there instead.
   const nextKey = next == null ? undefined : String(next);
   const hasNext = nextKey !== undefined && !seen.has(nextKey);
-  return {
+  const page = {
     items,
     count,
     hasNextPage: () => hasNext,
@@ -37,6 +39,8 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
       return buildPage(fetchPage, nextResult, nextSeen);
     },
   };
+  // Not enumerable, so a logged or serialised page shows its items once.
+  return Object.defineProperty(page, 'data', { value: items, enumerable: false }) as Page<Item>;
 }
 
 /**

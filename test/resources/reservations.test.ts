@@ -60,6 +60,7 @@ describe('reservations.list', () => {
     api.reply(() => json({ count: 2, next: '?page=2', results: [reservationBody({ id: 1 })] }));
     const page = await api.client().reservations.list(7);
     expect(page.items.map((item) => item.id)).toEqual([1]);
+    expect(page.data).toBe(page.items);
     expect(page.count).toBe(2);
     expect(page.hasNextPage()).toBe(true);
     expect(api.calls).toHaveLength(1);
