@@ -9,9 +9,13 @@ import { realSchema } from '../lazy-schema.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
-  return issues.map((issue) => {
+  return issues.flatMap((issue): FieldIssue[] => {
     const path = [...prefix, ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))];
-    return { field: path.join('.'), path, code: issue.code, message: issue.message };
+    // zod reports unknown keys on their parent object; the field to name is each key itself.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: [...path, key].join('.'), path: [...path, key], code: issue.code, message: 'unknown field' }));
+    }
+    return [{ field: path.join('.'), path, code: issue.code, message: issue.message }];
   });
 }
 

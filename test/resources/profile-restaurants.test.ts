@@ -35,6 +35,9 @@ describe('profile', () => {
     const client = api.client();
     await expect(client.profile.update({ website_url: 'not a url' })).rejects.toMatchObject({ name: 'InputValidationError', field: 'website_url' });
     await expect(client.profile.update({ colour: 'red' } as never)).rejects.toBeInstanceOf(InputValidationError);
+    // The unknown key is the field named, not the object around it.
+    await expect(client.profile.update({ websiteUrl: 'https://p.test' } as never)).rejects.toMatchObject({ field: 'websiteUrl', issues: [expect.objectContaining({ code: 'unrecognized_keys' })] });
+    await expect(client.profile.update({ description: { en: 'x', es: 'y' } } as never)).rejects.toMatchObject({ field: 'description.es' });
     expect(api.calls).toHaveLength(0);
   });
 
