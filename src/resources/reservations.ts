@@ -310,6 +310,9 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'timeoutMs', path: ['timeoutMs'], code: 'too_small', message: 'expected a number of milliseconds >= 0' }]);
     }
     const intervalMs = options.intervalMs ?? 2000;
+    if (!(typeof intervalMs === 'number' && intervalMs >= 0 && Number.isFinite(intervalMs))) {
+      throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
+    }
     const deadline = clock.now() + timeoutMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, { signal, timeoutMs: options.requestTimeoutMs });

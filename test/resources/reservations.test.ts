@@ -438,6 +438,14 @@ describe('cancel, markArrived, markNoShow', () => {
 });
 
 describe('waitForConfirmation', () => {
+  it('refuses a negative or non-finite intervalMs before any request', async () => {
+    const client = api.client();
+    for (const intervalMs of [-1, Number.POSITIVE_INFINITY, Number.NaN]) {
+      await expect(client.reservations.waitForConfirmation(7, 41, { timeoutMs: 1000, intervalMs })).rejects.toMatchObject({ name: 'InputValidationError', field: 'intervalMs' });
+    }
+    expect(api.calls).toHaveLength(0);
+  });
+
   it('polls through the clock until confirmed', async () => {
     const clock = createInstantClock();
     api.reply(() => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: true })));
