@@ -70,6 +70,30 @@ function checkRateLimitOption(rateLimit: unknown): void {
   }
 }
 
+// Checked here rather than failing at the first call as a misleading ConnectionError or TypeError.
+function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hooks?: unknown }): void {
+  const { fetch: customFetch, logger, hooks } = options;
+  if (customFetch !== undefined && typeof customFetch !== 'function') invalid('fetch', 'expected a fetch function');
+  if (logger !== undefined) {
+    const candidate = logger as Partial<Record<keyof Logger, unknown>> | null;
+    if (typeof candidate !== 'object' || candidate === null) invalid('logger', 'expected an object with warn and error methods');
+    for (const level of ['warn', 'error'] as const) {
+      if (typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
+    }
+    for (const level of ['debug', 'info'] as const) {
+      if (candidate[level] !== undefined && typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
+    }
+  }
+  if (hooks !== undefined) {
+    if (typeof hooks !== 'object' || hooks === null) invalid('hooks', 'expected an object of hook functions');
+    // Only the known hooks: the object may carry anything else of the caller's.
+    for (const name of ['onRequest', 'onResponse', 'onRetry', 'onRateLimited'] as const) {
+      const hook = (hooks as Record<string, unknown>)[name];
+      if (hook !== undefined && typeof hook !== 'function') invalid(`hooks.${name}`, 'expected a function');
+    }
+  }
+}
+
 function normaliseBaseUrl(baseUrl: unknown): URL {
   if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
   let url: URL;
@@ -134,6 +158,7 @@ export class PartnerClient {
 
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
+    checkCallbackOptions(options);
     this.rateLimiter =
       rateLimit === false
         ? undefined

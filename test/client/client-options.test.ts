@@ -59,6 +59,11 @@ describe('PartnerClient options', () => {
     ['rateLimit.requestsPerSecond', { rateLimit: {} }],
     ['rateLimit.maxQueue', { rateLimit: { requestsPerSecond: 1, maxQueue: -1 } }],
     ['rateLimit', { rateLimit: true }],
+    ['fetch', { fetch: 'https://api.partner.test' }],
+    ['logger', { logger: 5 }],
+    ['logger.error', { logger: { warn: () => undefined } }],
+    ['hooks', { hooks: 5 }],
+    ['hooks.onRetry', { hooks: { onRetry: 'log' } }],
   ] as [string, object][])('refuses a bad %s', (field, change) => {
     expect(() => new PartnerClient({ ...required, ...change } as never)).toThrow(InputValidationError);
     try {
