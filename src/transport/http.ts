@@ -58,6 +58,19 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
 }
 
 /**
+ * Settles with `work`, or rejects as soon as `signal` aborts: a `fetch` passed in by the partner (or
+ * a test double) may ignore the signal, and the timeout must hold all the same.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
  * Sends one attempt and reads its body. The timeout covers both the wait for headers and the body
  * read, so a server that stalls mid-body cannot hang a call.
  */
@@ -70,14 +83,16 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
     const hasBody = attempt.json !== undefined;
     const send = attempt.fetch ?? fetch;
     // fetch follows redirects and drops Authorization when one leads to another origin.
-    const response = await send(attempt.url, {
-      method: attempt.method,
-      headers: hasBody ? { ...attempt.headers, 'content-type': 'application/json' } : attempt.headers,
-      body: hasBody ? JSON.stringify(attempt.json) : null,
-      signal,
-    });
-    const body = await readBody(response);
-    return { response, body };
+    const exchange = async () => {
+      const response = await send(attempt.url, {
+        method: attempt.method,
+        headers: hasBody ? { ...attempt.headers, 'content-type': 'application/json' } : attempt.headers,
+        body: hasBody ? JSON.stringify(attempt.json) : null,
+        signal,
+      });
+      return { response, body: await readBody(response) };
+    };
+    return await untilAborted(exchange(), signal);
   } catch (error) {
     if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
     if (timeout.aborted) throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, details);
