@@ -3,6 +3,7 @@
  * size limit, and small validators whose messages name the field and the rule.
  * @module
  */
+import { BodyCollector } from '../webhooks/body-collector.js';
 
 /** Largest request body the fake reads (the spec shows none; 1 MiB is far above any real request). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,26 +56,17 @@ export async function readBodyText(request: Request): Promise<string> {
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) fail(tooLarge());
   if (!request.body) return '';
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const body = new BodyCollector(MAX_BODY_BYTES);
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (!body.add(value)) {
       await reader.cancel().catch(() => undefined);
       fail(tooLarge());
     }
-    chunks.push(value);
-  }
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, offset);
-    offset += chunk.byteLength;
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(joined);
+    return new TextDecoder('utf-8', { fatal: true }).decode(body.join());
   } catch {
     return fail(badRequest({ non_field_errors: ['The body is not valid UTF-8.'] }, 'Malformed request body.'));
   }
