@@ -70,6 +70,9 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
   return formatServiceDateTime(zone ? instant.setZone(zone) : instant);
 }
 
+/** A response date-time in the `T` form luxon's ISO reader takes (services may send a space). */
+const isoForm = (text: string): string => text.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+
 /**
  * A reservation's `start_time` as a luxon DateTime. With `timezone` (the restaurant's), the value
  * is shown in that zone, and a value without offset is read in it; without, the offset sent by
@@ -77,7 +80,7 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
  * @example readStartTime(reservation, restaurant.timezone).toFormat('ccc d LLL, HH:mm')
  */
 export function readStartTime(reservation: { start_time: string }, timezone?: string | null): DateTime {
-  const text = reservation.start_time;
+  const text = isoForm(reservation.start_time);
   if (OFFSET_SUFFIX.test(text)) {
     const value = DateTime.fromISO(text, { setZone: true });
     return timezone ? value.setZone(timezone) : value;
@@ -107,5 +110,5 @@ export function readDuration(reservation: { duration?: string | null | undefined
 /** One of the `*_at` timestamps as a luxon DateTime keeping its offset; null when absent. */
 export function readTimestamp(value: string | null | undefined): DateTime | null {
   if (value == null || value === '') return null;
-  return DateTime.fromISO(value, { setZone: true });
+  return DateTime.fromISO(isoForm(value), { setZone: true });
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { lazySchema, realSchema } from '../lazy-schema.js';
-import { DateTimeString, DurationString, Metadata } from './shared.schemas.js';
+import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from './shared.schemas.js';
 
 /**
  * How a restaurant confirms: `CONFIRMATION_MODE_SYNCHRONOUS` (confirmed in the creation answer) or
@@ -25,21 +25,21 @@ export const Reservation = lazySchema(() => z.looseObject({
   last_name: z.string().nullish(),
   email: z.string().nullish(),
   phone: z.string().nullish(),
-  start_time: realSchema(DateTimeString),
+  start_time: realSchema(ServiceDateTimeString),
   duration: DurationString.nullish(),
   adults: z.int().optional(),
   children: z.int().nullish(),
   comment: z.string().nullish(),
   cancelled: z.boolean().optional(),
-  cancelled_at: DateTimeString.nullish(),
+  cancelled_at: ServiceDateTimeString.nullish(),
   confirmed: z.boolean().optional(),
-  confirmed_at: DateTimeString.nullish(),
+  confirmed_at: ServiceDateTimeString.nullish(),
   // A new mode must not break reading a reservation, so any string is kept.
   confirmation_mode: z.union([ConfirmationMode, z.string()]).optional(),
   arrived: z.boolean().optional(),
-  arrived_at: DateTimeString.nullish(),
+  arrived_at: ServiceDateTimeString.nullish(),
   no_show: z.boolean().optional(),
-  no_show_at: DateTimeString.nullish(),
+  no_show_at: ServiceDateTimeString.nullish(),
   language: z.string().nullish(),
   metadata: Metadata.nullish(),
 }));

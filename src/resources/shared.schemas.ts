@@ -12,6 +12,16 @@ import { lazySchema, realSchema } from '../lazy-schema.js';
 export const DateTimeString = lazySchema(() => z.iso.datetime({ offset: true, local: true }));
 
 /**
+ * A date-time in a response. The spec says only "ISO 8601 date-time" and the live service's
+ * serialiser is unknown, so answers are read in every common form of it: seconds and fractions
+ * optional, the offset as `Z`, `+01:00`, `+0100` or `+01` or absent, and a space instead of `T`.
+ * The time helpers (`readStartTime`, `readTimestamp`) read each of them.
+ */
+export const ServiceDateTimeString = lazySchema(() =>
+  z.string().regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[zZ]|[+-]\d{2}(?::?\d{2})?)?$/, 'expected an ISO 8601 date-time'),
+);
+
+/**
  * A reservation `duration`. The spec describes ISO 8601 (`PT2H`) while its example shows
  * `HH:MM:SS` (Django's form, which may carry days: `1 02:00:00`). Both are accepted.
  */

@@ -1,7 +1,7 @@
 /** Webhook and delivery schemas. @module */
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
-import { DateTimeString } from './shared.schemas.js';
+import { ServiceDateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
 
 /** The reservation events of the spec. */
@@ -14,12 +14,12 @@ export type WebhookEventType = z.infer<typeof WebhookEventType>;
  */
 export const Webhook = lazySchema(() => z.looseObject({
   id: z.int(),
-  created_at: DateTimeString.nullish(),
-  updated_at: DateTimeString.nullish(),
+  created_at: ServiceDateTimeString.nullish(),
+  updated_at: ServiceDateTimeString.nullish(),
   url: z.string(),
   name: z.string().nullish(),
   is_enabled: z.boolean().optional(),
-  last_use_at: DateTimeString.nullish(),
+  last_use_at: ServiceDateTimeString.nullish(),
   last_response_status_code: z.int().max(32767).nullish(),
   last_response: z.unknown().optional(),
   subscribed_events: z.record(z.string(), z.boolean()).nullish(),
@@ -53,7 +53,7 @@ export type WebhookUpdateInput = z.infer<typeof WebhookUpdateInput>;
 export const WebhookDelivery = lazySchema(() => z.looseObject({
   id: z.union([z.string(), z.int()]),
   event: z.string(),
-  created_at: DateTimeString.optional(),
+  created_at: ServiceDateTimeString.optional(),
   restaurant_id: z.int().nullish(),
   reservation: Reservation.nullish(),
 }));

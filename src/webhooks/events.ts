@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { realSchema } from '../lazy-schema.js';
 import type { FieldIssue } from '../errors.js';
 import { Reservation } from '../resources/reservations.schemas.js';
-import { DateTimeString } from '../resources/shared.schemas.js';
+import { ServiceDateTimeString } from '../resources/shared.schemas.js';
 import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
 
@@ -27,7 +27,7 @@ function buildSchemas() {
     // Kept as a string whatever the wire sends, so duplicate stores have one key type.
     id: z.union([z.string().min(1), z.int().transform(String)]),
     event: z.string().min(1),
-    created_at: DateTimeString.nullish(),
+    created_at: ServiceDateTimeString.nullish(),
     restaurant_id: z.int().nullish(),
   });
   const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { InputValidationError, readDuration, readStartTime, readTimestamp } from 'restaurant-partner-sdk';
+import { InputValidationError, readDuration, readStartTime, readTimestamp, Reservation } from 'restaurant-partner-sdk';
 import { toServiceStartTime } from '../../src/time.js';
 import { json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
 
@@ -87,5 +87,24 @@ describe('read helpers', () => {
   it('readTimestamp reads *_at fields', () => {
     expect(readTimestamp('2026-11-23T12:00:00+01:00')!.toUTC().hour).toBe(11);
     expect(readTimestamp(null)).toBeNull();
+  });
+});
+
+describe('response date-times in every common ISO 8601 form', () => {
+  it.each([
+    ['2026-12-05T19:30:00+01:00'],
+    ['2026-12-05T19:30:00+0100'],
+    ['2026-12-05T19:30:00+01'],
+    ['2026-12-05 19:30:00+01:00'],
+    ['2026-12-05T19:30:00.123456+01:00'],
+    ['2026-12-05T18:30Z'],
+  ])('reads %s as the same instant', (startTime) => {
+    const reservation = Reservation.parse({ id: 1, start_time: startTime, confirmed_at: startTime });
+    expect(readStartTime(reservation).toUTC().toFormat("yyyy-MM-dd'T'HH:mm")).toBe('2026-12-05T18:30');
+    expect(readTimestamp(reservation.confirmed_at)!.toUTC().toFormat('HH:mm')).toBe('18:30');
+  });
+
+  it('still refuses what is not a date-time', () => {
+    expect(Reservation.safeParse({ id: 1, start_time: 'tomorrow at 8' }).success).toBe(false);
   });
 });
