@@ -7,7 +7,6 @@ import {
   AbortError,
   AmbiguousCreateError,
   ConflictError,
-  ConnectionError,
   InputValidationError,
   NotFoundError,
   PartnerApiError,
@@ -17,10 +16,9 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
-import { wasNeverSent } from '../transport/http.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import type { RequestOptions } from '../transport/transport.js';
+import { neverReachedServer, outcomeUnknown, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
@@ -164,16 +162,13 @@ export class Reservations extends Resource {
       parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
       isRetryable: (error) =>
         error instanceof RateLimitError ||
-        (error instanceof ConnectionError && !(error instanceof TimeoutError) && wasNeverSent(error)) ||
+        neverReachedServer(error) ||
         (typeof error === 'object' && error !== null && provenAbsent.has(error)),
       recover: async (error, attempt) => {
         // A 429 was not processed and a refused connection never reached the server: the retry
         // layer may send again with the same key.
-        if (error instanceof RateLimitError) return undefined;
-        if (error instanceof ConnectionError && !(error instanceof TimeoutError) && wasNeverSent(error)) return undefined;
-        const unknownOutcome =
-          error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status >= 500 || error.status === 408));
-        if (!unknownOutcome) return undefined;
+        if (error instanceof RateLimitError || neverReachedServer(error)) return undefined;
+        if (!outcomeUnknown(error)) return undefined;
         if (!canLookUp) {
           throw ambiguous('The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', error, attempt);
         }
@@ -290,7 +285,7 @@ export class Reservations extends Resource {
             const current = await this.retrieve(rid, reservationId, { signal: options?.signal, timeoutMs: options?.timeoutMs }).catch(() => null);
             return current?.[flag] === true ? { body: current } : undefined;
           }
-          if (error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status >= 500 || error.status === 408))) mayHaveApplied = true;
+          if (outcomeUnknown(error)) mayHaveApplied = true;
           return undefined;
         },
       });

@@ -3,11 +3,11 @@
  * update are inferred by REST convention (`/webhooks/` and `/webhooks/:id/`).
  * @module
  */
-import { ConnectionError, NotFoundError, PartnerApiError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { ApiPromise } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import type { RequestOptions } from '../transport/transport.js';
+import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { apiPromise, checkId, listOf, Resource, singleObject } from './resource.js';
 import { Webhook, WebhookCreateInput, WebhookUpdateInput } from './webhooks.schemas.js';
@@ -88,7 +88,7 @@ export class Webhooks extends Resource {
         recover: async (error) => {
           // A retry answered 404 after an attempt whose outcome is unknown: that attempt deleted it.
           if (mayBeDeleted && error instanceof NotFoundError) return { body: undefined };
-          if (error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status >= 500 || error.status === 408))) mayBeDeleted = true;
+          if (outcomeUnknown(error)) mayBeDeleted = true;
           return undefined;
         },
       });

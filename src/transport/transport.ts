@@ -111,13 +111,20 @@ export interface RequestSpec<T> {
 /** The path prefix of every operation (spec: "all paths start with /api/v1/partnership/"). */
 export const API_PREFIX = '/api/v1/partnership';
 
+/** True when the failed request certainly never reached the server (refused connection, DNS failure): even a create may be sent again. */
+export function neverReachedServer(error: unknown): boolean {
+  return error instanceof ConnectionError && !(error instanceof TimeoutError) && wasNeverSent(error);
+}
+
+/** True when a failed attempt may have been carried out all the same: no answer (dropped, timed out), 408 or 5xx. */
+export function outcomeUnknown(error: unknown): boolean {
+  return error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status === 408 || error.status >= 500));
+}
+
 /** Default retry decision: 429 always; network errors, 408 and 5xx only where a repeat is harmless. */
 export function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
   if (error instanceof RateLimitError) return true;
-  if (error instanceof AbortError) return false;
-  if (error instanceof ConnectionError) return safeToRepeat || (!(error instanceof TimeoutError) && wasNeverSent(error));
-  if (error instanceof PartnerApiError) return safeToRepeat && (error.status === 408 || error.status >= 500);
-  return false;
+  return safeToRepeat ? outcomeUnknown(error) : neverReachedServer(error);
 }
 
 /** The HTTP pipeline of one client. */
