@@ -3,7 +3,7 @@
  * size limit, and small validators whose messages name the field and the rule.
  * @module
  */
-import { BodyCollector } from '../webhooks/body-collector.js';
+import { readLimited } from '../webhooks/body-collector.js';
 
 /** Largest request body the fake reads (the spec shows none; 1 MiB is far above any real request). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,18 +55,9 @@ export async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) fail(tooLarge());
   if (!request.body) return '';
-  const reader = request.body.getReader();
-  const body = new BodyCollector(MAX_BODY_BYTES);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (!body.add(value)) {
-      await reader.cancel().catch(() => undefined);
-      fail(tooLarge());
-    }
-  }
+  const bytes = (await readLimited(request.body.getReader(), MAX_BODY_BYTES)) ?? fail(tooLarge());
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(body.join());
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return fail(badRequest({ non_field_errors: ['The body is not valid UTF-8.'] }, 'Malformed request body.'));
   }

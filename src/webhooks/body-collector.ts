@@ -1,6 +1,6 @@
 /**
- * Collecting a request body chunk by chunk under a size limit, shared by the fetch-style reader
- * and the `node:http` adapter so both refuse an oversized body at the same point.
+ * Collecting a request body chunk by chunk under a size limit, shared by the fetch-style reader,
+ * the `node:http` adapter and the fake service, so all refuse an oversized body at the same point.
  * @module
  */
 
@@ -31,5 +31,22 @@ export class BodyCollector {
       offset += chunk.byteLength;
     }
     return body;
+  }
+}
+
+/**
+ * Reads a web stream to its end under `maxBytes`, cancelling it as soon as it passes the limit so
+ * an oversized body is never held in memory. Resolves to the bytes, or undefined when too large; a
+ * failed read rejects with the stream's own error.
+ */
+export async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+  const collector = new BodyCollector(maxBytes);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return collector.join();
+    if (!collector.add(value)) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
   }
 }

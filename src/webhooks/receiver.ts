@@ -4,7 +4,7 @@
  * The node adapter (`node-adapter.ts`) feeds the same core from `node:http` and Express.
  * @module
  */
-import { BodyCollector } from './body-collector.js';
+import { readLimited } from './body-collector.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
   WebhookConfigurationError,
@@ -171,21 +171,14 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
   if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
-  const collector = new BodyCollector(maxBytes);
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw new WebhookPayloadError('The request body could not be read', [], { cause: error });
-    }
-    const { done, value } = chunk;
-    if (done) return collector.join();
-    if (!collector.add(value)) {
-      await reader.cancel().catch(() => {});
-      throw new WebhookPayloadTooLargeError(maxBytes);
-    }
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readLimited(reader, maxBytes);
+  } catch (error) {
+    throw new WebhookPayloadError('The request body could not be read', [], { cause: error });
   }
+  if (!bytes) throw new WebhookPayloadTooLargeError(maxBytes);
+  return bytes;
 }
 
 const redactTokens = (text: string, tokens: readonly string[]): string =>
