@@ -4,6 +4,7 @@
  * The node adapter (`node-adapter.ts`) feeds the same core from `node:http` and Express.
  * @module
  */
+import type { Logger } from '../transport/transport.js';
 import { readLimited } from './body-collector.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
@@ -29,13 +30,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** A raw request body: the bytes or text exactly as received. */
 export type RawBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
 
-/** Where the receiver writes what it refused and why. `console` fits. Never given a token. */
-export interface WebhookLogger {
-  debug?(message: string, details?: Record<string, unknown>): void;
-  info?(message: string, details?: Record<string, unknown>): void;
-  warn(message: string, details?: Record<string, unknown>): void;
-  error(message: string, details?: Record<string, unknown>): void;
-}
+/**
+ * Where the receiver writes what it refused and why: the client's {@link Logger}, so one logger
+ * serves both. `console` fits. Never given a token.
+ */
+export type WebhookLogger = Logger;
 
 // The default: refusals and failures only, so a busy endpoint's console is not flooded.
 const consoleWarnings: WebhookLogger = {
@@ -73,7 +72,7 @@ export interface WebhookReceiverOptions {
    */
   duplicateStore?: DuplicateStore | false;
   /**
-   * Where refused deliveries and failed handlers are logged (same shape as the client's `Logger`).
+   * Where refused deliveries and failed handlers are logged (any client `Logger`).
    * Default: `console.warn` / `console.error` for refusals and failures only; `false` for none.
    */
   logger?: WebhookLogger | false;
