@@ -9,9 +9,9 @@
  */
 import { z } from 'zod';
 import { realSchema } from '../lazy-schema.js';
-import type { FieldIssue } from '../errors.js';
 import { Reservation } from '../resources/reservations.schemas.js';
 import { ServiceDateTimeString } from '../resources/shared.schemas.js';
+import { toFieldIssues } from '../transport/validate.js';
 import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
 
@@ -111,15 +111,6 @@ function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string
   return normalized;
 }
 
-function toIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
-    path: issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol'),
-    code: issue.code,
-    message: issue.message,
-  }));
-}
-
 /**
  * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
  * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
@@ -140,7 +131,7 @@ export function parseWebhookEvent(json: unknown, fallbackId: string): WebhookEve
   const schema = eventSchemas()[envelope.type as WebhookEventName];
   const result = schema.safeParse(envelope);
   if (!result.success) {
-    throw new WebhookPayloadError(`Webhook ${envelope.event} delivery does not match the envelope`, toIssues(result.error));
+    throw new WebhookPayloadError(`Webhook ${envelope.event} delivery does not match the envelope`, toFieldIssues(result.error.issues));
   }
   return result.data as WebhookEvent;
 }
