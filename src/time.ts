@@ -22,7 +22,7 @@ function refuse(message: string, code = 'invalid_start_time'): never {
 }
 
 /** Whole seconds, offset always numeric (`+00:00`, not `Z`), as the spec's examples write it. */
-export function formatServiceDateTime(value: DateTime): string {
+function formatServiceDateTime(value: DateTime): string {
   return value.set({ millisecond: 0 }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
 }
 

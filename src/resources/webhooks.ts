@@ -19,7 +19,7 @@ const TOKEN_FIELDS = ['auth_token', 'token', 'secret', 'authToken'] as const;
  * Normalises the token to `auth_token` and makes it non-enumerable: `webhook.auth_token` works,
  * but `JSON.stringify(webhook)`, `console.log(webhook)` and spreading never show it.
  */
-export function hideWebhookToken(webhook: Webhook): Webhook {
+function hideWebhookToken(webhook: Webhook): Webhook {
   const record = webhook as Record<string, unknown>;
   let token: string | undefined;
   for (const field of TOKEN_FIELDS) {

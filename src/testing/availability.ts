@@ -144,7 +144,7 @@ function minutesOf(clockTime: string): number {
 }
 
 /** Minutes the table is held for a party of this size, or undefined when no rule covers it. */
-export function durationFor(config: AvailabilityConfig, partySize: number): number | undefined {
+function durationFor(config: AvailabilityConfig, partySize: number): number | undefined {
   const rule = [...config.durations].sort((a, b) => a.maxPartySize - b.maxPartySize).find((candidate) => partySize <= candidate.maxPartySize);
   return rule ? Duration.fromISO(rule.duration).as('minutes') : undefined;
 }

@@ -40,7 +40,7 @@ interface Sleeper {
 }
 
 /** Parses a duration given as milliseconds or as an ISO 8601 duration (`PT1H`, `P1D`). */
-export function toMilliseconds(duration: number | string): number {
+function toMilliseconds(duration: number | string): number {
   if (typeof duration === 'number') {
     if (!Number.isFinite(duration) || duration < 0) throw new RangeError('duration must be a non-negative number of milliseconds');
     return duration;
@@ -53,7 +53,7 @@ export function toMilliseconds(duration: number | string): number {
 }
 
 /** Parses an instant given as a Date, an ISO 8601 string or epoch milliseconds. */
-export function toEpochMilliseconds(instant: Date | string | number): number {
+function toEpochMilliseconds(instant: Date | string | number): number {
   const value = instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant);
   if (!Number.isFinite(value)) throw new RangeError(`"${String(instant)}" is not a valid date-time`);
   return value;

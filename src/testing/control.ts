@@ -79,7 +79,7 @@ const KEY_ALIASES: Record<string, string> = {
 };
 
 /** Renames snake_case control keys to their camelCase names, in nested objects and lists too. */
-export function normaliseControlKeys(value: unknown): unknown {
+function normaliseControlKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normaliseControlKeys);
   if (!isPlainObject(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [KEY_ALIASES[key] ?? key, normaliseControlKeys(inner)]));

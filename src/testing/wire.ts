@@ -72,7 +72,7 @@ function tooLarge(): JsonResponse {
  * idempotency fingerprint, copies of metadata), and a body within the size limit can nest deep
  * enough to overflow the stack: that must be a 400, never a 500.
  */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 /** Whether JSON `text` nests objects and arrays deeper than `limit` (a scan, no recursion). */
 function nestsDeeperThan(text: string, limit: number): boolean {
@@ -196,13 +196,13 @@ export class FieldCollector {
  * UTF-16 units: a name of 255 emoji is 255 characters, within the spec's limit. The client's zod
  * checks count the same way, so the fake never refuses what the client lets through.
  */
-export function characterCount(value: string): number {
+function characterCount(value: string): number {
   // Surrogate pairs are the only case where units and code points differ; skip the walk without them.
   if (!/[\uD800-\uDBFF]/.test(value)) return value.length;
   return [...value].length;
 }
 
-export function typeOf(value: unknown): string {
+function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'number' && !Number.isInteger(value)) return 'a non-integer number';

@@ -8,9 +8,9 @@ import { AbortError, PartnerSdkError, RateLimitError } from '../errors.js';
 import type { Clock } from './clock.js';
 
 /** First back-off step (full jitter draws a wait between 0 and the step, which doubles per retry). */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 /** Ceiling of the back-off step. */
-export const BACKOFF_CAP_MS = 8_000;
+const BACKOFF_CAP_MS = 8_000;
 /** Wait after a 429 that carried no usable `Retry-After`: one window of the spec's 1 request/s. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 

@@ -122,7 +122,7 @@ export function outcomeUnknown(error: unknown): boolean {
 }
 
 /** Default retry decision: 429 always; network errors, 408 and 5xx only where a repeat is harmless. */
-export function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
+function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
   if (error instanceof RateLimitError) return true;
   return safeToRepeat ? outcomeUnknown(error) : neverReachedServer(error);
 }

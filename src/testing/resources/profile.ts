@@ -8,7 +8,7 @@ import { FieldCollector, isHttpUrl, isPlainObject, json, requireObject } from '.
 
 const LANGUAGES = ['fr', 'nl', 'en', 'de'] as const;
 
-export function serializeProfile(partner: PartnerRecord): Record<string, unknown> {
+function serializeProfile(partner: PartnerRecord): Record<string, unknown> {
   return {
     uuid: partner.partnerId,
     name: partner.name,

@@ -22,14 +22,14 @@ import {
 } from '../wire.js';
 
 /** Largest `comment` accepted ("Maximum length of email and comment: not shown"; the fake picks 10 000). */
-export const MAX_COMMENT_LENGTH = 10_000;
+const MAX_COMMENT_LENGTH = 10_000;
 /** Largest `email` accepted (RFC 5321's path limit). */
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 /** Largest serialised `metadata` accepted, in characters of JSON. */
-export const MAX_METADATA_JSON_LENGTH = 16_384;
+const MAX_METADATA_JSON_LENGTH = 16_384;
 /** Largest and default page size of the reservation list. */
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 50;
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
@@ -65,7 +65,7 @@ export function serializeReservation(record: ReservationRecord, restaurant: Rest
 
 // Spec, Authentication 4: "A partner sees only ... restaurants accessible to its account."
 // Brief 5: a restaurant not linked answers 404, "never revealing that it exists".
-export function linkedRestaurant(context: OperationContext): RestaurantRecord {
+function linkedRestaurant(context: OperationContext): RestaurantRecord {
   const restaurant = context.fake.state.restaurants.get(context.params.restaurantId!);
   if (!restaurant || !context.fake.state.links.has(linkKey(context.partner.partnerId, restaurant.id))) {
     return fail(notFound());
@@ -206,7 +206,7 @@ export function createReservation(context: OperationContext): Response {
 }
 
 /** Books for a partner or another channel when there is room; otherwise a 409 `no_availability`. */
-export function bookIfAvailable(fake: FakeInternals, restaurant: RestaurantRecord, channel: Channel, guest: GuestFields, enforceLeadTimeAndHorizon: boolean): ReservationRecord {
+function bookIfAvailable(fake: FakeInternals, restaurant: RestaurantRecord, channel: Channel, guest: GuestFields, enforceLeadTimeAndHorizon: boolean): ReservationRecord {
   const adults = guest.adults!;
   const children = guest.children ?? 0;
   const now = fake.clock.now();
@@ -301,7 +301,7 @@ export function markReservation(context: OperationContext): Response {
 const invalidTransition = (detail: string) => errorResponse(409, detail, { code: 'invalid_transition' });
 
 /** The reservation's state by its booleans (spec, States and transitions). */
-export function stateOf(record: ReservationRecord): 'created' | 'confirmed' | 'cancelled' | 'arrived' | 'no-show' {
+function stateOf(record: ReservationRecord): 'created' | 'confirmed' | 'cancelled' | 'arrived' | 'no-show' {
   if (record.arrivedAt !== null) return 'arrived';
   if (record.noShowAt !== null) return 'no-show';
   if (record.cancelledAt !== null) return 'cancelled';
@@ -311,7 +311,7 @@ export function stateOf(record: ReservationRecord): 'created' | 'confirmed' | 'c
 // ---- Restaurant-side and customer-side actions (control API only, brief section 5) ----
 
 /** Any reservation of the restaurant, whatever its channel (the control API sees everything). */
-export function anyReservation(fake: FakeInternals, restaurantId: number, reservationId: number): { restaurant: RestaurantRecord; record: ReservationRecord } {
+function anyReservation(fake: FakeInternals, restaurantId: number, reservationId: number): { restaurant: RestaurantRecord; record: ReservationRecord } {
   const restaurant = fake.state.restaurants.get(restaurantId);
   const record = fake.state.reservations.get(reservationId);
   if (!restaurant) return fail(notFound(`No restaurant ${restaurantId}.`));

@@ -7,7 +7,7 @@ import type { OperationContext } from '../context.js';
 import { EVENT_TYPES, randomToken, type EventType, type WebhookRecord } from '../state.js';
 import { FieldCollector, empty, fail, isHttpUrl, isPlainObject, json, notFound, requireObject } from '../wire.js';
 
-export function serializeWebhook(webhook: WebhookRecord, withToken = false): Record<string, unknown> {
+function serializeWebhook(webhook: WebhookRecord, withToken = false): Record<string, unknown> {
   const at = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
   return {
     id: webhook.id,
