@@ -291,14 +291,15 @@ async function benchFake() {
     const times = [];
     for (let run = 0; run < 3; run += 1) {
       const started = performance.now();
-      const child = spawn('npx', ['--no-install', 'restaurant-partner-fake', '--seed', 'demo', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
+      // Its own process group: npx runs the fake as a grandchild, and the whole group must stop.
+      const child = spawn('npx', ['--no-install', 'restaurant-partner-fake', '--seed', 'demo', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
       await new Promise((resolve, reject) => {
         createInterface({ input: child.stdout }).once('line', resolve);
         child.once('exit', (code) => reject(new Error(`restaurant-partner-fake exited (${code}) before its start line`)));
       });
       times.push(performance.now() - started);
       child.removeAllListeners('exit');
-      child.kill('SIGTERM');
+      process.kill(-child.pid, 'SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
     record('fake_start_ms', median(times), 'ms from `npx restaurant-partner-fake --seed demo` to its JSON start line', '<= 2000');

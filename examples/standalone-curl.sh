@@ -8,9 +8,13 @@ set -euo pipefail
 
 start_line=$(mktemp)
 fake_log=$(mktemp)
+# npx runs the fake as a grandchild: give it its own process group (set -m) and stop the whole
+# group, or the server outlives the script.
+set -m
 npx --no-install restaurant-partner-fake --seed demo --port 0 --rate-limit off >"$start_line" 2>"$fake_log" &
 fake_pid=$!
-trap 'kill "$fake_pid" 2>/dev/null || true; rm -f "$start_line" "$fake_log"' EXIT
+set +m
+trap 'kill -TERM -- "-$fake_pid" 2>/dev/null || true; rm -f "$start_line" "$fake_log"' EXIT
 until [ -s "$start_line" ]; do
   # Stop waiting if the fake exited without its start line, and say why.
   kill -0 "$fake_pid" 2>/dev/null || { echo "the fake did not start:" >&2; cat "$fake_log" >&2; exit 1; }
