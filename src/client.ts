@@ -13,7 +13,8 @@ import { systemClock, type Clock } from './transport/clock.js';
 import type { RateLimiter } from './transport/rate-limiter.js';
 import { createRateLimiter } from './transport/throttle.js';
 import { checkRequestOptions } from './transport/validate.js';
-import { consoleLogger, Transport, type ClientHooks, type Logger, type RequestOptions } from './transport/transport.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
 
 /** Options of {@link PartnerClient}. */
 export interface ClientOptions {

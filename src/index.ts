@@ -10,14 +10,8 @@
  * @module
  */
 export { PartnerClient, type ClientOptions } from './client.js';
-export {
-  consoleLogger,
-  silentLogger,
-  type ClientHooks,
-  type Logger,
-  type RequestEvent,
-  type RequestOptions,
-} from './transport/transport.js';
+export { consoleLogger, silentLogger, type Logger } from './logger.js';
+export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
 export { ApiPromise, type WithResponse } from './transport/api-promise.js';
 export { ListPromise, type Page } from './transport/pagination.js';
 export { createRateLimiter, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';

@@ -13,6 +13,7 @@ import { sendAttempt, wasNeverSent } from './http.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
+import type { Logger } from '../logger.js';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
@@ -24,13 +25,6 @@ export interface RequestOptions {
   maxRetries?: number | undefined;
 }
 
-/** Where log lines go. The default prints warnings and errors to the console and nothing else. */
-export interface Logger {
-  debug?(message: string, context?: Record<string, unknown>): void;
-  info?(message: string, context?: Record<string, unknown>): void;
-  warn(message: string, context?: Record<string, unknown>): void;
-  error(message: string, context?: Record<string, unknown>): void;
-}
 
 /** What hooks receive. Never headers: the request's carry the credentials. */
 export interface RequestEvent {
@@ -61,14 +55,6 @@ export interface ClientHooks {
   onRateLimited?(event: RequestEvent): void;
 }
 
-/** The default logger: warnings and errors to the console, nothing else. */
-export const consoleLogger: Logger = {
-  warn: (message, context) => console.warn(`[restaurant-partner-sdk] ${message}`, ...(context ? [context] : [])),
-  error: (message, context) => console.error(`[restaurant-partner-sdk] ${message}`, ...(context ? [context] : [])),
-};
-
-/** A logger that drops everything. */
-export const silentLogger: Logger = { warn: () => undefined, error: () => undefined };
 
 /** The transport's settings, built once by the client. */
 export interface TransportSettings {

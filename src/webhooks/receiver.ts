@@ -4,7 +4,7 @@
  * The node adapter (`node-adapter.ts`) feeds the same core from `node:http` and Express.
  * @module
  */
-import type { Logger } from '../transport/transport.js';
+import { createConsoleLogger, type Logger } from '../logger.js';
 import { readLimited } from './body-collector.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
@@ -37,10 +37,7 @@ export type RawBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
 export type WebhookLogger = Logger;
 
 // The default: refusals and failures only, so a busy endpoint's console is not flooded.
-const consoleWarnings: WebhookLogger = {
-  warn: (message, details) => console.warn(`[restaurant-partner-sdk/webhooks] ${message}`, ...(details ? [details] : [])),
-  error: (message, details) => console.error(`[restaurant-partner-sdk/webhooks] ${message}`, ...(details ? [details] : [])),
-};
+const consoleWarnings: WebhookLogger = createConsoleLogger('[restaurant-partner-sdk/webhooks]');
 
 /** What {@link WebhookReceiverOptions.onError} is told besides the error. */
 export interface WebhookErrorContext {
