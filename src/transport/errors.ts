@@ -26,6 +26,9 @@ const SECRET_QUERY_KEY = /token|secret|password|passwd|auth|key|signature|creden
  * it can go into messages, logs and hook payloads.
  */
 export function redactUrl(url: string | URL): string {
+  // Every call redacts its URL for errors and hooks; the common case has nothing to hide and is
+  // already parsed, so it costs no second parse.
+  if (url instanceof URL && !url.username && !url.password && !hasSecretQueryKey(url)) return url.href;
   let parsed: URL;
   try {
     parsed = new URL(String(url));
@@ -40,6 +43,11 @@ export function redactUrl(url: string | URL): string {
     if (SECRET_QUERY_KEY.test(key)) parsed.searchParams.set(key, 'REDACTED');
   }
   return parsed.toString();
+}
+
+function hasSecretQueryKey(url: URL): boolean {
+  for (const key of url.searchParams.keys()) if (SECRET_QUERY_KEY.test(key)) return true;
+  return false;
 }
 
 /**
