@@ -11,7 +11,7 @@
  * - The string sent carries whole seconds and the offset: `2026-12-05T19:30:00+01:00`.
  * @module
  */
-import { DateTime, Duration, IANAZone } from 'luxon';
+import { DateTime, Duration, Info } from 'luxon';
 import { InputValidationError } from './errors.js';
 import type { StartTimeInput } from './resources/reservations.schemas.js';
 
@@ -51,7 +51,7 @@ function partsOf(date: string, time: string) {
  */
 export function toServiceStartTime(value: StartTimeInput, timezone: string | null | undefined): string {
   const zone = timezone ?? undefined;
-  if (zone && !IANAZone.isValidZone(zone)) refuse(`the restaurant's timezone "${zone}" is not a known IANA zone`);
+  if (zone && !Info.normalizeZone(zone).isValid) refuse(`the restaurant's timezone "${zone}" is not a known IANA zone`);
   let instant: DateTime;
   if (DateTime.isDateTime(value)) instant = value;
   else if (value instanceof Date) instant = DateTime.fromJSDate(value);
