@@ -304,14 +304,18 @@ export async function handleControl(fake: FakeService, request: Request, route: 
       if (segments.length === 1) {
         const input = requireObject(body);
         if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100) return badRequest({ name: ['Expected a name of 1 to 100 characters.'] });
+        if (!fake.namedSnapshots.has(input.name) && fake.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS) {
+          return errorResponse(409, `At most ${MAX_NAMED_SNAPSHOTS} named snapshots; reset to drop them.`, { code: 'too_many_snapshots' });
+        }
         fake.namedSnapshots.set(input.name, fake.snapshot());
         return json(201, { name: input.name });
       }
       if (segments.length === 3 && third === 'restore') {
-        const snapshot = fake.namedSnapshots.get(decodeURIComponent(second!));
-        if (!snapshot) return notFound(`No snapshot named ${second}.`);
+        const name = decodePathSegment(second!);
+        const snapshot = name === undefined ? undefined : fake.namedSnapshots.get(name);
+        if (!snapshot) return notFound(`No snapshot named ${JSON.stringify(name ?? second)}.`);
         fake.restore(snapshot);
-        return json(200, { name: decodeURIComponent(second!) });
+        return json(200, { name });
       }
       break;
     }
@@ -330,6 +334,18 @@ export async function handleControl(fake: FakeService, request: Request, route: 
     }
   }
   return notFound(`No control route ${method} /_fake/${route}. GET /_fake/ lists them.`);
+}
+
+/** Most named snapshots kept at once (each is a copy of the whole state). */
+const MAX_NAMED_SNAPSHOTS = 50;
+
+/** A percent-decoded path segment, or undefined when its escapes are broken (`%zz`). */
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function clockView(fake: FakeService) {

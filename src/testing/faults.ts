@@ -90,7 +90,8 @@ export function parseFault(input: unknown): ActiveFault {
       fields.add('operation', `Unknown operation; expected one of ${OPERATIONS.join(', ')}.`);
     } else operation = input.operation as OperationName;
   }
-  const status = fields.integer(input, 'status', { min: 100, max: 599 });
+  // A final status: 1xx answers are informational and cannot end an exchange (fetch refuses them).
+  const status = fields.integer(input, 'status', { min: 200, max: 599 });
   const latencyMs = fields.integer(input, 'latencyMs', { min: 0, max: 600_000 }) ?? 0;
   const networkError = fields.boolean(input, 'networkError') ?? false;
   const times = fields.integer(input, 'times', { min: 1, max: 1_000_000 }) ?? 1;
@@ -108,7 +109,18 @@ export function parseFault(input: unknown): ActiveFault {
   if (input.headers !== undefined) {
     if (!isPlainObject(input.headers) || Object.values(input.headers).some((value) => typeof value !== 'string')) {
       fields.add('headers', 'Expected an object of string values.');
-    } else Object.assign(headers, input.headers);
+    } else if (Object.keys(input.headers).length > MAX_FAULT_HEADERS) {
+      fields.add('headers', `At most ${MAX_FAULT_HEADERS} headers.`);
+    } else {
+      for (const [name, value] of Object.entries(input.headers as Record<string, string>)) {
+        const problem = headerProblem(name, value);
+        if (problem) fields.add(`headers.${name}`, problem);
+        else headers[name.toLowerCase()] = value;
+      }
+    }
+  }
+  if (input.body !== undefined && JSON.stringify(input.body).length > MAX_FAULT_BODY_CHARACTERS) {
+    fields.add('body', `At most ${MAX_FAULT_BODY_CHARACTERS} characters of JSON.`);
   }
   if (status === undefined && !networkError && latencyMs === 0 && !fields.hasErrors) {
     fields.add('non_field_errors', 'A fault needs a status, a latencyMs or networkError: true.');
@@ -118,6 +130,25 @@ export function parseFault(input: unknown): ActiveFault {
   }
   fields.throwIfAny();
   return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs };
+}
+
+/** Most headers one fault may add. */
+const MAX_FAULT_HEADERS = 20;
+/** Largest answer body a fault may carry, in characters of JSON. */
+const MAX_FAULT_BODY_CHARACTERS = 65_536;
+/** An HTTP token (RFC 9110 5.6.2): what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Visible characters, spaces and tabs (RFC 9110 5.5), at most 8 KiB. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
+/** Headers the server sets from the answer itself; a fault that set them would corrupt the framing. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
+
+/** Why a header cannot be carried by an HTTP answer, or undefined when it can. */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name)) return 'Not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only).';
+  if (FRAMING_HEADERS.has(name.toLowerCase())) return 'Set by the server from the answer itself; a fault cannot set it.';
+  if (!HEADER_VALUE.test(value) || value !== value.trim()) return 'Not a valid header value (no line breaks or control characters, no surrounding spaces, at most 8192 characters).';
+  return undefined;
 }
 
 /** Largest `commitDelayMs` accepted: 31 days. */

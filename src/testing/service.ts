@@ -75,6 +75,8 @@ export interface FakeServiceOptions {
 export interface HandleContext {
   /** false refuses the `/_fake/` control routes (the standalone server sets it for non-loopback callers). */
   controlAllowed?: boolean;
+  /** Why control is refused, said in the 403 answer. */
+  controlRefusal?: string;
 }
 
 /** Options that make a `PartnerClient` talk to this fake in-process, on the fake's clock. */
@@ -291,12 +293,17 @@ export class FakeService {
       }
       const controlIndex = url.pathname.indexOf('/_fake/');
       if (controlIndex >= 0 || url.pathname.endsWith('/_fake')) {
-        if (context.controlAllowed === false) return errorResponse(403, 'The control API answers loopback callers only.');
+        if (context.controlAllowed === false) return errorResponse(403, context.controlRefusal ?? 'The control API answers loopback callers only.');
         return await handleControl(this, request, controlIndex >= 0 ? url.pathname.slice(controlIndex + '/_fake/'.length) : '');
       }
       return notFound(`Not found. The partner API is under ${API_ROOT}/ and the control API under /_fake/.`);
     } catch (error) {
       if (error instanceof HttpProblem) return error.response;
+      if (request.signal.aborted) {
+        // The caller left (a dropped connection mid-body): nothing went wrong in the fake.
+        this.#log(`${request.method} ${new URL(request.url).pathname} -> client went away`);
+        return errorResponse(400, 'The client went away before the request was read.');
+      }
       const message = error instanceof Error ? error.message : String(error);
       this.#errorLog(`fake: internal error on ${request.method} ${request.url}: ${error instanceof Error ? error.stack : message}`);
       return errorResponse(500, `Internal error in the fake: ${message}`);
@@ -394,7 +401,8 @@ export class FakeService {
     if (fault.networkError) return Response.error();
     if (fault.status === undefined) return undefined;
     const body = fault.body === undefined ? { detail: 'Injected fault.' } : fault.body;
-    if (fault.status === 204 || fault.status === 304) return empty(fault.status, fault.headers);
+    // Statuses whose answers carry no body (fetch refuses one).
+    if (fault.status === 204 || fault.status === 205 || fault.status === 304) return empty(fault.status, fault.headers);
     return json(fault.status, body, fault.headers);
   }
 
