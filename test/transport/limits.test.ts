@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  createRateLimiter,
   InputValidationError,
   PartnerApiError,
   PartnerClient,
@@ -105,6 +106,18 @@ describe('deadlineMs and Retry-After', () => {
     const error = await clientFor(server.url, { maxRetries: 0 }).restaurants.list().toArray().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as ServerError).retryAfterMs).toBe(2000);
+  });
+
+  it('bounds the wait for a rate-limit slot: a call queued past its deadline fails without sending', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, [restaurantBody()]));
+    const clock = createInstantClock();
+    const client = clientFor(server.url, { clock, rateLimit: createRateLimiter({ requestsPerSecond: 1, clock }) });
+    await client.restaurants.list().toArray();
+    // The next slot is a second away on the client's clock; this call may wait half of that.
+    const error = await client.restaurants.list({ deadlineMs: 500 }).toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain("deadline of 500 ms");
+    expect(server.requests).toHaveLength(1);
   });
 
   it('bounds an attempt by the deadline when it is shorter than timeoutMs', async () => {
