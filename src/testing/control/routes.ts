@@ -15,12 +15,16 @@ import { empty, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
 import { stateView } from './views.js';
 
-/** One control route. `body` documents the JSON it takes (`?` marks optional keys). */
-export interface ControlRoute {
+/** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
+export interface ControlRouteInfo {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: string;
   does: string;
+}
+
+/** A control route with the backend call that serves it. */
+export interface ControlRoute extends ControlRouteInfo {
   run(call: ControlCall): Response | Promise<Response>;
 }
 
@@ -220,6 +224,9 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
 ];
 
 /** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
+/** The route table as partners may read it (the same rows, without the calls behind them). */
+export const CONTROL_ROUTE_LIST: readonly ControlRouteInfo[] = CONTROL_ROUTES;
+
 async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
   try {
     await move(requireObject(call.body));
