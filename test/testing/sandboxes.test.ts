@@ -89,6 +89,8 @@ describe('sandboxes on one standalone server', () => {
     expect(Object.keys(bad.body)).toEqual(expect.arrayContaining(['seed', 'rateLimit', 'dialect']));
     expect((await call('POST', `${server.url}/_fake/sandboxes`, { dialect: { list: 'csv' } })).body.dialect).toEqual([expect.stringContaining('list must be one of envelope, array')]);
     const kept = (await call('POST', `${server.url}/_fake/sandboxes`, {})).body;
+    // Seeded like the server (no seed here) unless the body says otherwise.
+    expect(kept.partners).toEqual([]);
     await call('POST', `${server.url}/_fake/sandboxes`, {});
     const third = await call('POST', `${server.url}/_fake/sandboxes`, {});
     expect(third.status).toBe(409);

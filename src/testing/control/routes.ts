@@ -208,7 +208,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     method: 'POST',
     path: '/_fake/sandboxes',
     body: '{seed?, rateLimit?, dialect?}',
-    does: 'creates an isolated world; answers `{id, url, controlUrl, partners, restaurants}`',
+    does: 'creates an isolated world (seeded like the server unless `seed` says otherwise); answers `{id, url, controlUrl, partners, restaurants}`',
     run: (call) => created(needsSandboxHost(call).create(call.body ?? {}, call.url.origin)),
   },
   { method: 'GET', path: '/_fake/sandboxes', does: 'the sandboxes alive', run: (call) => ok(needsSandboxHost(call).list(call.url.origin)) },
