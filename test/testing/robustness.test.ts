@@ -235,7 +235,7 @@ describe('fuzz over raw sockets', () => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         expect(answer.status).not.toBe(500);
       }),
-      { numRuns: 1500, interruptAfterTimeLimit: 40_000, endOnFailure: true },
+      { numRuns: 3000, interruptAfterTimeLimit: 40_000, endOnFailure: true },
     );
     // Bounded: a run cut short by the time limit still threw a meaningful number of requests.
     expect(thrown).toBeGreaterThanOrEqual(100);
