@@ -6,6 +6,7 @@
  */
 import { IANAZone } from 'luxon';
 import { checkAvailabilityConfig, defaultAvailability } from './availability.js';
+import { CONTROL_VIEW_ROUTES } from './control-views.js';
 import { parseFault } from './faults.js';
 import {
   bookFromOtherChannel,
@@ -359,6 +360,7 @@ export const CONTROL_ROUTES = [
   'POST /_fake/snapshots {name}',
   'POST /_fake/snapshots/:name/restore',
   'POST /_fake/reset',
+  ...CONTROL_VIEW_ROUTES,
 ] as const;
 
 /** Turns a refusal inside a control function into the error thrown to JS callers. */

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createFakeCore, type FakeService, type FakeServiceOptions } from './service.js';
+import { isSimulatorPath, serveSimulatorPage } from './ui/serve.js';
 
 /** Options of {@link startFakeServer}. */
 export interface FakeServerOptions extends FakeServiceOptions {
@@ -83,8 +84,11 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     });
     const remote = incoming.socket.remoteAddress ?? '';
     const request = toRequest(incoming, origin, abort.signal);
-    void fake
-      .handle(request, { controlAllowed: options.allowRemoteControl === true || LOOPBACK.test(remote) })
+    const onLoopback = LOOPBACK.test(remote);
+    const controlAllowed = options.allowRemoteControl === true || onLoopback;
+    // The simulator page is static; the same guard as the control API it calls decides who gets it.
+    const answer = controlAllowed && isSimulatorPath(new URL(request.url).pathname) ? serveSimulatorPage(request) : fake.handle(request, { controlAllowed, remoteViewer: !onLoopback });
+    void answer
       .then(async (response) => {
         if (response.type === 'error') {
           incoming.socket.destroy();

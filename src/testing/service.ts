@@ -22,6 +22,7 @@ import {
   type FakePartner,
   type FakeRestaurant,
 } from './control.js';
+import { handleControlView } from './control-views.js';
 import { Deliveries, type DeliveryHandler, type DeliveryOptions, type DeliveryFetch } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
 import { FaultList, parseFault, realDelay, type ActiveFault, type FaultSpec, type OperationName } from './faults.js';
@@ -75,6 +76,8 @@ export interface FakeServiceOptions {
 export interface HandleContext {
   /** false refuses the `/_fake/` control routes (the standalone server sets it for non-loopback callers). */
   controlAllowed?: boolean;
+  /** true when the caller is not on loopback: control views then withhold partners' API tokens. */
+  remoteViewer?: boolean;
 }
 
 /** Options that make a `PartnerClient` talk to this fake in-process, on the fake's clock. */
@@ -290,7 +293,8 @@ export class FakeService {
       const controlIndex = url.pathname.indexOf('/_fake/');
       if (controlIndex >= 0 || url.pathname.endsWith('/_fake')) {
         if (context.controlAllowed === false) return errorResponse(403, 'The control API answers loopback callers only.');
-        return await handleControl(this, request, controlIndex >= 0 ? url.pathname.slice(controlIndex + '/_fake/'.length) : '');
+        const route = controlIndex >= 0 ? url.pathname.slice(controlIndex + '/_fake/'.length) : '';
+        return handleControlView(this, request, route, context) ?? (await handleControl(this, request, route));
       }
       return notFound(`Not found. The partner API is under ${API_ROOT}/ and the control API under /_fake/.`);
     } catch (error) {
@@ -450,6 +454,11 @@ export class FakeService {
   /** Removes every pending fault. */
   clearFaults(): void {
     this.internalFaults.clear();
+  }
+
+  /** Removes one pending fault by its `id`; false when it is not pending (any more). */
+  removeFault(id: number): boolean {
+    return this.internalFaults.remove(id);
   }
 
   /** Faults still waiting to hit. */
