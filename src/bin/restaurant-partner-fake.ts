@@ -12,12 +12,17 @@ import { parseDialectArguments } from '../testing/dialects.js';
 import { startFakeServer } from '../testing/node-server.js';
 
 const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--seed demo|none]
-                               [--rate-limit RPS|off] [--dialect key=value ...] [--quiet]
+                               [--rate-limit RPS|off] [--dialect key=value ...]
+                               [--allow-remote-control] [--quiet] [--help]
 
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
+The control API answers loopback callers addressing this server by its own host name, and no page
+of another origin; --allow-remote-control lifts all three guards (it has no credentials).
+--rate-limit takes requests per second per partner, fractions included (2.5), or off.
 Dialect keys: list=envelope|array, profile=object|list, duration=iso|hms, createStatus=201|200,
-deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative.`;
+deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative,
+idempotencyKey=honoured|ignored.`;
 
 function fail(message: string): never {
   process.stderr.write(`restaurant-partner-fake: ${message}\n\n${usage}\n`);

@@ -71,6 +71,7 @@ const KEY_ALIASES: Record<string, string> = {
   partner_ids: 'partnerIds',
   latency_ms: 'latencyMs',
   network_error: 'networkError',
+  commit_delay_ms: 'commitDelayMs',
   opening_periods: 'openingPeriods',
   slot_interval_minutes: 'slotIntervalMinutes',
   capacity_covers: 'capacityCovers',
@@ -304,14 +305,18 @@ export async function handleControl(fake: FakeService, request: Request, route: 
       if (segments.length === 1) {
         const input = requireObject(body);
         if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100) return badRequest({ name: ['Expected a name of 1 to 100 characters.'] });
+        if (!fake.namedSnapshots.has(input.name) && fake.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS) {
+          return errorResponse(409, `At most ${MAX_NAMED_SNAPSHOTS} named snapshots; reset to drop them.`, { code: 'too_many_snapshots' });
+        }
         fake.namedSnapshots.set(input.name, fake.snapshot());
         return json(201, { name: input.name });
       }
       if (segments.length === 3 && third === 'restore') {
-        const snapshot = fake.namedSnapshots.get(decodeURIComponent(second!));
-        if (!snapshot) return notFound(`No snapshot named ${second}.`);
+        const name = decodePathSegment(second!);
+        const snapshot = name === undefined ? undefined : fake.namedSnapshots.get(name);
+        if (!snapshot) return notFound(`No snapshot named ${JSON.stringify(name ?? second)}.`);
         fake.restore(snapshot);
-        return json(200, { name: decodeURIComponent(second!) });
+        return json(200, { name });
       }
       break;
     }
@@ -330,6 +335,18 @@ export async function handleControl(fake: FakeService, request: Request, route: 
     }
   }
   return notFound(`No control route ${method} /_fake/${route}. GET /_fake/ lists them.`);
+}
+
+/** Most named snapshots kept at once (each is a copy of the whole state). */
+const MAX_NAMED_SNAPSHOTS = 50;
+
+/** A percent-decoded path segment, or undefined when its escapes are broken (`%zz`). */
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function clockView(fake: FakeService) {
@@ -353,7 +370,7 @@ export const CONTROL_ROUTES = [
   'GET /_fake/deliveries',
   'POST /_fake/deliveries/flush',
   'GET /_fake/faults',
-  'POST /_fake/faults {operation?, status?, latencyMs?, networkError?, times?, phase?, headers?, body?}',
+  'POST /_fake/faults {operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
   'DELETE /_fake/faults',
   'GET /_fake/rate-limit',
   'POST /_fake/rate-limit {requestsPerSecond: number | false}',

@@ -17,13 +17,16 @@ export class SlidingWindowLimiter {
   readonly #windowMs: number;
   #recent = new Map<string, number[]>();
 
-  /** `requestsPerSecond` >= 1 allows that many per second; below 1 allows one per `1 / rps` seconds. */
+  /**
+   * Allows `ceil(rps)` requests in any window of `ceil(rps) / rps` seconds: 2 per second as 2 in
+   * 1 s, 2.5 per second as 3 in 1.2 s, 0.5 per second as 1 in 2 s. Over time exactly `rps`.
+   */
   constructor(readonly requestsPerSecond: number) {
     if (!(requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
       throw new RangeError('rate limit must be a positive number of requests per second, or false');
     }
-    this.#limit = requestsPerSecond >= 1 ? Math.floor(requestsPerSecond) : 1;
-    this.#windowMs = requestsPerSecond >= 1 ? 1000 : 1000 / requestsPerSecond;
+    this.#limit = Math.ceil(requestsPerSecond);
+    this.#windowMs = (1000 * this.#limit) / requestsPerSecond;
   }
 
   /** Counts the request if it fits in the window; otherwise says how long to wait (whole seconds, at least 1). */

@@ -25,7 +25,7 @@ import {
 import { handleControlView } from './control-views.js';
 import { Deliveries, type DeliveryHandler, type DeliveryOptions, type DeliveryFetch } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
-import { FaultList, parseFault, realDelay, type ActiveFault, type FaultSpec, type OperationName } from './faults.js';
+import { DelayedCommits, FaultList, parseFault, realDelay, type ActiveFault, type FaultSpec, type OperationName } from './faults.js';
 import { SlidingWindowLimiter, type RateLimitSetting } from './rate-limit.js';
 import { retrieveProfile, updateProfile } from './resources/profile.js';
 import {
@@ -76,6 +76,8 @@ export interface FakeServiceOptions {
 export interface HandleContext {
   /** false refuses the `/_fake/` control routes (the standalone server sets it for non-loopback callers). */
   controlAllowed?: boolean;
+  /** Why control is refused, said in the 403 answer. */
+  controlRefusal?: string;
   /** true when the caller is not on loopback: control views then withhold partners' API tokens. */
   remoteViewer?: boolean;
 }
@@ -222,6 +224,7 @@ export class FakeService {
   #seed: SeedOption;
   #limiter: SlidingWindowLimiter | undefined;
   readonly #deliveries: Deliveries;
+  readonly #delayedCommits = new DelayedCommits();
   readonly #log: (line: string) => void;
   readonly #errorLog: (line: string) => void;
   readonly #internals: FakeInternals;
@@ -252,6 +255,7 @@ export class FakeService {
       },
     };
     this.clock.attachDueWork(this.#deliveries);
+    this.clock.attachDueWork(this.#delayedCommits);
     const act = (run: () => ReservationRecord) => async () => {
       const record = asControlCall(run);
       await this.flush();
@@ -292,13 +296,18 @@ export class FakeService {
       }
       const controlIndex = url.pathname.indexOf('/_fake/');
       if (controlIndex >= 0 || url.pathname.endsWith('/_fake')) {
-        if (context.controlAllowed === false) return errorResponse(403, 'The control API answers loopback callers only.');
+        if (context.controlAllowed === false) return errorResponse(403, context.controlRefusal ?? 'The control API answers loopback callers only.');
         const route = controlIndex >= 0 ? url.pathname.slice(controlIndex + '/_fake/'.length) : '';
         return handleControlView(this, request, route, context) ?? (await handleControl(this, request, route));
       }
       return notFound(`Not found. The partner API is under ${API_ROOT}/ and the control API under /_fake/.`);
     } catch (error) {
       if (error instanceof HttpProblem) return error.response;
+      if (request.signal.aborted) {
+        // The caller left (a dropped connection mid-body): nothing went wrong in the fake.
+        this.#log(`${request.method} ${new URL(request.url).pathname} -> client went away`);
+        return errorResponse(400, 'The client went away before the request was read.');
+      }
       const message = error instanceof Error ? error.message : String(error);
       this.#errorLog(`fake: internal error on ${request.method} ${request.url}: ${error instanceof Error ? error.stack : message}`);
       return errorResponse(500, `Internal error in the fake: ${message}`);
@@ -359,19 +368,35 @@ export class FakeService {
       body,
       apiRoot: `${url.origin}${url.pathname.slice(0, rootIndex)}${API_ROOT}`,
     };
-    let response: Response;
-    try {
-      response = await handler.run(context);
-    } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      response = error.response;
-    }
     const after = this.internalFaults.take(operation, 'after');
+    if (after?.commitDelayMs !== undefined) {
+      // The gateway answers now; the origin commits later, on the fake's clock.
+      this.#delayedCommits.schedule(this.clock.now() + after.commitDelayMs, async () => {
+        const late = await this.#runOperation(handler.run, context).catch((error: unknown) => {
+          this.#errorLog(`fake: internal error in the delayed commit of ${operation}: ${error instanceof Error ? error.stack : String(error)}`);
+          return undefined;
+        });
+        if (late) this.#log(`${operation} committed ${after.commitDelayMs} ms after its injected fault -> ${late.status}`);
+      });
+      this.clock.rearm();
+      return (await this.#applyFault(after, request))!;
+    }
+    const response = await this.#runOperation(handler.run, context);
     if (after) {
       const answer = await this.#applyFault(after, request);
       if (answer) return answer;
     }
     return response;
+  }
+
+  /** Runs an operation; a refusal thrown inside it becomes its answer. */
+  async #runOperation(run: Operation, context: OperationContext): Promise<Response> {
+    try {
+      return await run(context);
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      return error.response;
+    }
   }
 
   /** Applies a fault: waits, then answers its status or drops the connection; undefined lets the request through. */
@@ -380,7 +405,8 @@ export class FakeService {
     if (fault.networkError) return Response.error();
     if (fault.status === undefined) return undefined;
     const body = fault.body === undefined ? { detail: 'Injected fault.' } : fault.body;
-    if (fault.status === 204 || fault.status === 304) return empty(fault.status, fault.headers);
+    // Statuses whose answers carry no body (fetch refuses one).
+    if (fault.status === 204 || fault.status === 205 || fault.status === 304) return empty(fault.status, fault.headers);
     return json(fault.status, body, fault.headers);
   }
 
@@ -488,10 +514,11 @@ export class FakeService {
     this.clock.rearm();
   }
 
-  /** Back to the seeded state: clears data, deliveries, faults and rate-limit windows (the clock and delivery handlers stay). */
+  /** Back to the seeded state: clears data, deliveries, faults, delayed commits and rate-limit windows (the clock and delivery handlers stay). */
   reset(): void {
     this.#state = emptyState();
     this.internalFaults.clear();
+    this.#delayedCommits.clear();
     this.setRateLimit(this.rateLimit);
     this.#applySeed();
     this.clock.rearm();

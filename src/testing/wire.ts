@@ -55,7 +55,14 @@ export async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) fail(tooLarge());
   if (!request.body) return '';
-  const bytes = (await readLimited(request.body.getReader(), MAX_BODY_BYTES)) ?? fail(tooLarge());
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readLimited(request.body.getReader(), MAX_BODY_BYTES);
+  } catch {
+    // The client stopped sending mid-body (or its stream failed): its fault, not the fake's.
+    return fail(badRequest({ non_field_errors: ['The request body broke off before its end.'] }, 'Malformed request body.'));
+  }
+  if (bytes === undefined) return fail(tooLarge());
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

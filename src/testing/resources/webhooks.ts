@@ -45,6 +45,8 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
   const url = fields.string(body, 'url', { max: 500, required: mode === 'create' });
   if (typeof url === 'string') {
     if (!isHttpUrl(url)) fields.add('url', 'Enter a valid http or https URL.');
+    // A URL with user:password@ can never be delivered to (fetch refuses it): refuse it now.
+    else if (URL.parse(url)!.username !== '' || URL.parse(url)!.password !== '') fields.add('url', 'Must not contain credentials (user:password@); deliveries carry the webhook token instead.');
     else result.url = url;
   }
   // name: "Optional label. Max 125 characters." (nullable)
