@@ -31,7 +31,7 @@ export function createClockView(container: HTMLElement): (overview: FakeOverview
   const durationInput = h('input', { type: 'text', name: 'duration', required: true, placeholder: 'PT2H30M', autocomplete: 'off', spellcheck: 'false', size: 10 });
   const form = h(
     'form',
-    { className: 'inline-form', 'aria-label': 'Advance the clock by a duration' },
+    { className: 'inline-form', 'aria-label': 'Advance the clock by any amount' },
     field('Duration', durationInput, 'ISO 8601, for example PT2H30M or P2D'),
     h('button', { type: 'submit' }, 'Advance'),
   );
