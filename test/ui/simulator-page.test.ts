@@ -102,7 +102,7 @@ describe('the simulator page in headless Chromium', () => {
 
     await entry.getByRole('button', { name: 'Confirm', exact: true }).click();
 
-    await expect.poll(() => received.map((event) => `${event.type} ${'reservation' in event ? event.reservation?.id : ''}`), { timeout: 10_000 }).toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
+    await expect.poll(() => received.map((event) => `${event.type} ${event.type === 'RESERVATION_CONFIRMED' ? event.reservation.id : ''}`), { timeout: 10_000 }).toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
     await entry.getByText('confirmed', { exact: true }).waitFor();
     expect(await entry.getByRole('button', { name: 'Confirm', exact: true }).count()).toBe(0);
     expect((await client.reservations.retrieve(ASYNC_RESTAURANT, booking.id)).confirmed).toBe(true);
