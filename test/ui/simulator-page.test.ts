@@ -100,6 +100,8 @@ describe('the simulator page in headless Chromium', () => {
     await expect(entry.textContent()).resolves.toContain('19:00 (UTC+01:00)');
     await expect(entry.textContent()).resolves.toContain('partner Demo Booking Partner');
 
+    // The id appears as text once on the whole page: in its entry's heading.
+    expect(await page.getByText(`#${booking.id}`).count()).toBe(1);
     await entry.getByRole('button', { name: 'Confirm', exact: true }).click();
 
     await expect.poll(() => received.map((event) => `${event.type} ${event.type === 'RESERVATION_CONFIRMED' ? event.reservation.id : ''}`), { timeout: 10_000 }).toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
@@ -111,7 +113,7 @@ describe('the simulator page in headless Chromium', () => {
     const delivery = deliveries.getByRole('listitem').filter({ hasText: 'RESERVATION_CONFIRMED' });
     await delivery.filter({ hasText: 'status 200' }).waitFor();
     await expect(delivery.textContent()).resolves.toContain(receiverUrl);
-    await expect(delivery.textContent()).resolves.toContain(`#${booking.id} at restaurant ${ASYNC_RESTAURANT}`);
+    await expect(delivery.textContent()).resolves.toContain(`Reservation${booking.id} at restaurant ${ASYNC_RESTAURANT}`);
     await delivery.getByText('Body sent').click();
     await expect(delivery.locator('pre').textContent()).resolves.toContain('"event": "RESERVATION_CONFIRMED"');
 
@@ -148,7 +150,7 @@ describe('the simulator page in headless Chromium', () => {
     await page.keyboard.type('4');
     await entry.getByRole('button', { name: 'Save as customer' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `#${other.id} modified by the customer.` }).waitFor();
+    await page.getByRole('status').filter({ hasText: `Reservation ${other.id} modified by the customer.` }).waitFor();
     expect((await control('GET', 'reservations'))[0]).toMatchObject({ adults: 4, start_time: expect.stringContaining(`${start}T13:00:00`) });
 
     // Cancel as the customer, from the keyboard.

@@ -47,7 +47,7 @@ export function createDeliveriesView(container: HTMLElement): (overview: FakeOve
             h('dt', {}, 'Sent'),
             h('dd', {}, formatLocalTime(entry.deliveredAt)),
             entry.reservationId === null ? null : h('dt', {}, 'Reservation'),
-            entry.reservationId === null ? null : h('dd', {}, `#${entry.reservationId} at restaurant ${entry.restaurantId}`),
+            entry.reservationId === null ? null : h('dd', {}, `${entry.reservationId} at restaurant ${entry.restaurantId}`),
           ),
           h('details', {}, h('summary', {}, 'Body sent'), h('pre', { className: 'body' }, pretty(entry.body))),
         ),

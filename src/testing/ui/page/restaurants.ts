@@ -71,7 +71,7 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
     h(
       'fieldset',
       {},
-      h('legend', {}, `New time and party for #${id}`),
+      h('legend', {}, 'New time and party'),
       field('Start', startInput, `Local time in ${zone}`),
       h('div', { className: 'field-row' }, field('Adults', number('adults', 1, 50, reservation.adults)), field('Children', number('children', 0, 50, reservation.children))),
       h(
@@ -102,7 +102,7 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
       await actions.modify(restaurantId, id, by, changes);
       form.hidden = true;
       modifyToggle.setAttribute('aria-expanded', 'false');
-    }, `#${id} modified by the ${by}.`);
+    }, `Reservation ${id} modified by the ${by}.`);
   });
   return h(
     'li',
@@ -121,9 +121,9 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
     h(
       'div',
       { className: 'button-row actions' },
-      button('Confirm', 'confirm', () => actions.confirm(restaurantId, id), `#${id} confirmed by the restaurant.`),
-      button('Cancel as restaurant', 'cancel-restaurant danger', () => actions.cancel(restaurantId, id, 'restaurant'), `#${id} cancelled by the restaurant.`),
-      button('Cancel as customer', 'cancel-customer danger', () => actions.cancel(restaurantId, id, 'customer'), `#${id} cancelled by the customer.`),
+      button('Confirm', 'confirm', () => actions.confirm(restaurantId, id), `Reservation ${id} confirmed by the restaurant.`),
+      button('Cancel as restaurant', 'cancel-restaurant danger', () => actions.cancel(restaurantId, id, 'restaurant'), `Reservation ${id} cancelled by the restaurant.`),
+      button('Cancel as customer', 'cancel-customer danger', () => actions.cancel(restaurantId, id, 'customer'), `Reservation ${id} cancelled by the customer.`),
       modifyToggle,
     ),
     form,
