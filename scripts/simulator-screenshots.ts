@@ -8,7 +8,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PartnerClient } from '../src/index.js';
-import { DEMO_PARTNER, startFakeServer } from '../src/testing/index.js';
+import { DEMO_PARTNER } from '../src/testing/index.js';
+import { startFakeServer } from '../src/testing/node.js';
 import { createWebhookReceiver } from '../src/webhooks/index.js';
 import { launchChromium } from '../test/ui/browser.js';
 

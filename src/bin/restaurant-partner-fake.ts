@@ -8,8 +8,8 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { parseDialectArguments } from '../testing/dialects.js';
-import { startFakeServer } from '../testing/node-server.js';
+import { parseDialectArguments } from '../testing/backend/dialects.js';
+import { startFakeServer } from '../testing/node.js';
 
 const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--seed demo|none]
                                [--rate-limit RPS|off] [--dialect key=value ...]

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeService, startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing';
+import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { API, START, basic } from './helpers.js';
 
 let server: RunningFakeServer | undefined;

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_PARTNER, createFakeService, startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing';
+import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { API, START, basic } from './helpers.js';
 import { httpText, rawJson, rawRequest } from './raw-http.js';
 

@@ -3,7 +3,7 @@
  * here is a documented control route, so a script can do the same with curl.
  * @module
  */
-import type { FakeOverview } from '../../control-views.js';
+import type { LiveState } from '../../control/live-state.js';
 
 /** The control API's root, wherever the server mounted the page (`.../_fake/ui` -> `.../_fake/`). */
 export const controlRoot = new URL(location.pathname.replace(/\/_fake\/ui\/?$/, '/_fake/'), location.href);
@@ -41,13 +41,16 @@ export async function control(method: 'GET' | 'POST' | 'DELETE', route: string, 
 
 let tag: string | null = null;
 
-/** The whole picture, or `undefined` when nothing changed since the last call (304). */
-export async function fetchOverview(): Promise<FakeOverview | undefined> {
-  const response = await fetch(new URL('overview', controlRoot), { cache: 'no-store', headers: tag ? { 'if-none-match': tag } : {} });
+/** The latest deliveries the page shows. */
+const DELIVERIES_SHOWN = 100;
+
+/** The whole picture (`GET /_fake/state`), or `undefined` when nothing changed since the last call (304). */
+export async function fetchState(): Promise<LiveState | undefined> {
+  const response = await fetch(new URL(`state?deliveries=${DELIVERIES_SHOWN}`, controlRoot), { cache: 'no-store', headers: tag ? { 'if-none-match': tag } : {} });
   if (response.status === 304) return undefined;
   if (!response.ok) throw new ControlError(describe(response.status, await response.json().catch(() => null)));
   tag = response.headers.get('etag');
-  return (await response.json()) as FakeOverview;
+  return (await response.json()) as LiveState;
 }
 
 const reservationRoute = (restaurantId: number, reservationId: number, action: string) => `restaurants/${restaurantId}/reservations/${reservationId}/${action}`;

@@ -3,7 +3,7 @@
  * ticking between polls from the offset the fake last reported, so no request is spent per second.
  * @module
  */
-import type { FakeOverview } from '../../control-views.js';
+import type { LiveState } from '../../control/live-state.js';
 import { act } from './act.js';
 import { actions } from './api.js';
 import { field, h, setText } from './dom.js';
@@ -19,7 +19,7 @@ const STEPS = [
 let reported = { now: Date.now(), at: Date.now(), frozen: false };
 export const fakeNow = (): number => (reported.frozen ? reported.now : reported.now + (Date.now() - reported.at));
 
-export function createClockView(container: HTMLElement): (overview: FakeOverview) => void {
+export function createClockView(container: HTMLElement): (overview: LiveState) => void {
   const time = h('time', { className: 'clock-time' });
   const mode = h('span', { className: 'clock-mode' });
   const alert = h('p', { className: 'error', role: 'alert' });

@@ -3,8 +3,8 @@
  * status the receiver answered (or why there was none) and the body sent.
  * @module
  */
-import type { FakeOverview } from '../../control-views.js';
-import type { DeliveryLogEntry } from '../../state.js';
+import type { LiveState } from '../../control/live-state.js';
+import type { DeliveryLogEntry } from '../../backend/state.js';
 import { h, setText, syncList } from './dom.js';
 import { formatLocalTime } from './format.js';
 
@@ -21,12 +21,13 @@ function outcome(entry: DeliveryLogEntry): string {
   return `status ${entry.status}${entry.ok ? '' : ' (will be retried)'}`;
 }
 
-export function createDeliveriesView(container: HTMLElement): (overview: FakeOverview) => void {
+export function createDeliveriesView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('ol', { className: 'deliveries', 'aria-label': 'Delivery attempts, newest first' });
   const summary = h('p', { className: 'muted' });
   container.append(h('h2', { id: 'deliveries-heading' }, 'Webhook deliveries'), summary, list);
   return (overview) => {
-    const { total, latest } = overview.deliveries;
+    const total = overview.deliveriesTotal;
+    const latest = [...overview.deliveries].reverse();
     setText(summary, total === 0 ? 'No deliveries yet. Register a webhook and act on a reservation.' : total > latest.length ? `The latest ${latest.length} of ${total} attempts.` : `${total} attempt${total === 1 ? '' : 's'}.`);
     syncList(
       list,

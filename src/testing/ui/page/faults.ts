@@ -2,14 +2,14 @@
  * Faults waiting to hit (each removable), a form to add one, and the rate limit.
  * @module
  */
-import type { FakeOverview } from '../../control-views.js';
-import { OPERATIONS } from '../../faults.js';
+import type { LiveState } from '../../control/live-state.js';
+import { OPERATIONS } from '../../backend/faults.js';
 import { act } from './act.js';
 import { actions } from './api.js';
 import { field, h, hiddenText, setText, syncList } from './dom.js';
 import { describeRate } from './format.js';
 
-type Fault = FakeOverview['faults'][number];
+type Fault = LiveState['faults'][number];
 
 function describeFault(fault: Fault): string {
   const what = [fault.status === undefined ? null : `answer ${fault.status}`, fault.networkError ? 'drop the connection' : null, fault.latencyMs > 0 ? `wait ${fault.latencyMs} ms` : null]
@@ -67,7 +67,7 @@ function createRateForm(alert: HTMLElement): HTMLFormElement {
   return form;
 }
 
-export function createFaultsView(container: HTMLElement): (overview: FakeOverview) => void {
+export function createFaultsView(container: HTMLElement): (overview: LiveState) => void {
   const alert = h('p', { className: 'error', role: 'alert' });
   const list = h('ul', { className: 'faults', 'aria-label': 'Pending faults' });
   const empty = h('p', { className: 'muted' }, 'No faults pending: every request is served.');

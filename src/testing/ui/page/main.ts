@@ -1,11 +1,11 @@
 /**
  * The simulator page: the restaurant's side of the fake in a browser. It polls
- * `GET /_fake/overview` once a second with `If-None-Match` (a 304 when nothing changed) and
+ * `GET /_fake/state` once a second with `If-None-Match` (a 304 when nothing changed) and
  * redraws only what changed, keyed by id, so focus and half-filled forms survive live updates.
  * @module
  */
 import { announce, setRefresh } from './act.js';
-import { fetchOverview } from './api.js';
+import { fetchState } from './api.js';
 import { createClockView } from './clock.js';
 import { createDeliveriesView } from './deliveries.js';
 import { createFaultsView } from './faults.js';
@@ -34,8 +34,8 @@ let connectionLost = false;
 
 async function refresh(): Promise<void> {
   try {
-    const overview = await fetchOverview();
-    if (overview) for (const view of views) view(overview);
+    const state = await fetchState();
+    if (state) for (const view of views) view(state);
     document.body.dataset.ready = 'true';
     if (connectionLost) announce('Connected to the fake again.');
     connectionLost = false;

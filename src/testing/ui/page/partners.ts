@@ -3,7 +3,9 @@
  * no token from the fake, and the page shows a placeholder instead.
  * @module
  */
-import type { FakeOverview, PartnerView } from '../../control-views.js';
+import type { LiveState } from '../../control/live-state.js';
+
+type PartnerView = LiveState['partners'][number];
 import { announce } from './act.js';
 import { controlRoot } from './api.js';
 import { h, hiddenText, setText, syncList } from './dom.js';
@@ -13,7 +15,7 @@ function curlLine(partner: PartnerView): string {
   return `curl -u '${partner.partnerId}:${partner.apiToken ?? '$API_TOKEN'}' '${api}'`;
 }
 
-export function createPartnersView(container: HTMLElement): (overview: FakeOverview) => void {
+export function createPartnersView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('ul', { className: 'cards', 'aria-label': 'Partners' });
   const empty = h('p', { className: 'muted' }, 'No partners. Add one with POST /_fake/partners.');
   const remoteNote = h('p', { className: 'note' }, 'You are not on the server\'s machine: API tokens are withheld.');

@@ -4,7 +4,7 @@
  * the entry of #12 confirms #12.
  * @module
  */
-import type { FakeOverview } from '../../control-views.js';
+import type { LiveState } from '../../control/live-state.js';
 import { act } from './act.js';
 import { actions } from './api.js';
 import { fakeNow } from './clock.js';
@@ -18,13 +18,11 @@ interface Restaurant {
   confirmation_mode: string;
   availability: { openingPeriods: { days: number[]; start: string; end: string }[]; capacityCovers: number };
   partnerIds: string[];
-  reservations: Reservation[];
 }
 
 interface Reservation {
   id: number;
   restaurantId: number;
-  state: string;
   start_time: string;
   adults: number;
   children: number;
@@ -32,6 +30,18 @@ interface Reservation {
   last_name: string;
   channel: string;
   partnerId: string | null;
+  cancelled: boolean;
+  confirmed: boolean;
+  arrived: boolean;
+  no_show: boolean;
+}
+
+/** The state as the spec's state table names it, from the reservation's booleans. */
+function stateOf(reservation: Reservation): 'created' | 'confirmed' | 'cancelled' | 'arrived' | 'no-show' {
+  if (reservation.arrived) return 'arrived';
+  if (reservation.no_show) return 'no-show';
+  if (reservation.cancelled) return 'cancelled';
+  return reservation.confirmed ? 'confirmed' : 'created';
 }
 
 const MODES: Record<string, string> = {
@@ -132,7 +142,7 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
 }
 
 function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, partnerNames: Map<string, string>): void {
-  const state = reservation.state;
+  const state = stateOf(reservation);
   setText(entry.querySelector('.guest')!, `${reservation.first_name} ${reservation.last_name}`.trim() || '(no name)');
   const badge = entry.querySelector<HTMLElement>('.state')!;
   setText(badge, state);
@@ -215,7 +225,7 @@ function drawLocalTime(section: HTMLElement): void {
   if (zone) setText(section.querySelector('.local-now')!, wallTime(fakeNow(), zone).slice(0, 16));
 }
 
-export function createRestaurantsView(container: HTMLElement): (overview: FakeOverview) => void {
+export function createRestaurantsView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('div', { className: 'restaurants' });
   setInterval(() => list.querySelectorAll<HTMLElement>('.restaurant').forEach(drawLocalTime), 1000);
   const empty = h('p', { className: 'muted' }, 'No restaurants. Add one with POST /_fake/restaurants.');
@@ -223,6 +233,10 @@ export function createRestaurantsView(container: HTMLElement): (overview: FakeOv
   return (overview) => {
     const partnerNames = new Map(overview.partners.map((partner) => [partner.partnerId, partner.name]));
     const restaurants = overview.restaurants as unknown as Restaurant[];
+    const reservationsOf = new Map<number, Reservation[]>();
+    for (const reservation of overview.reservations as unknown as Reservation[]) {
+      reservationsOf.set(reservation.restaurantId, [...(reservationsOf.get(reservation.restaurantId) ?? []), reservation]);
+    }
     empty.hidden = restaurants.length > 0;
     syncList(
       list,
@@ -257,6 +271,7 @@ export function createRestaurantsView(container: HTMLElement): (overview: FakeOv
         );
       },
       (section, restaurant) => {
+        const reservations = reservationsOf.get(restaurant.id) ?? [];
         setText(section.querySelector('.name')!, restaurant.display_name);
         setText(section.querySelector('.zone')!, restaurant.timezone);
         section.dataset.zone = restaurant.timezone;
@@ -264,11 +279,11 @@ export function createRestaurantsView(container: HTMLElement): (overview: FakeOv
         setText(section.querySelector('.mode')!, MODES[restaurant.confirmation_mode] ?? restaurant.confirmation_mode);
         setText(section.querySelector('.hours')!, restaurant.availability.openingPeriods.map(describeOpeningPeriod).join('; ') || 'closed');
         setText(section.querySelector('.linked')!, restaurant.partnerIds.map((id) => partnerNames.get(id) ?? id).join(', ') || 'none (only other channels)');
-        setText(section.querySelector('.count')!, `(${restaurant.reservations.length})`);
-        show(section.querySelector<HTMLElement>('.no-reservations')!, restaurant.reservations.length === 0);
+        setText(section.querySelector('.count')!, `(${reservations.length})`);
+        show(section.querySelector<HTMLElement>('.no-reservations')!, reservations.length === 0);
         syncList(
           section.querySelector<HTMLElement>('.reservations')!,
-          restaurant.reservations,
+          reservations,
           (reservation) => String(reservation.id),
           (reservation) => createReservationEntry(reservation, restaurant.timezone),
           (entry, reservation) => updateReservationEntry(entry, reservation, partnerNames),

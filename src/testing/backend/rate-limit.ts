@@ -31,15 +31,25 @@ export class SlidingWindowLimiter {
 
   /** Counts the request if it fits in the window; otherwise says how long to wait (whole seconds, at least 1). */
   admit(partnerId: string, now: number): Admission {
+    const admission = this.peek(partnerId, now);
+    if (admission.allowed) this.count(partnerId, now);
+    return admission;
+  }
+
+  /** Whether a request would fit now, without counting it. */
+  peek(partnerId: string, now: number): Admission {
     const recent = (this.#recent.get(partnerId) ?? []).filter((at) => at > now - this.#windowMs);
-    if (recent.length >= this.#limit) {
-      this.#recent.set(partnerId, recent);
-      const waitMs = recent[0]! + this.#windowMs - now;
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
-    }
+    this.#recent.set(partnerId, recent);
+    if (recent.length < this.#limit) return { allowed: true };
+    const waitMs = recent[0]! + this.#windowMs - now;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+
+  /** Counts a request admitted now. */
+  count(partnerId: string, now: number): void {
+    const recent = this.#recent.get(partnerId) ?? [];
     recent.push(now);
     this.#recent.set(partnerId, recent);
-    return { allowed: true };
   }
 
   /** Forgets every window (reset). */

@@ -40,7 +40,8 @@ export const defaultDialect: Readonly<Dialect> = Object.freeze({
   idempotencyKey: 'honoured',
 });
 
-const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
+/** Every dialect key with its values, the default first (`--help` and the README are made from it). */
+export const DIALECT_VALUES: { readonly [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   list: ['envelope', 'array'],
   profile: ['object', 'list'],
   duration: ['iso', 'hms'],
@@ -59,9 +60,9 @@ export function resolveDialect(input: Partial<Record<keyof Dialect, unknown>> = 
   const dialect: Record<string, unknown> = { ...defaultDialect };
   for (const [key, raw] of Object.entries(input)) {
     if (raw === undefined) continue;
-    const allowed = (allowedValues as Record<string, readonly unknown[]>)[key];
+    const allowed = (DIALECT_VALUES as Record<string, readonly unknown[]>)[key];
     if (!allowed) {
-      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(allowedValues).join(', ')}`);
+      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`);
     }
     const value = allowed.find((candidate) => String(candidate) === String(raw));
     if (value === undefined) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { Duration } from 'luxon';
-import type { Clock } from '../transport/clock.js';
+import type { Clock } from '../../transport/clock.js';
 
 // Captured once so a test that installs fake timers (vi.useFakeTimers) cannot stall the fake's
 // own scheduling: virtual sleeps and due work must keep running whatever the test does to timers.
@@ -142,7 +142,7 @@ export class FakeClock implements Clock {
     return this.#moveTo(() => target);
   }
 
-  /** @internal The fake registers its delivery queue and its delayed commits here. */
+  /** Registers work to run when time passes (the fake registers its delivery queue and delayed commits). */
   attachDueWork(work: DueWork): void {
     this.#dueWork.push(work);
     this.rearm();
@@ -158,7 +158,7 @@ export class FakeClock implements Clock {
     return earliest;
   }
 
-  /** @internal Re-arms the real-time timer for the next due work (when following real time). */
+  /** Re-arms the real-time timer for the next due work (when following real time); runs what is already due. */
   rearm(): void {
     if (this.#dueTimer) realClearTimeout(this.#dueTimer);
     this.#dueTimer = undefined;
@@ -175,7 +175,7 @@ export class FakeClock implements Clock {
     this.#dueTimer = timer;
   }
 
-  /** @internal Runs what is due now; serialised so two passes never deliver the same attempt twice. */
+  /** Runs what is due now; serialised so two passes never deliver the same attempt twice. */
   runDue(): Promise<void> {
     const run = this.#running.then(async () => {
       for (const work of this.#dueWork) await work.runDue(this.now());
@@ -184,7 +184,7 @@ export class FakeClock implements Clock {
     return run;
   }
 
-  /** @internal Stops the real-time timer (the fake is being disposed). */
+  /** Stops the real-time timer (the fake is being disposed). */
   dispose(): void {
     if (this.#dueTimer) realClearTimeout(this.#dueTimer);
     this.#dueTimer = undefined;

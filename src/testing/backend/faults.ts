@@ -4,7 +4,8 @@
  * @module
  */
 import type { DueWork } from './clock.js';
-import { FieldCollector, isPlainObject, fail, badRequest } from './wire.js';
+import { invalid } from './errors.js';
+import { FieldCollector, isPlainObject } from './validation.js';
 
 /**
  * Operation names, mirroring the client's methods so a test reads like the code it exercises.
@@ -84,7 +85,7 @@ export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
 
 /** Checks a fault given as JSON (control route) or from code; a bad one is a 400 field map. */
 export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
-  if (!isPlainObject(input)) return fail(badRequest({ non_field_errors: ['Expected a JSON object describing the fault.'] }));
+  if (!isPlainObject(input)) throw invalid({ non_field_errors: ['Expected a JSON object describing the fault.'] });
   const fields = new FieldCollector();
   let operation: OperationName | undefined;
   if (input.operation !== undefined) {

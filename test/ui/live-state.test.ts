@@ -1,11 +1,17 @@
 /**
- * The control routes the simulator page is built on, over real HTTP (so a script can do all the
- * page does), and how the page itself is served: content types, a strict Content-Security-Policy,
- * the control plane's guards, and no partner token for a viewer that is not on loopback.
+ * What the simulator page adds to the control API, over real HTTP (so a script can do all the
+ * page does): `GET /_fake/state` as a poller uses it (ETag, 304, a bounded delivery log, no token
+ * for a viewer not on loopback) and `DELETE /_fake/faults/:id`; and how the page itself is served:
+ * content types, a strict Content-Security-Policy, the control plane's guards.
  */
-import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DateTime } from 'luxon';
+import { PartnerClient } from 'restaurant-partner-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO_PARTNER, createFakeService, startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing';
+import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 
 let server: RunningFakeServer;
 beforeEach(async () => {
@@ -32,45 +38,52 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
   });
 }
 
-describe('control views', () => {
-  it('GET /_fake/overview shows everything at once, and answers 304 to If-None-Match until something changes', async () => {
-    const first = await call('GET', 'overview');
+describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
+  it('answers 304 to If-None-Match until something changes, then the new state with a new ETag', async () => {
+    const first = await call('GET', 'state');
     expect(first.status).toBe(200);
-    const overview = await first.json();
-    expect(overview).toMatchObject({
+    const state = await first.json();
+    expect(state).toMatchObject({
       clock: { now: expect.any(String), frozen: false },
       rateLimit: { requestsPerSecond: false },
       remoteViewer: false,
       partners: [{ partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: DEMO_PARTNER.apiToken }],
+      reservations: [],
       faults: [],
-      deliveries: { total: 0, latest: [] },
+      deliveries: [],
+      deliveriesTotal: 0,
     });
-    expect(overview.restaurants.map((restaurant: { display_name: string; reservations: unknown[] }) => [restaurant.display_name, restaurant.reservations.length])).toEqual([
-      ['Le Petit Sablon', 0],
-      ['Bistro des Vosges', 0],
-      ['Hudson Street Grill', 0],
-      ['Canal House (not linked)', 0],
-    ]);
     const tag = first.headers.get('etag')!;
     expect(tag).toMatch(/^".+"$/);
 
-    const unchanged = await call('GET', 'overview', undefined, { 'if-none-match': tag });
+    const unchanged = await call('GET', 'state', undefined, { 'if-none-match': tag });
     expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe('');
 
     await call('POST', 'restaurants/4/reservations', { start_time: '2030-01-01T19:00:00', adults: 2, channel: 'phone' });
-    const changed = await call('GET', 'overview', undefined, { 'if-none-match': tag });
+    const changed = await call('GET', 'state', undefined, { 'if-none-match': tag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(tag);
-    const reservations = (await changed.json()).restaurants[3].reservations;
-    expect(reservations).toEqual([expect.objectContaining({ channel: 'phone', partnerId: null, restaurantId: 4, state: 'confirmed' })]);
-
-    expect((await call('GET', 'overview?deliveries=5000')).status).toBe(400);
+    expect((await changed.json()).reservations).toEqual([expect.objectContaining({ channel: 'phone', partnerId: null, restaurantId: 4, confirmed: true })]);
   });
 
-  it('GET /_fake/reservations lists every channel of every restaurant with its state', async () => {
-    const created = await (await call('POST', 'restaurants/2/reservations', { start_time: '2030-01-01T19:00:00', adults: 2, channel: 'walk-in' })).json();
-    await call('POST', `restaurants/2/reservations/${created.id}/cancel`, { by: 'customer' });
-    expect(await (await call('GET', 'reservations')).json()).toEqual([expect.objectContaining({ id: created.id, restaurantId: 2, channel: 'walk-in', state: 'cancelled' })]);
+  it('?deliveries=N keeps the latest N attempts of the log and says how many there are', async () => {
+    const receiver = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}')).listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    try {
+      const client = new PartnerClient({ baseUrl: server.url, partnerId: DEMO_PARTNER.partnerId, apiToken: DEMO_PARTNER.apiToken, rateLimit: false });
+      await client.webhooks.create({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+      const booked = [];
+      const date = DateTime.fromMillis(server.fake.clock.now(), { zone: 'Europe/Paris' }).plus({ days: 2 }).toISODate()!;
+      for (const time of ['19:00', '19:30', '20:00']) booked.push(await client.reservations.create(2, { start_time: { date, time }, adults: 2 }));
+      for (const reservation of booked) await call('POST', `restaurants/2/reservations/${reservation.id}/confirm`, {});
+      const latest = await (await call('GET', 'state?deliveries=2')).json();
+      expect(latest.deliveriesTotal).toBe(3);
+      expect(latest.deliveries.map((delivery: { reservationId: number }) => delivery.reservationId)).toEqual([booked[1]!.id, booked[2]!.id]);
+      expect((await call('GET', 'state?deliveries=5000')).status).toBe(400);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('DELETE /_fake/faults/:id removes one pending fault; a second removal is a 404', async () => {
@@ -84,20 +97,18 @@ describe('control views', () => {
     expect((await call('DELETE', 'faults/abc')).status).toBe(404);
   });
 
-  it('GET /_fake/ lists the new routes', async () => {
+  it('GET /_fake/ lists them', async () => {
     const { routes } = await (await call('GET', '')).json();
-    expect(routes).toEqual(expect.arrayContaining([expect.stringMatching(/^GET \/_fake\/overview/), 'DELETE /_fake/faults/:id', 'GET /_fake/ui (the simulator page)']));
+    expect(routes).toEqual(expect.arrayContaining(['GET /_fake/state ?deliveries=N', 'DELETE /_fake/faults/:faultId']));
   });
 
   it('a viewer that is not on loopback never gets a partner token', async () => {
     const fake = createFakeService({ seed: 'demo' });
     const remote = { controlAllowed: true, remoteViewer: true };
-    const overview = await (await fake.handle(new Request('http://fake.test/_fake/overview'), remote)).json();
-    expect(overview.remoteViewer).toBe(true);
-    expect(overview.partners).toEqual([{ partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: null }]);
-    const partners = await (await fake.handle(new Request('http://fake.test/_fake/partners'), remote)).text();
-    expect(partners).not.toContain(DEMO_PARTNER.apiToken);
-    expect(JSON.stringify(overview)).not.toContain(DEMO_PARTNER.apiToken);
+    const state = await (await fake.handle(new Request('http://fake.test/_fake/state'), remote)).json();
+    expect(state.remoteViewer).toBe(true);
+    expect(state.partners).toEqual([{ partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: null }]);
+    expect(JSON.stringify(state)).not.toContain(DEMO_PARTNER.apiToken);
     fake.dispose();
   });
 });

@@ -8,8 +8,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { createFakeCore, type FakeService, type FakeServiceOptions } from './service.js';
-import { isSimulatorPath, serveSimulatorPage } from './ui/serve.js';
+import { createFakeService, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+import { isSimulatorPath, serveSimulatorPage } from '../ui/serve.js';
 
 /** Options of {@link startFakeServer}. */
 export interface FakeServerOptions extends FakeServiceOptions {
@@ -144,7 +144,7 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
  * ```
  */
 export async function startFakeServer(options: FakeServerOptions = {}): Promise<RunningFakeServer> {
-  const fake = options.fake ?? createFakeCore(options);
+  const fake = options.fake ?? createFakeService(options);
   const host = options.host ?? '127.0.0.1';
   let origin = '';
   let hosts = new Set<string>();
