@@ -88,7 +88,7 @@ const entryOf = (id: number): Locator => page.getByRole('listitem').filter({ has
 /** 19:00 local, `days` ahead of the fake's clock, in the restaurant's zone. */
 const evening = (days: number, zone: string) => ({ date: DateTime.fromMillis(server.fake.clock.now(), { zone }).plus({ days }).toISODate()!, time: '19:00' });
 
-describe('the simulator page in headless Chromium', () => {
+describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   it('shows a booking made through the API without a reload; its Confirm button confirms it, the receiver gets RESERVATION_CONFIRMED, and the delivery log shows the answer', async () => {
     const client = new PartnerClient({ baseUrl: server.url, partnerId: DEMO_PARTNER.partnerId, apiToken: DEMO_PARTNER.apiToken });
     const webhook = await client.webhooks.create({ url: receiverUrl, name: 'simulator test' });
@@ -224,6 +224,25 @@ describe('the simulator page in headless Chromium', () => {
     expect(text).toContain('Europe/Paris');
     expect(text).toContain('asynchronous (the restaurant confirms)');
     expect(text).toContain('Mon-Sun 12:00-14:30; Mon-Sun 18:00-22:30');
+  });
+
+  it('serves each sandbox its own page at <controlUrl>/ui, acting on that sandbox alone', async () => {
+    const sandbox = await control('POST', 'sandboxes', { seed: 'demo' });
+    await page.goto(`${sandbox.controlUrl}/ui`);
+    await page.locator('body[data-ready]').waitFor();
+    const booked = await (await fetch(`${sandbox.controlUrl}/restaurants/2/reservations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2, first_name: 'Only', last_name: 'Sandboxed' }),
+    })).json();
+    const entry = entryOf(booked.id);
+    await entry.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await entry.getByText('confirmed', { exact: true }).waitFor();
+    const curl = await page.locator('code.curl').first().textContent();
+    expect(curl).toContain(`'${sandbox.url}/api/v1/partnership/restaurants/'`);
+    // The server's own world saw none of it.
+    expect(await allReservations()).toEqual([]);
+    expect(pageProblems).toEqual([]);
   });
 
   it('reads at 390 px: nothing wider than the screen, every action of an entry within it', async () => {
