@@ -8,6 +8,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -243,6 +244,24 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     // The server's own world saw none of it.
     expect(await allReservations()).toEqual([]);
     expect(pageProblems).toEqual([]);
+  });
+
+  it('shows a viewer that is not on loopback (--allow-remote-control) no API token, and a curl line with $API_TOKEN', async () => {
+    const address = Object.values(networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
+    if (!address) throw new Error('This test needs a network interface besides loopback, to reach the fake as a remote viewer would.');
+    const open = await startFakeServer({ seed: 'demo', port: 0, host: '0.0.0.0', allowRemoteControl: true });
+    try {
+      await page.goto(`http://${address}:${open.port}/_fake/ui`);
+      await page.locator('body[data-ready]').waitFor();
+      const partners = page.getByRole('region', { name: 'Partners' });
+      await partners.getByText('withheld (not on loopback)').waitFor();
+      expect(await page.content()).not.toContain(DEMO_PARTNER.apiToken);
+      await expect(partners.locator('code.curl').textContent()).resolves.toBe(
+        `curl -u '${DEMO_PARTNER.partnerId}:$API_TOKEN' 'http://${address}:${open.port}/api/v1/partnership/restaurants/'`,
+      );
+    } finally {
+      await open.close();
+    }
   });
 
   it('reads at 390 px: nothing wider than the screen, every action of an entry within it', async () => {

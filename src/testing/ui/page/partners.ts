@@ -18,7 +18,7 @@ function curlLine(partner: PartnerView): string {
 export function createPartnersView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('ul', { className: 'cards', 'aria-label': 'Partners' });
   const empty = h('p', { className: 'muted' }, 'No partners. Add one with POST /_fake/partners.');
-  const remoteNote = h('p', { className: 'note' }, 'You are not on the server\'s machine: API tokens are withheld.');
+  const remoteNote = h('p', { className: 'note' }, 'You reach the fake from outside loopback: API tokens are withheld.');
   container.append(h('h2', { id: 'partners-heading' }, 'Partners'), remoteNote, empty, list);
   return (overview) => {
     remoteNote.hidden = !overview.remoteViewer;
