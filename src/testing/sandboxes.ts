@@ -26,6 +26,9 @@ interface Sandbox {
 }
 
 export const SANDBOX_PREFIX = '/sandboxes/';
+/** Default limits: 50 sandboxes at once, each ending after 15 minutes without a request. */
+export const DEFAULT_MAX_SANDBOXES = 50;
+export const DEFAULT_SANDBOX_IDLE_MS = 15 * 60_000;
 
 export class Sandboxes implements SandboxHost {
   readonly #sandboxes = new Map<string, Sandbox>();
@@ -37,8 +40,8 @@ export class Sandboxes implements SandboxHost {
     /** What every sandbox inherits from its server (delivery settings, logger). */
     private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'>,
   ) {
-    this.#max = options.max ?? 50;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 15 * 60_000;
+    this.#max = options.max ?? DEFAULT_MAX_SANDBOXES;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SANDBOX_IDLE_MS;
   }
 
   /** The sandbox's world, marked as used; undefined when it does not exist or has expired. */

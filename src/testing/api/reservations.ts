@@ -6,13 +6,10 @@
  */
 import { invalid } from '../backend/errors.js';
 import * as reservations from '../backend/reservations.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../backend/reservations.js';
-import { FieldCollector, canonicalJson, requireObject } from '../backend/validation.js';
+import { DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PAGE_SIZE } from '../backend/reservations.js';
+import { FieldCollector, canonicalJson, characterCount, requireObject } from '../backend/validation.js';
 import { empty, errorResponse, json } from '../http.js';
 import type { ApiCall } from './call.js';
-
-/** Longest `Idempotency-Key` accepted. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** GET `.../restaurants/:rid/reservations/`: own reservations, by start time then id, paged. */
 export function listReservations(call: ApiCall): Response {
@@ -59,7 +56,7 @@ export function createReservation(call: ApiCall): Response {
   const key = backend.dialect.idempotencyKey === 'ignored' ? null : call.request.headers.get('idempotency-key');
   const fingerprint = `${restaurant.id} ${canonicalJson(body)}`;
   if (key !== null) {
-    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw invalid({ 'Idempotency-Key': [`Expected 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`] });
+    if (key.length === 0 || characterCount(key) > MAX_IDEMPOTENCY_KEY_LENGTH) throw invalid({ 'Idempotency-Key': [`Expected 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`] });
     const previous = backend.state.idempotency.get(`${partner.partnerId} ${key}`);
     if (previous) {
       if (previous.fingerprint !== fingerprint) {

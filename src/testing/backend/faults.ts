@@ -95,9 +95,9 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
   }
   // A final status: 1xx answers are informational and cannot end an exchange (fetch refuses them).
   const status = fields.integer(input, 'status', { min: 200, max: 599 });
-  const latencyMs = fields.integer(input, 'latencyMs', { min: 0, max: 600_000 }) ?? 0;
+  const latencyMs = fields.integer(input, 'latencyMs', { min: 0, max: MAX_LATENCY_MS }) ?? 0;
   const networkError = fields.boolean(input, 'networkError') ?? false;
-  const times = fields.integer(input, 'times', { min: 1, max: 1_000_000 }) ?? 1;
+  const times = fields.integer(input, 'times', { min: 1, max: MAX_FAULT_TIMES }) ?? 1;
   // A month at most: further than any settle window a client would wait through.
   const commitDelayMs = fields.integer(input, 'commitDelayMs', { min: 0, max: MAX_COMMIT_DELAY_MS });
   let phase: 'before' | 'after' = input.commitDelayMs === undefined ? 'before' : 'after';
@@ -135,10 +135,14 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
   return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs };
 }
 
+/** Longest real-time latency a fault may add: ten minutes (a request waits no longer than its caller). */
+export const MAX_LATENCY_MS = 600_000;
+/** Most requests one fault may hit. */
+export const MAX_FAULT_TIMES = 1_000_000;
 /** Most headers one fault may add. */
-const MAX_FAULT_HEADERS = 20;
+export const MAX_FAULT_HEADERS = 20;
 /** Largest answer body a fault may carry, in characters of JSON. */
-const MAX_FAULT_BODY_CHARACTERS = 65_536;
+export const MAX_FAULT_BODY_CHARACTERS = 65_536;
 /** An HTTP token (RFC 9110 5.6.2): what a header name may be made of. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Visible characters, spaces and tabs (RFC 9110 5.5), at most 8 KiB. */
@@ -155,7 +159,7 @@ function headerProblem(name: string, value: string): string | undefined {
 }
 
 /** Largest `commitDelayMs` accepted: 31 days. */
-const MAX_COMMIT_DELAY_MS = 31 * 86_400_000;
+export const MAX_COMMIT_DELAY_MS = 31 * 86_400_000;
 
 /** The faults waiting to hit, in the order they were added. */
 export class FaultList {

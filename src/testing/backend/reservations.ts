@@ -10,9 +10,18 @@ import { checkAvailability, formatDuration, formatLocal, readStartTime } from '.
 import { FakeError, invalid, notFound } from './errors.js';
 import { linkKey, type Channel, type PartnerRecord, type ReservationRecord, type RestaurantRecord } from './state.js';
 import { applyTransition, transitionFor, type ReservationAction } from './transitions.js';
-import { FieldCollector, isPlainObject, requireObject } from './validation.js';
+import { FieldCollector, characterCount, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
 
+/** Spec: first_name, last_name "Max 255 characters"; phone "Max 128 characters"; adults 1 to 50; children 0 to 50. */
+export const MAX_GUEST_NAME_LENGTH = 255;
+export const MAX_PHONE_LENGTH = 128;
+export const ADULTS = { min: 1, max: 50 } as const;
+export const CHILDREN = { min: 0, max: 50 } as const;
+/** Longest `Idempotency-Key` accepted. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Longest other-channel name (`channel` of a control booking). */
+export const MAX_CHANNEL_NAME_LENGTH = 100;
 /** Largest `comment` accepted ("Maximum length of email and comment: not shown"; the fake picks 10 000). */
 export const MAX_COMMENT_LENGTH = 10_000;
 /** Largest `email` accepted (RFC 5321's path limit). */
@@ -107,13 +116,13 @@ function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRe
     if (reading.ok) result.start = reading.millis;
     else fields.add('start_time', reading.message);
   }
-  result.adults = fields.integer(body, 'adults', { min: 1, max: 50, required: mode === 'create' });
+  result.adults = fields.integer(body, 'adults', { ...ADULTS, required: mode === 'create' });
   // children: "0 to 50 inclusive. Defaults to 0 when omitted."
-  result.children = fields.integer(body, 'children', { min: 0, max: 50 });
+  result.children = fields.integer(body, 'children', CHILDREN);
   // first_name, last_name: "Max 255 characters"; phone: "Max 128 characters".
-  result.first_name = fields.string(body, 'first_name', { max: 255 }) ?? undefined;
-  result.last_name = fields.string(body, 'last_name', { max: 255 }) ?? undefined;
-  const phone = fields.string(body, 'phone', { max: 128, nullable: true });
+  result.first_name = fields.string(body, 'first_name', { max: MAX_GUEST_NAME_LENGTH }) ?? undefined;
+  result.last_name = fields.string(body, 'last_name', { max: MAX_GUEST_NAME_LENGTH }) ?? undefined;
+  const phone = fields.string(body, 'phone', { max: MAX_PHONE_LENGTH, nullable: true });
   if (phone !== undefined) result.phone = phone;
   const email = fields.string(body, 'email', { max: MAX_EMAIL_LENGTH, nullable: true });
   if (typeof email === 'string' && email !== '' && !EMAIL.test(email)) fields.add('email', 'Enter a valid email address.');
@@ -127,7 +136,7 @@ function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRe
     // metadata: "Arbitrary key-value pairs ... Stored as given, never interpreted."
     if (body.metadata === null) result.metadata = null;
     else if (!isPlainObject(body.metadata)) fields.add('metadata', 'Expected a JSON object of key-value pairs.');
-    else if (JSON.stringify(body.metadata).length > MAX_METADATA_JSON_LENGTH) fields.add('metadata', `Ensure metadata has no more than ${MAX_METADATA_JSON_LENGTH} characters of JSON.`);
+    else if (characterCount(JSON.stringify(body.metadata)) > MAX_METADATA_JSON_LENGTH) fields.add('metadata', `Ensure metadata has no more than ${MAX_METADATA_JSON_LENGTH} characters of JSON.`);
     else result.metadata = structuredClone(body.metadata);
   }
   fields.throwIfAny();
@@ -268,7 +277,7 @@ export function bookFromOtherChannel(world: World, restaurantId: number, input: 
   if (!restaurant) throw notFound(`No restaurant ${restaurantId}.`);
   const body = requireObject(input);
   const channelName = body.channel === undefined ? 'restaurant' : body.channel;
-  if (typeof channelName !== 'string' || channelName.length > 100) throw invalid({ channel: ['Expected a channel name of at most 100 characters.'] });
+  if (typeof channelName !== 'string' || characterCount(channelName) > MAX_CHANNEL_NAME_LENGTH) throw invalid({ channel: [`Expected a channel name of at most ${MAX_CHANNEL_NAME_LENGTH} characters.`] });
   const { channel: _channel, ...rest } = body;
   const guest = readGuestFields(rest, restaurant, 'create');
   return bookIfAvailable(world, restaurant, { kind: 'other', name: channelName }, guest, false);

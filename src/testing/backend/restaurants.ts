@@ -33,6 +33,9 @@ export interface FakeRestaurant extends RestaurantRecord {
   partnerIds: string[];
 }
 
+/** Longest text of each restaurant field the control API takes (`schema_name` from the spec; the rest the fake's). */
+export const RESTAURANT_TEXT_LIMITS = { display_name: 255, schema_name: 63, timezone: 64, address: 500, website: 500 } as const;
+
 /** The Restaurant object of the spec (the fake's availability configuration stays private). */
 export function restaurantView(restaurant: RestaurantRecord): Restaurant {
   return {
@@ -62,13 +65,13 @@ export function addRestaurant(world: World, input: unknown = {}): FakeRestaurant
   const fields = new FieldCollector();
   const state = world.state;
   const id = state.nextRestaurantId;
-  const displayName = fields.string(body, 'display_name', { max: 255 });
+  const displayName = fields.string(body, 'display_name', { max: RESTAURANT_TEXT_LIMITS.display_name });
   // schema_name: "Unique across the platform. Max 63 characters."
-  const schemaName = fields.string(body, 'schema_name', { max: 63 });
+  const schemaName = fields.string(body, 'schema_name', { max: RESTAURANT_TEXT_LIMITS.schema_name });
   if (typeof schemaName === 'string' && [...state.restaurants.values()].some((other) => other.schema_name === schemaName)) {
     fields.add('schema_name', 'Must be unique across the platform.');
   }
-  const timezone = fields.string(body, 'timezone', { max: 64 });
+  const timezone = fields.string(body, 'timezone', { max: RESTAURANT_TEXT_LIMITS.timezone });
   if (typeof timezone === 'string' && !IANAZone.isValidZone(timezone)) fields.add('timezone', 'Expected an IANA timezone such as Europe/Brussels.');
   let mode: ConfirmationModeValue = 'CONFIRMATION_MODE_SYNCHRONOUS';
   if (body.confirmation_mode !== undefined) {
@@ -76,8 +79,8 @@ export function addRestaurant(world: World, input: unknown = {}): FakeRestaurant
       fields.add('confirmation_mode', 'Expected CONFIRMATION_MODE_SYNCHRONOUS or CONFIRMATION_MODE_ASYNCHRONOUS.');
     } else mode = body.confirmation_mode;
   }
-  const address = fields.string(body, 'address', { max: 500 });
-  const website = fields.string(body, 'website', { max: 500 });
+  const address = fields.string(body, 'address', { max: RESTAURANT_TEXT_LIMITS.address });
+  const website = fields.string(body, 'website', { max: RESTAURANT_TEXT_LIMITS.website });
   const coordinate = (field: string, limit: number) => {
     const value = body[field];
     if (value === undefined) return undefined;

@@ -10,7 +10,7 @@ import { invalid, type FieldErrors } from './errors.js';
  * idempotency fingerprint, copies of metadata), and a body within the size limit can nest deep
  * enough to overflow the stack: that must be a 400, never a 500.
  */
-const MAX_JSON_DEPTH = 100;
+export const MAX_JSON_DEPTH = 100;
 
 /** Whether JSON `text` nests objects and arrays deeper than `limit` (a scan, no recursion). */
 function nestsDeeperThan(text: string, limit: number): boolean {
