@@ -1,52 +1,52 @@
-// Makes sure the Debian packages some tests need are installed: `node scripts/ensure-system-packages.mjs chromium redis-server`.
-// Nothing to do when their programs are on the PATH; as root on Debian it runs
-// `apt-get install -y --no-install-recommends <missing>`; otherwise it fails with one line saying what to install.
+#!/usr/bin/env node
+// Makes sure the system packages some tests need are installed, e.g.
+//   node scripts/ensure-system-packages.mjs redis-server chromium
+// Each argument is a Debian package whose program has the same name (redis-server, chromium).
+// Missing ones are installed with apt-get when this runs as root on Debian or Ubuntu; otherwise it
+// stops with one line saying what to install. Nothing is ever skipped silently.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-/** The programs that show a package is installed (Debian names). */
-const PROGRAMS = {
-  chromium: ['chromium', 'chromium-browser'],
-  'redis-server': ['redis-server'],
-};
-
-function onPath(program) {
-  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+/** Where a program is on PATH, or undefined (also looks in the sbin folders, where Debian puts some). */
+export function findProgram(name) {
+  const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  for (const folder of folders) {
+    if (!folder) continue;
     try {
-      accessSync(join(directory, program), constants.X_OK);
-      return true;
+      accessSync(join(folder, name), constants.X_OK);
+      return join(folder, name);
     } catch {
-      // not in this directory
+      // not in this folder
     }
   }
-  return false;
+  return undefined;
 }
 
-const wanted = process.argv.slice(2);
-const unknown = wanted.filter((name) => !(name in PROGRAMS));
-if (wanted.length === 0 || unknown.length > 0) {
-  console.error(`usage: ensure-system-packages.mjs ${Object.keys(PROGRAMS).join(' | ')} ...${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
-  process.exit(2);
+/** Installs what is missing of `packages`; returns a one-line message when it cannot. */
+export function ensureSystemPackages(packages) {
+  const missing = packages.filter((name) => !findProgram(name));
+  if (missing.length === 0) return undefined;
+  const list = missing.join(' ');
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && findProgram('apt-get')) {
+    process.stderr.write(`Installing system packages the tests need: ${list}\n`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    const install =
+      update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    const still = missing.filter((name) => !findProgram(name));
+    if (install && install.status === 0 && still.length === 0) return undefined;
+    return `Could not install ${still.join(' ') || list} with apt-get; install it (apt-get install -y --no-install-recommends ${list}) and run the tests again.`;
+  }
+  return `The tests need ${list}: install it (Debian/Ubuntu: sudo apt-get install -y --no-install-recommends ${list}; macOS: brew install ${missing.map((name) => (name === 'redis-server' ? 'redis' : name)).join(' ')}) and run the tests again.`;
 }
-const missing = wanted.filter((name) => !PROGRAMS[name].some(onPath));
-if (missing.length === 0) process.exit(0);
 
-const command = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-const canInstall = process.platform === 'linux' && process.getuid?.() === 0 && onPath('apt-get');
-if (!canInstall) {
-  console.error(`Missing system package(s) ${missing.join(', ')}: install them (Debian/Ubuntu: sudo ${command}) and run the tests again.`);
-  process.exit(1);
-}
-console.error(`Installing ${missing.join(', ')} (${command})...`);
-const run = (args) => spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-// A fresh image has no package lists: update only when the first try fails.
-if (!run(['install', '-y', '--no-install-recommends', ...missing]) && !(run(['update']) && run(['install', '-y', '--no-install-recommends', ...missing]))) {
-  console.error(`Could not install ${missing.join(', ')}: run "${command}" as root and run the tests again.`);
-  process.exit(1);
-}
-const stillMissing = missing.filter((name) => !PROGRAMS[name].some(onPath));
-if (stillMissing.length > 0) {
-  console.error(`Installed ${stillMissing.join(', ')} but cannot find ${stillMissing.map((name) => PROGRAMS[name].join(' or ')).join(', ')} on the PATH.`);
-  process.exit(1);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const problem = ensureSystemPackages(process.argv.slice(2));
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    process.exit(1);
+  }
 }
