@@ -112,6 +112,8 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await expect.poll(() => received.map((event) => `${event.type} ${event.type === 'RESERVATION_CONFIRMED' ? event.reservation.id : ''}`), { timeout: 10_000 }).toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
     await entry.getByText('confirmed', { exact: true }).waitFor();
     expect(await entry.getByRole('button', { name: 'Confirm', exact: true }).count()).toBe(0);
+    // Focus moved from the vanished Confirm to the entry's next action, not to the top of the page.
+    await expect.poll(() => entry.getByRole('button', { name: 'Cancel as restaurant' }).evaluate((element) => element === document.activeElement)).toBe(true);
     expect((await client.reservations.retrieve(ASYNC_RESTAURANT, booking.id)).confirmed).toBe(true);
 
     const deliveries = page.getByRole('list', { name: 'Delivery attempts, newest first' });
@@ -156,12 +158,16 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await entry.getByRole('button', { name: 'Save as customer' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: `Reservation ${other.id} modified by the customer.` }).waitFor();
+    // The form closes and focus returns to its Modify button.
+    await expect.poll(() => entry.getByRole('button', { name: 'Modify', exact: true }).evaluate((element) => element === document.activeElement)).toBe(true);
     expect((await allReservations())[0]).toMatchObject({ adults: 4, start_time: expect.stringContaining(`${start}T13:00:00`) });
 
     // Cancel as the customer, from the keyboard.
     await entry.getByRole('button', { name: 'Cancel as customer' }).focus();
     await page.keyboard.press('Enter');
     await entry.getByText('cancelled', { exact: true }).waitFor();
+    // Its buttons are gone; the keyboard user stays on the entry, not thrown back to the top.
+    await expect.poll(() => entry.evaluate((element) => element === document.activeElement)).toBe(true);
     expect((await allReservations())[0].cancelled).toBe(true);
 
     // A refusal of the fake is shown next to the action: no capacity for 60 covers.

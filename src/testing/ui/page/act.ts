@@ -20,10 +20,14 @@ export function announce(message: string): void {
   if (status) setText(status, message);
 }
 
+/**
+ * Controls are marked `aria-disabled` while busy rather than `disabled`: a disabled button loses
+ * focus, and a keyboard user would be thrown back to the top of the page after every action.
+ */
 export async function act(trigger: HTMLButtonElement | HTMLFormElement, alertRegion: HTMLElement, run: () => Promise<unknown>, done: string): Promise<void> {
-  const controls: (HTMLButtonElement | HTMLInputElement | HTMLSelectElement)[] =
-    trigger instanceof HTMLFormElement ? [...trigger.querySelectorAll<HTMLButtonElement>('button')] : [trigger];
-  for (const control of controls) control.disabled = true;
+  if (trigger.getAttribute('aria-busy') === 'true') return;
+  const controls: HTMLButtonElement[] = trigger instanceof HTMLFormElement ? [...trigger.querySelectorAll('button')] : [trigger];
+  for (const control of controls) control.setAttribute('aria-disabled', 'true');
   trigger.setAttribute('aria-busy', 'true');
   setText(alertRegion, '');
   try {
@@ -32,7 +36,7 @@ export async function act(trigger: HTMLButtonElement | HTMLFormElement, alertReg
   } catch (error) {
     setText(alertRegion, error instanceof ControlError ? error.message : `The fake could not be reached: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
-    for (const control of controls) control.disabled = false;
+    for (const control of controls) control.removeAttribute('aria-disabled');
     trigger.removeAttribute('aria-busy');
     refreshNow();
   }

@@ -110,8 +110,7 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
     const changes = readParty(form);
     void act(form, alert, async () => {
       await actions.modify(restaurantId, id, by, changes);
-      form.hidden = true;
-      modifyToggle.setAttribute('aria-expanded', 'false');
+      setOpen(false);
     }, `Reservation ${id} modified by the ${by}.`);
   });
   return h(
