@@ -270,6 +270,28 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     }
   });
 
+  it('gives every button, field and region an accessible name, with every form open', async () => {
+    const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, { start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2 });
+    await entryOf(booking.id).getByRole('button', { name: 'Modify', exact: true }).click();
+    for (const toggle of await page.getByRole('button', { name: 'New booking from another channel' }).all()) await toggle.click();
+    const unnamed = await page.evaluate(() => {
+      const visible = (element: Element) => !element.closest('[hidden]');
+      const problems: string[] = [];
+      for (const button of document.querySelectorAll('button')) {
+        if (visible(button) && !(button.getAttribute('aria-label') ?? button.textContent ?? '').trim()) problems.push(`button ${button.outerHTML}`);
+      }
+      for (const field of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')) {
+        if (visible(field) && field.labels?.length === 0 && !field.getAttribute('aria-label')) problems.push(`field ${field.outerHTML}`);
+      }
+      for (const region of document.querySelectorAll('section, form')) {
+        if (visible(region) && !region.getAttribute('aria-label') && !document.getElementById(region.getAttribute('aria-labelledby') ?? '')?.textContent?.trim()) problems.push(`region ${region.outerHTML.slice(0, 80)}`);
+      }
+      return problems;
+    });
+    expect(unnamed).toEqual([]);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Restaurant simulator');
+  });
+
   it('reads at 390 px: nothing wider than the screen, every action of an entry within it', async () => {
     const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, { start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2, first_name: 'Narrow', last_name: 'Screen' });
     await page.setViewportSize({ width: 390, height: 844 });
