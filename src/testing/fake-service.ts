@@ -248,10 +248,10 @@ export class FakeService {
       }
     }
     const status = response.type === 'error' ? null : response.status;
-    const shownPath = redactedPath(new URL(`${path}${url.search}`, url.origin));
+    const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
     // The journal lists what the fake received, not the fake being read: its own reads stay out.
     if (!(face === 'control' && request.method === 'GET')) {
-      backend.journal.record({ at: new Date(started).toISOString(), method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
+      backend.journal.record({ at: started, method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
     }
     backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
     return response;
