@@ -11,30 +11,8 @@ import { fakeNow } from './clock.js';
 import { field, h, setText, show, syncList, uniqueId } from './dom.js';
 import { describeOpeningPeriod, formatLocalTime, localInputDaysAhead, toLocalInput, wallTime } from './format.js';
 
-interface Restaurant {
-  id: number;
-  display_name: string;
-  timezone: string;
-  confirmation_mode: string;
-  availability: { openingPeriods: { days: number[]; start: string; end: string }[]; capacityCovers: number };
-  partnerIds: string[];
-}
-
-interface Reservation {
-  id: number;
-  restaurantId: number;
-  start_time: string;
-  adults: number;
-  children: number;
-  first_name: string;
-  last_name: string;
-  channel: string;
-  partnerId: string | null;
-  cancelled: boolean;
-  confirmed: boolean;
-  arrived: boolean;
-  no_show: boolean;
-}
+type Restaurant = LiveState['restaurants'][number];
+type Reservation = LiveState['reservations'][number];
 
 /** The state as the spec's state table names it, from the reservation's booleans. */
 function stateOf(reservation: Reservation): 'created' | 'confirmed' | 'cancelled' | 'arrived' | 'no-show' {
@@ -83,7 +61,7 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
       {},
       h('legend', {}, 'New time and party'),
       field('Start', startInput, `Local time in ${zone}`),
-      h('div', { className: 'field-row' }, field('Adults', number('adults', 1, 50, reservation.adults)), field('Children', number('children', 0, 50, reservation.children))),
+      h('div', { className: 'field-row' }, field('Adults', number('adults', 1, 50, reservation.adults ?? 1)), field('Children', number('children', 0, 50, reservation.children ?? 0))),
       h(
         'div',
         { className: 'button-row' },
@@ -142,14 +120,15 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
 
 function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, partnerNames: Map<string, string>): void {
   const state = stateOf(reservation);
-  setText(entry.querySelector('.guest')!, `${reservation.first_name} ${reservation.last_name}`.trim() || '(no name)');
+  setText(entry.querySelector('.guest')!, `${reservation.first_name ?? ''} ${reservation.last_name ?? ''}`.trim() || '(no name)');
   const badge = entry.querySelector<HTMLElement>('.state')!;
   setText(badge, state);
   badge.className = `state state-${state}`;
   entry.dataset.state = state;
   setText(entry.querySelector('.start')!, formatLocalTime(reservation.start_time));
-  const children = reservation.children === 1 ? '1 child' : `${reservation.children} children`;
-  setText(entry.querySelector('.party')!, `${reservation.adults} adult${reservation.adults === 1 ? '' : 's'}, ${children}`);
+  const adults = reservation.adults ?? 0;
+  const children = reservation.children ?? 0;
+  setText(entry.querySelector('.party')!, `${adults} adult${adults === 1 ? '' : 's'}, ${children === 1 ? '1 child' : `${children} children`}`);
   const source = reservation.partnerId === null ? `another channel: ${reservation.channel}` : `partner ${partnerNames.get(reservation.partnerId) ?? reservation.partnerId}`;
   setText(entry.querySelector('.source')!, source);
   const open = state === 'created' || state === 'confirmed';
@@ -167,8 +146,8 @@ function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, 
   // Half-typed changes in an open form are left alone; a closed one follows the reservation.
   if (form.hidden) {
     (form.elements.namedItem('start_time') as HTMLInputElement).value = toLocalInput(reservation.start_time);
-    (form.elements.namedItem('adults') as HTMLInputElement).value = String(reservation.adults);
-    (form.elements.namedItem('children') as HTMLInputElement).value = String(reservation.children);
+    (form.elements.namedItem('adults') as HTMLInputElement).value = String(reservation.adults ?? 1);
+    (form.elements.namedItem('children') as HTMLInputElement).value = String(reservation.children ?? 0);
   }
 }
 
@@ -231,9 +210,9 @@ export function createRestaurantsView(container: HTMLElement): (overview: LiveSt
   container.append(h('h2', { id: 'restaurants-heading' }, 'Restaurants and reservations'), empty, list);
   return (overview) => {
     const partnerNames = new Map(overview.partners.map((partner) => [partner.partnerId, partner.name]));
-    const restaurants = overview.restaurants as unknown as Restaurant[];
+    const restaurants = overview.restaurants;
     const reservationsOf = new Map<number, Reservation[]>();
-    for (const reservation of overview.reservations as unknown as Reservation[]) {
+    for (const reservation of overview.reservations) {
       reservationsOf.set(reservation.restaurantId, [...(reservationsOf.get(reservation.restaurantId) ?? []), reservation]);
     }
     empty.hidden = restaurants.length > 0;
