@@ -118,24 +118,22 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     path: '/_fake/clock/advance',
     body: '{duration: "PT1H"} or {milliseconds}',
     does: 'moves the clock forward, running delivery retries and delayed commits that fall due',
-    run: async (call) => {
-      const input = requireObject(call.body);
-      if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
-      await clockMove('duration', () => call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number)));
-      return ok(clockView(call));
-    },
+    run: (call) =>
+      clockMove(call, 'duration', (input) => {
+        if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
+        return call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number));
+      }),
   },
   {
     method: 'POST',
     path: '/_fake/clock/set',
     body: '{now}',
     does: 'sets the clock (never backwards)',
-    run: async (call) => {
-      const input = requireObject(call.body);
-      if (typeof input.now !== 'string') throw invalid({ now: ['Expected an ISO 8601 date-time.'] });
-      await clockMove('now', () => call.backend.clock.set(input.now as string));
-      return ok(clockView(call));
-    },
+    run: (call) =>
+      clockMove(call, 'now', (input) => {
+        if (typeof input.now !== 'string') throw invalid({ now: ['Expected an ISO 8601 date-time.'] });
+        return call.backend.clock.set(input.now);
+      }),
   },
   { method: 'GET', path: '/_fake/deliveries', does: 'the delivery log, oldest first', run: (call) => ok(structuredClone(call.backend.state.deliveries)) },
   {
@@ -228,13 +226,15 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   },
 ];
 
-async function clockMove(field: string, move: () => Promise<void>): Promise<void> {
+/** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
+async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
   try {
-    await move();
+    await move(requireObject(call.body));
   } catch (error) {
     if (error instanceof RangeError) throw invalid({ [field]: [error.message] });
     throw error;
   }
+  return ok(clockView(call));
 }
 
 /** `POST /_fake/faults {operation?, ...}`: a route as one line. */
