@@ -210,7 +210,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
     },
   },
-  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first (no credentials)', run: (call) => ok(call.backend.journal.entries) },
+  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first: method, path, status, operation, partner id; no credentials; GETs of the control API itself left out', run: (call) => ok(call.backend.journal.entries) },
   {
     method: 'POST',
     path: '/_fake/sandboxes',
