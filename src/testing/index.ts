@@ -40,6 +40,7 @@ export { FakeService, createFakeCore } from './service.js';
 export type { FakeServiceOptions, FakeClientOptions, FakeSnapshot, HandleContext, SeedDescription } from './service.js';
 export type { FakeServerOptions, RunningFakeServer } from './node-server.js';
 export { FakeClock, type FakeClockOptions } from './clock.js';
+export { createClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
 export { defaultDialect, resolveDialect, type Dialect } from './dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './faults.js';
 export { FakeControlError, CONTROL_ROUTES, type AddPartnerInput, type AddRestaurantInput, type FakePartner, type FakeRestaurant } from './control.js';

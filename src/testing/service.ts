@@ -5,7 +5,7 @@
  * @module
  */
 import type { HttpHandler } from 'msw';
-import { createRateLimiter } from '../transport/throttle.js';
+import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { FakeClock, type FakeClockOptions } from './clock.js';
@@ -520,7 +520,7 @@ export class FakeService {
       baseUrl: this.baseUrl,
       partnerId: partner.partnerId,
       apiToken: partner.apiToken,
-      rateLimit: rate === false ? false : createRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
+      rateLimit: rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
       fetch: send as typeof fetch,
     };
