@@ -54,8 +54,9 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
     const [a, b] = await Promise.all([connect(), connect()]);
     const limiters = [a, b].map(({ client }) => createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: rate }));
     const times = await grantTimes(limiters, 24);
-    // Sub-millisecond differences between the Redis clock and this process's timers are allowed.
-    expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / rate - 1);
+    // Grants are spaced on the Redis clock; seen here, each also carries its reply's trip back from
+    // Redis, which varies by a few milliseconds on a busy machine.
+    expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / rate - 5);
     // Both are served and the budget is used, not starved. (The efficiency claim is measured at the
     // service's real 1 request per second, in processes.test.ts and the bench: at 20 per second
     // the margin left for polling is a single millisecond, so polling delays show here.)
