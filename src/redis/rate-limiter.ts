@@ -72,6 +72,22 @@ redis.call('SET', KEYS[1], string.format('%.3f', following), 'PX', math.ceil(fol
 return 0
 `);
 
+// Sent right after a grant was handed over (the request is on its way): the next slot is at least
+// one spacing after now. A process that the machine left without CPU between its grant and its
+// request (seen up to 100 ms on a busy host) thus pushes the next grant back instead of letting
+// its late request land less than an interval before the next process's one.
+// KEYS[1] the next free slot; ARGV[1] the spacing.
+const SENT = luaScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local following = now + tonumber(ARGV[1])
+local nextAt = tonumber(redis.call('GET', KEYS[1]) or '0')
+if following > nextAt then
+  redis.call('SET', KEYS[1], string.format('%.3f', following), 'PX', math.ceil(2 * tonumber(ARGV[1])))
+end
+return 1
+`);
+
 // KEYS[1] the pause flag; ARGV[1] the pause in ms. Never shortens a longer pause already set.
 const PAUSE = luaScript(`
 local ms = tonumber(ARGV[1])
@@ -233,6 +249,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     if (answer === 0) {
       // Granted: the slot goes to whoever heads the queue now (if the head left meanwhile, one slot is lost).
       if (grantHead()) freshProcess = false;
+      // Once the caller has had its turn to send (its request is written in this turn of the event
+      // loop), tell Redis when that was; a failure here is found by the next grant.
+      setTimeout(() => void runner.run(SENT, [keys[0]!], [spacing]).catch(() => undefined), 0);
       return;
     }
     // Nobody left (the last waiter gave up during the call): no timer outlives the queue.
