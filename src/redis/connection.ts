@@ -35,6 +35,13 @@ export class RedisTimeoutError extends PartnerSdkError {
   }
 }
 
+/** Reads an optional positive number option, naming it when it is wrong. */
+export function positiveOption(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new RangeError(`${name} must be a positive finite number`);
+  return value;
+}
+
 /** A Lua script with its SHA1, computed once. */
 export interface LuaScript {
   source: string;

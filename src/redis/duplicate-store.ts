@@ -6,7 +6,7 @@
  * @module
  */
 import type { DuplicateStore } from '../webhooks/duplicates.js';
-import { createScriptRunner, luaScript, type RedisClient } from './connection.js';
+import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisDuplicateStore}. */
 export interface RedisDuplicateStoreOptions {
@@ -40,12 +40,6 @@ if redis.call('GET', KEYS[1]) == 'processing' then redis.call('DEL', KEYS[1]) en
 return 1
 `);
 
-const positive = (value: unknown, name: string, fallback: number): number => {
-  if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new RangeError(`${name} must be a positive finite number`);
-  return Math.ceil(value);
-};
-
 /**
  * Creates a {@link DuplicateStore} in Redis for `createWebhookReceiver({ duplicateStore })`. Give
  * every receiver instance one built on the same Redis: a delivery is then handled once across all
@@ -60,9 +54,9 @@ export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): 
   if (!options || typeof options !== 'object') throw new TypeError('createRedisDuplicateStore expects { redis }');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:webhook:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
-  const ttlMs = positive(options.ttlMs, 'ttlMs', 7 * 24 * 60 * 60 * 1000);
-  const claimTtlMs = positive(options.claimTtlMs, 'claimTtlMs', 30_000);
-  const runner = createScriptRunner(options.redis, positive(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
+  const ttlMs = Math.ceil(positiveOption(options.ttlMs, 'ttlMs', 7 * 24 * 60 * 60 * 1000));
+  const claimTtlMs = Math.ceil(positiveOption(options.claimTtlMs, 'claimTtlMs', 30_000));
+  const runner = createScriptRunner(options.redis, positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
   const key = (deliveryId: string) => `${keyPrefix}${deliveryId}`;
   return {
     async has(deliveryId) {

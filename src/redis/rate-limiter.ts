@@ -10,7 +10,7 @@
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
 import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
-import { createScriptRunner, luaScript, type RedisClient } from './connection.js';
+import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisRateLimiter}. */
 export interface RedisRateLimiterOptions {
@@ -118,12 +118,6 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-const positive = (value: unknown, name: string, fallback: number): number => {
-  if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new RangeError(`${name} must be a positive finite number`);
-  return value;
-};
-
 /**
  * Creates a limiter that shares the partner's budget through Redis. Pass it to every
  * `PartnerClient` of the partner, in every process: together they stay within the limit.
@@ -152,9 +146,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   if (!(Number.isInteger(maxQueue) && maxQueue >= 1)) throw new RangeError('maxQueue must be an integer >= 1');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:rate:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
-  const commandTimeoutMs = positive(options.commandTimeoutMs, 'commandTimeoutMs', 500);
-  const fallbackRequestsPerSecond = positive(options.fallbackRequestsPerSecond, 'fallbackRequestsPerSecond', requestsPerSecond / 4);
-  const retryRedisAfterMs = positive(options.retryRedisAfterMs, 'retryRedisAfterMs', 1000);
+  const commandTimeoutMs = positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 500);
+  const fallbackRequestsPerSecond = positiveOption(options.fallbackRequestsPerSecond, 'fallbackRequestsPerSecond', requestsPerSecond / 4);
+  const retryRedisAfterMs = positiveOption(options.retryRedisAfterMs, 'retryRedisAfterMs', 1000);
   const logger = options.logger ?? consoleLogger;
 
   const interval = 1000 / requestsPerSecond;
