@@ -95,6 +95,10 @@ interface Engine {
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { requestsPerSecond } = options;
   checkRequestsPerSecond(requestsPerSecond);
+  if ('clock' in options) {
+    // Earlier versions paced on a `clock` option; ignoring it would make a suite sleep for real.
+    throw new TypeError('createRateLimiter runs on real time and takes no clock: use createClockRateLimiter({ requestsPerSecond, clock }) from restaurant-partner-sdk/testing');
+  }
   const maxQueue = checkMaxQueue(options.maxQueue);
   const interval = 1000 / requestsPerSecond;
   const spacing = grantSpacingMs(requestsPerSecond);

@@ -196,6 +196,10 @@ describe('createRateLimiter (p-throttle paced, real time)', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('refuses a clock, pointing to the limiter that takes one', () => {
+    expect(() => createRateLimiter({ requestsPerSecond: 1, clock: { now: Date.now } } as never)).toThrow(/createClockRateLimiter/);
+  });
+
   it('rejects a non-positive rate and a bad maxQueue', () => {
     expect(() => createRateLimiter({ requestsPerSecond: 0 })).toThrow(RangeError);
     expect(() => createRateLimiter({ requestsPerSecond: 1, maxQueue: -1 })).toThrow(RangeError);
