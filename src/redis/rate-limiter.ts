@@ -9,7 +9,7 @@
  */
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
-import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
+import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, loadFetch, RateLimitQueueFullError } from '../transport/throttle.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisRateLimiter}. */
@@ -94,23 +94,6 @@ local ms = tonumber(ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ms then redis.call('SET', KEYS[1], '1', 'PX', ms) end
 return 1
 `);
-
-/**
- * Loads Node's fetch implementation (once per process). A process's first request otherwise
- * reaches the service long after its grant while Node loads fetch on first use (measured 90-230 ms
- * on a busy host, against 15-35 ms once loaded), so the next grant, in another process, would land
- * less than a second after it at the service. Done while the process waits for its first slot.
- */
-let fetchLoaded: Promise<void> | undefined;
-const loadFetch = () =>
-  (fetchLoaded ??= (async () => {
-    try {
-      new Request('http://127.0.0.1/');
-      await new Response('{}').json();
-    } catch {
-      // Nothing to warm up in this runtime.
-    }
-  })());
 
 interface Waiter {
   resolve: () => void;
