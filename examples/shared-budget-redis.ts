@@ -56,7 +56,7 @@ async function bookingProcess() {
 
 /** Starts Redis (unless REDIS_URL is given) and the fake, runs the processes, prints each one's share. */
 async function main() {
-  const { startFakeServer } = await import('restaurant-partner-sdk/testing');
+  const { startFakeServer } = await import('restaurant-partner-sdk/testing/node');
   // A throwaway redis-server on a free port (installed first where it can be); REDIS_URL skips it.
   const ownRedis = process.env.REDIS_URL ? undefined : await (await import('../scripts/redis-server.mjs')).startRedisServer();
   const redisUrl = process.env.REDIS_URL ?? ownRedis!.url;

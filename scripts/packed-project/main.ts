@@ -1,6 +1,7 @@
 // A partner's program, type-checked and run against the packed tarball, as users install it.
 import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { buildDeliveryRequest, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { createRedisDuplicateStore, createRedisRateLimiter, type RedisClient, type RedisRateLimiter } from 'restaurant-partner-sdk/redis';
 
@@ -23,4 +24,11 @@ fake.dispose();
 // The /redis entry resolves and its types check; it needs no Redis package until given a client.
 const useSharedBudget = (redis: RedisClient): RedisRateLimiter => createRedisRateLimiter({ redis, partnerId: 'partner' });
 if (typeof useSharedBudget !== 'function' || typeof createRedisDuplicateStore !== 'function') throw new Error('redis entry is missing');
-console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled`);
+
+// The standalone fake from its own entry, over real HTTP.
+const server = await startFakeServer({ seed: 'demo', rateLimit: false });
+const overHttp = new PartnerClient({ baseUrl: server.url, ...server.fake.describeSeed().partners[0]!, rateLimit: false });
+const served = (await overHttp.restaurants.list().toArray()).length;
+await server.close();
+if (served !== 3) throw new Error(`the standalone fake served ${served} restaurants`);
+console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, standalone fake served ${served} restaurants`);

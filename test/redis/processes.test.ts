@@ -6,8 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeServer } from 'restaurant-partner-sdk/testing';
-import type { RunningFakeServer } from '../../src/testing/node-server.js';
+import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
 // @ts-expect-error plain JavaScript module shared with the bench, without type declarations
 import { runBudgetProcesses } from '../../bench/support/budget-run.mjs';
