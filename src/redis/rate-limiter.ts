@@ -9,7 +9,7 @@
  */
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
-import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, loadFetch, RateLimitQueueFullError } from '../transport/throttle.js';
+import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, prepareFirstRequest, RateLimitQueueFullError } from '../transport/throttle.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisRateLimiter}. */
@@ -211,7 +211,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
 
   const serveShared = async () => {
     let answer: number;
-    if (freshProcess) await loadFetch();
+    if (freshProcess) await prepareFirstRequest();
     try {
       answer = Number(await runner.run(GRANT, keys, [spacing, idleExtra, freshProcess ? 1 : 0, interval]));
     } catch (error) {

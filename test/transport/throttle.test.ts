@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRateLimiter, grantSpacingMs, RateLimitQueueFullError } from '../../src/transport/throttle.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRateLimiter, grantSpacingMs, prepareFirstRequest, RateLimitQueueFullError } from '../../src/transport/throttle.js';
 import type { RateLimiter } from '../../src/transport/rate-limiter.js';
 
 // The real-time limiter runs on Date.now and timers (p-throttle's own), so these tests drive it
@@ -13,6 +13,8 @@ function acquireMany(limiter: RateLimiter, count: number) {
 }
 
 describe('createRateLimiter (p-throttle paced, real time)', () => {
+  // What a process's first request needs is loaded once per process, before its first grant.
+  beforeAll(() => prepareFirstRequest());
   beforeEach(() => {
     vi.useFakeTimers({ now: Date.UTC(2026, 10, 23, 12, 0, 0) });
   });
@@ -207,6 +209,22 @@ describe('createRateLimiter (p-throttle paced, real time)', () => {
 });
 
 describe('createRateLimiter on the real clock', () => {
+  it("holds a process's first grant until what its request needs (ky, fetch) is loaded, not its send", async () => {
+    vi.resetModules();
+    // A fresh copy of the module, as in a process that has sent nothing yet.
+    const fresh = await import('../../src/transport/throttle.js');
+    const limiter = fresh.createRateLimiter({ requestsPerSecond: 1 });
+    let granted = false;
+    const grant = limiter.acquire().then(() => (granted = true));
+    await Promise.resolve();
+    expect(granted).toBe(false);
+    await fresh.prepareFirstRequest();
+    await grant;
+    expect(granted).toBe(true);
+    // From then on a free slot is granted at once.
+    expect(limiter.queueDepth).toBe(0);
+  });
+
   it('keeps one interval between grants even when the event loop stalls (a late timer does not bunch the next grant)', async () => {
     const rate = 40;
     const limiter = createRateLimiter({ requestsPerSecond: rate });
