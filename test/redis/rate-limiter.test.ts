@@ -48,21 +48,23 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
     await Promise.all(connections.map((connection) => connection.close()));
   });
 
-  it('two limiters of one partner, on two connections, share one budget: no two grants closer than the interval', async () => {
+  it('two limiters of one partner, on two connections, share one budget: never more than the limit in a second', async () => {
     const partnerId = randomUUID();
     const rate = 20;
     const [a, b] = await Promise.all([connect(), connect()]);
     const limiters = [a, b].map(({ client }) => createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: rate }));
     const times = await grantTimes(limiters, 24);
-    // Grants are spaced on the Redis clock; seen here, each also carries its reply's trip back from
-    // Redis, which varies by a few milliseconds on a busy machine.
-    expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / rate - 5);
+    // Grants are spaced on the Redis clock. Seen here, each also carries its reply's trip back,
+    // and a busy machine can hold two replies and hand them over together; but two limiters with
+    // budgets of their own would grant 24 in about 0.6 s, twice the rate in every second.
+    const mostInOneSecond = Math.max(...times.map((start) => times.filter((at) => at >= start && at < start + 1000).length));
+    expect(mostInOneSecond).toBeLessThanOrEqual(rate + 1);
+    const achieved = ((times.length - 2) / (times.at(-1)! - times[1]!)) * 1000;
     // Both are served and the budget is used, not starved. (The efficiency claim is measured at the
     // service's real 1 request per second, in processes.test.ts and the bench: at 20 per second
     // the margin left for polling is a single millisecond, so polling delays show here.)
-    const achieved = ((times.length - 2) / (times.at(-1)! - times[1]!)) * 1000;
     expect(achieved / rate).toBeGreaterThan(0.6);
-    expect(achieved / rate).toBeLessThanOrEqual(1);
+    expect(achieved / rate).toBeLessThanOrEqual(1.05);
     expect(limiters.every((limiter) => limiter.shared)).toBe(true);
   });
 
