@@ -14,7 +14,11 @@ import type { RateLimiter } from './transport/rate-limiter.js';
 import { createRateLimiter } from './transport/throttle.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { checkHeaders } from './transport/headers.js';
+import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
+import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
+import { checkRestaurantTimezones } from './restaurant-timezones.js';
 
 /** Options of {@link PartnerClient}. */
 export interface ClientOptions {
@@ -35,8 +39,33 @@ export interface ClientOptions {
   rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
-  /** Where warnings go. Default: warnings and errors to the console. `silentLogger` drops them. */
+  /** Where log lines go. Default: the console. `silentLogger` drops everything. */
   logger?: Logger;
+  /**
+   * Which lines reach the logger: `debug` (every attempt and answer: method, redacted URL, status,
+   * attempt, duration), `info` (retries, rate-limit pauses), `warn` (the default), `error` or
+   * `off`. When not given, the `RESTAURANT_PARTNER_LOG` environment variable decides. Lines never
+   * carry the token or the Basic credential, nor request headers or bodies.
+   */
+  logLevel?: LogLevel;
+  /**
+   * Headers sent with every request (tracing, a gateway's key). Per call, `headers` adds to them or
+   * removes one (`null`). Headers the SDK sets itself (`authorization`, `idempotency-key`,
+   * `content-type`, `accept`, ...) are refused.
+   */
+  defaultHeaders?: Record<string, string>;
+  /**
+   * What an answer outside the documented contract does. `'strict'` (default): throws
+   * `ResponseValidationError` naming the field. `'warn'`: logs one warning naming the fields and
+   * returns the data as received, typed as the contract although the named fields may not match
+   * it. When not given, the `RESTAURANT_PARTNER_RESPONSE_VALIDATION` environment variable decides.
+   */
+  responseValidation?: ResponseValidation;
+  /**
+   * Timezones of restaurants you already know (`{ 12: 'Europe/Brussels' }`, IANA names), so that
+   * the first booking at each does not spend a request reading the restaurants list.
+   */
+  restaurantTimezones?: Record<string | number, string>;
   /** Observers of each attempt, retry and 429. */
   hooks?: ClientHooks;
   /** Time source for rate-limit waits, retry sleeps and polling. Default: the real clock. */
@@ -95,7 +124,12 @@ function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hook
   }
 }
 
-function normaliseBaseUrl(baseUrl: unknown): URL {
+/**
+ * The service URL, checked. A `baseUrl` copied with the API prefix (`.../api/v1/partnership/`) is
+ * accepted with the prefix removed (`prefixRemoved`), since the client appends it itself and a
+ * doubled prefix would make every call a 404; an operation's URL is refused.
+ */
+function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean } {
   if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
   let url: URL;
   try {
@@ -109,8 +143,17 @@ function normaliseBaseUrl(baseUrl: unknown): URL {
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
-  return url;
+  const prefixAt = url.pathname.indexOf(`${API_PREFIX}/`);
+  if (prefixAt >= 0) {
+    invalid('baseUrl', `is the URL of an operation; pass the part before ${API_PREFIX}/ (the client appends the paths itself)`);
+  }
+  const prefixRemoved = url.pathname.endsWith(API_PREFIX);
+  if (prefixRemoved) url.pathname = url.pathname.slice(0, -API_PREFIX.length);
+  return { url, prefixRemoved };
 }
+
+// What `withOptions` hands the copy it builds, next to its options: the caches it shares.
+const inherited = new WeakMap<object, { timezones: Map<string, string | null> }>();
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -142,24 +185,34 @@ export class PartnerClient {
   /** The rate limiter every attempt of this client waits on (undefined when turned off). */
   readonly rateLimiter: RateLimiter | undefined;
 
-  readonly #timezones = new Map<string, string | null>();
+  readonly #timezones: Map<string, string | null>;
   #timezoneRefresh: Promise<void> | undefined;
-  readonly #settings: { timeoutMs: number; maxRetries: number };
+  readonly #settings: { timeoutMs: number; maxRetries: number; logLevel: LogLevel; responseValidation: ResponseValidation };
+  // Builds a copy with changed options; a closure, so the options (and the token in them) are not
+  // reachable as a field of the client.
+  readonly #copy: (overrides: Partial<ClientOptions>) => PartnerClient;
 
   constructor(options: ClientOptions) {
     if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
-    const base = normaliseBaseUrl(options.baseUrl);
+    const { url: base, prefixRemoved } = normaliseBaseUrl(options.baseUrl);
     if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
     if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
     checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const clock = options.clock ?? systemClock;
-    const logger = options.logger ?? consoleLogger;
 
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
+    const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
+    const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
+    const auth = createBasicAuth(options.partnerId, options.apiToken);
+    const baseLogger = options.logger ?? consoleLogger;
+    const warnAlways = (message: string) => baseLogger.warn(message);
+    const logLevel = resolveLogLevel(options.logLevel, warnAlways);
+    const responseValidation = resolveResponseValidation(options.responseValidation, warnAlways);
+    const logger = createLevelledLogger(baseLogger, logLevel, auth.redact);
     this.rateLimiter =
       rateLimit === false
         ? undefined
@@ -169,14 +222,15 @@ export class PartnerClient {
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
-    this.#settings = { timeoutMs, maxRetries };
+    this.#settings = { timeoutMs, maxRetries, logLevel, responseValidation };
+    if (prefixRemoved) logger.debug(`baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`);
     if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
 
     const transport = new Transport({
       baseUrl: this.baseUrl,
-      auth: createBasicAuth(options.partnerId, options.apiToken),
+      auth,
       limiter: this.rateLimiter,
       clock,
       fetch: options.fetch,
@@ -184,7 +238,24 @@ export class PartnerClient {
       maxRetries,
       logger,
       hooks: options.hooks ?? {},
+      defaultHeaders,
+      responseValidation,
     });
+    const shared = inherited.get(options);
+    this.#timezones = shared?.timezones ?? new Map();
+    for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
+    this.#copy = (overrides) => {
+      const next: ClientOptions = { ...options, ...overrides };
+      // One budget per partner: the copy waits on the same limiter unless told otherwise.
+      if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
+      // The timezones are the same restaurants' only on the same service for the same partner.
+      const sameRestaurants = next.baseUrl === options.baseUrl && next.partnerId === options.partnerId;
+      if (sameRestaurants) {
+        const timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map(this.#timezones) : this.#timezones;
+        inherited.set(next, { timezones });
+      }
+      return new (this.constructor as typeof PartnerClient)(next);
+    };
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -217,6 +288,27 @@ export class PartnerClient {
     return this.#timezones.get(key) ?? null;
   }
 
+  /**
+   * A copy of this client with some options changed, for one part of an application (a longer
+   * timeout for a batch job, tracing headers, `responseValidation: 'warn'`).
+   *
+   * Shared with this client unless the override changes them:
+   * - the rate limiter (one budget per partner), unless `rateLimit` is given;
+   * - the cache of restaurants' timezones, unless `baseUrl` or `partnerId` changes (other
+   *   restaurants); given `restaurantTimezones`, the copy starts from this client's cache plus
+   *   those, and no longer shares it.
+   * Everything else is taken from this client's options, checked again like a new client's.
+   *
+   * @example
+   * ```ts
+   * const traced = client.withOptions({ defaultHeaders: { traceparent }, timeoutMs: 60_000 });
+   * ```
+   */
+  withOptions(overrides: Partial<ClientOptions>): PartnerClient {
+    if (!overrides || typeof overrides !== 'object') invalid('overrides', 'expected an object of client options');
+    return this.#copy(overrides);
+  }
+
   /** A safe summary: never the token. */
   toJSON(): Record<string, unknown> {
     return {
@@ -225,6 +317,8 @@ export class PartnerClient {
       apiToken: '[REDACTED]',
       timeoutMs: this.#settings.timeoutMs,
       maxRetries: this.#settings.maxRetries,
+      logLevel: this.#settings.logLevel,
+      responseValidation: this.#settings.responseValidation,
       rateLimit: this.rateLimiter ? { queueDepth: this.rateLimiter.queueDepth } : false,
     };
   }

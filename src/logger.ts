@@ -1,10 +1,10 @@
 /**
- * Where the SDK writes warnings and errors: one small interface that the client and the webhook
+ * Where the SDK writes its log lines: one small interface that the client and the webhook
  * receiver share, and the console loggers built on it. No logger is ever given a secret.
  * @module
  */
 
-/** Where log lines go. The default prints warnings and errors to the console and nothing else. */
+/** Where log lines go. The client's `logLevel` decides which levels are written at all. */
 export interface Logger {
   debug?(message: string, context?: Record<string, unknown>): void;
   info?(message: string, context?: Record<string, unknown>): void;
@@ -12,15 +12,19 @@ export interface Logger {
   error(message: string, context?: Record<string, unknown>): void;
 }
 
-/** A logger writing warnings and errors to the console under `prefix`, nothing else. */
+/**
+ * A logger writing to the console under `prefix`. It writes every line it is given: the client's
+ * `logLevel` (default `warn`) decides which lines that is, so by default only warnings and errors.
+ */
 export function createConsoleLogger(prefix: string): Logger {
-  return {
-    warn: (message, context) => console.warn(`${prefix} ${message}`, ...(context ? [context] : [])),
-    error: (message, context) => console.error(`${prefix} ${message}`, ...(context ? [context] : [])),
-  };
+  const write =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, context?: Record<string, unknown>) =>
+      console[method](`${prefix} ${message}`, ...(context ? [context] : []));
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }
 
-/** The client's default logger: warnings and errors to the console, nothing else. */
+/** The client's default logger: the console, at the client's `logLevel` (warnings and errors unless changed). */
 export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]');
 
 /** A logger that drops everything. */

@@ -21,6 +21,7 @@ import { path } from '../transport/path.js';
 import { neverReachedServer, outcomeUnknown, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
+import { checkTimezone } from '../restaurant-timezones.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -37,6 +38,11 @@ export interface CreateReservationOptions extends RequestOptions {
    * your order id, to make a create you repeat after a crash find the first one.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * The restaurant's IANA timezone (`'Europe/Brussels'`), when you know it: `start_time` is
+   * converted with it and no request is spent reading the restaurants list.
+   */
+  timezone?: string | undefined;
 }
 
 /** Options of `reservations.waitForConfirmation`. */
@@ -129,7 +135,8 @@ export class Reservations extends Resource {
       if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {
         throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
       }
-      const timezone = await this.context.timezoneFor(rid, { signal: options?.signal });
+      const timezone =
+        options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await this.context.timezoneFor(rid, { signal: options?.signal });
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
       try {

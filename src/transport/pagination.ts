@@ -4,6 +4,7 @@
  * page is its own request and passes the throttle like any other.
  * @module
  */
+import { PartnerSdkError } from '../errors.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 
 /** One page of a list. */
@@ -16,7 +17,7 @@ export interface Page<Item> {
   readonly count: number | undefined;
   /** True when another page follows. */
   hasNextPage(): boolean;
-  /** Fetches the next page; rejects when there is none. */
+  /** Fetches the next page; rejects with a {@link PartnerSdkError} when there is none (see `hasNextPage()`). */
   getNextPage(): Promise<Page<Item>>;
 }
 
@@ -33,7 +34,8 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
     count,
     hasNextPage: () => hasNext,
     async getNextPage() {
-      if (!hasNext) throw new RangeError('There is no next page');
+      // An SDK error, as openai-node throws, so one `catch (error instanceof PartnerSdkError)` covers it.
+      if (!hasNext) throw new PartnerSdkError('There is no next page: check page.hasNextPage() before calling page.getNextPage()');
       const nextSeen = new Set(seen).add(nextKey!);
       const nextResult = await fetchPage(next!);
       return buildPage(fetchPage, nextResult, nextSeen);

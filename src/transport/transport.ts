@@ -4,7 +4,7 @@
  * hands back the parsed data with the raw response.
  * @module
  */
-import { AbortError, ConnectionError, PartnerApiError, PartnerSdkError, RateLimitError, TimeoutError } from '../errors.js';
+import { AbortError, ConnectionError, PartnerApiError, PartnerSdkError, RateLimitError, TimeoutError, type FieldIssue } from '../errors.js';
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
@@ -13,7 +13,9 @@ import { sendAttempt, wasNeverSent } from './http.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
-import type { Logger } from '../logger.js';
+import { mergeHeaders, type RequestHeaders } from './headers.js';
+import type { LevelledLogger } from './log-level.js';
+import { reportOffContract, type ResponseValidation } from './response-validation.js';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
@@ -23,6 +25,12 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /** Retries after the first attempt for this call, overriding the client's `maxRetries`. */
   maxRetries?: number | undefined;
+  /**
+   * Extra headers for this call, over the client's `defaultHeaders` (`null` removes a default one).
+   * Headers the SDK sets itself (`authorization`, `idempotency-key`, `content-type`, `accept`, ...)
+   * are refused.
+   */
+  headers?: RequestHeaders | undefined;
 }
 
 
@@ -65,8 +73,12 @@ export interface TransportSettings {
   fetch: typeof fetch | undefined;
   timeoutMs: number;
   maxRetries: number;
-  logger: Logger;
+  /** Already filtered to the client's log level and redacting the credentials. */
+  logger: LevelledLogger;
   hooks: ClientHooks;
+  /** Checked headers (lower-case names) sent with every request. */
+  defaultHeaders: Readonly<Record<string, string>>;
+  responseValidation: ResponseValidation;
 }
 
 /** One call as a resource describes it. */
@@ -151,6 +163,7 @@ export class Transport {
     const settings = this.#settings;
     const options = spec.options ?? {};
     checkRequestOptions(options);
+    const extraHeaders = mergeHeaders(settings.defaultHeaders, options.headers);
     const signal = options.signal;
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
     const safeUrl = redactUrl(url);
@@ -169,7 +182,7 @@ export class Transport {
         }
       }
       this.#hook('onRequest', { ...where, attempt });
-      settings.logger.debug?.(`${spec.method} ${safeUrl}`, { attempt });
+      settings.logger.debug(`request ${spec.method} ${safeUrl} (attempt ${attempt})`, { ...where, attempt });
       const startedAt = Date.now();
       const answer = await sendAttempt({
         method: spec.method,
@@ -177,6 +190,7 @@ export class Transport {
         safeUrl,
         headers: {
           accept: 'application/json',
+          ...extraHeaders,
           ...spec.headers,
           authorization: settings.auth.header(),
         },
@@ -186,7 +200,14 @@ export class Transport {
         fetch: settings.fetch,
       });
       const { response, body } = answer;
-      this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs: Date.now() - startedAt });
+      const durationMs = Date.now() - startedAt;
+      this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
+      settings.logger.debug(`response ${spec.method} ${safeUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
+        ...where,
+        status: response.status,
+        attempt,
+        durationMs,
+      });
       if (response.ok) return answer;
       const error = errorFromResponse({
         status: response.status,
@@ -201,6 +222,12 @@ export class Transport {
         const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
         // The service counts per partner, so every caller of this bucket must wait, not just us.
         await settings.limiter?.pause(pauseMs);
+        settings.logger.info(`rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`, {
+          ...where,
+          status: 429,
+          attempt,
+          delayMs: pauseMs,
+        });
         this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
       }
       throw error;
@@ -227,10 +254,34 @@ export class Transport {
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
-        settings.logger.debug?.(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}`, { attempt });
+        settings.logger.info(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`, {
+          ...where,
+          status,
+          attempt,
+          delayMs,
+          error: name,
+        });
         this.#hook('onRetry', { ...where, attempt, status, delayMs, error: name });
       },
     });
-    return { data: spec.parse(answer.body, answer.response, where), response: answer.response };
+    return { data: this.#parse(spec, answer, where), response: answer.response };
+  }
+
+  // In warn mode an off-contract answer is returned as received, with one warning naming every
+  // off-contract field (never the body: it carries guests' names and may carry a webhook token).
+  #parse<T>(spec: RequestSpec<T>, answer: { response: Response | null; body: unknown }, where: { method: string; url: string }): T {
+    if (this.#settings.responseValidation === 'strict') return spec.parse(answer.body, answer.response, where);
+    const offContract: FieldIssue[] = [];
+    const details = { ...where };
+    reportOffContract(details, (issues) => offContract.push(...issues));
+    const data = spec.parse(answer.body, answer.response, details);
+    if (offContract.length > 0) {
+      const fields = [...new Set(offContract.map((issue) => issue.field || '(root)'))];
+      this.#settings.logger.warn(`off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, {
+        ...where,
+        fields,
+      });
+    }
+    return data;
   }
 }

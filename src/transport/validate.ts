@@ -6,6 +6,8 @@
 import type { z } from 'zod';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
 import { realSchema } from '../lazy-schema.js';
+import { checkHeaders } from './headers.js';
+import { offContractReporter } from './response-validation.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
@@ -60,7 +62,7 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unkn
   return result.data;
 }
 
-/** Parses a response body or throws {@link ResponseValidationError}. */
+/** Parses a response body or throws {@link ResponseValidationError} (in warn mode: reports and returns it as received). */
 export function parseOutput<Schema extends z.ZodType>(
   schema: Schema,
   value: unknown,
@@ -68,15 +70,21 @@ export function parseOutput<Schema extends z.ZodType>(
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
   const result = realSchema(schema).safeParse(value);
-  if (!result.success) throw new ResponseValidationError(toFieldIssues(result.error.issues, prefix), { ...details, body: value });
-  return result.data;
+  if (result.success) return result.data;
+  const issues = toFieldIssues(result.error.issues, prefix);
+  const report = offContractReporter(details);
+  if (!report) throw new ResponseValidationError(issues, { ...details, body: value });
+  // Warn mode: the caller gets the answer as received, typed as the contract (documented so).
+  report(issues);
+  return value as z.output<Schema>;
 }
 
-/** Checks the `{ signal, timeoutMs, maxRetries }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown }): void {
+/** Checks the `{ signal, timeoutMs, maxRetries, headers }` a caller passes, client-wide or per call. */
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; headers?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
-  const { signal, timeoutMs, maxRetries } = options;
+  const { signal, timeoutMs, maxRetries, headers } = options;
+  checkHeaders(headers, 'headers', true, issues);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
   }
