@@ -223,7 +223,7 @@ export class PartnerClient {
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
     this.#settings = { timeoutMs, maxRetries, logLevel, responseValidation };
-    if (prefixRemoved) logger.debug(`baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`);
+    if (prefixRemoved) logger.debug?.(`baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`);
     if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
@@ -242,14 +242,16 @@ export class PartnerClient {
       responseValidation,
     });
     const shared = inherited.get(options);
+    // As given now: a later change to the caller's object must not reach copies made from this client.
+    const given: ClientOptions = { ...options };
     this.#timezones = shared?.timezones ?? new Map();
     for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
     this.#copy = (overrides) => {
-      const next: ClientOptions = { ...options, ...overrides };
+      const next: ClientOptions = { ...given, ...overrides };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
       if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
       // The timezones are the same restaurants' only on the same service for the same partner.
-      const sameRestaurants = next.baseUrl === options.baseUrl && next.partnerId === options.partnerId;
+      const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
       if (sameRestaurants) {
         const timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map(this.#timezones) : this.#timezones;
         inherited.set(next, { timezones });

@@ -44,23 +44,26 @@ export function resolveLogLevel(option: unknown, warn: (message: string) => void
 type LogMethod = (message: string, context?: Record<string, unknown>) => void;
 const drop: LogMethod = () => undefined;
 
-/** What the transport logs through: all four methods always present, below-level ones doing nothing. */
-export type LevelledLogger = Required<Logger>;
-
 /**
- * `logger` filtered to `level`, with `redact` applied to each message and context. A method the
- * logger lacks (`debug` or `info` are optional) drops its lines. Below-level methods are a shared
- * no-op, so a debug line costs nothing when debug is off.
+ * `logger` filtered to `level`, with `redact` applied to each message and context. Below the level,
+ * `debug` and `info` are absent, so that a call site's `logger.debug?.(...)` does not even build its
+ * line (the common case: debug off), and `warn` and `error` do nothing. A method the logger lacks
+ * (`debug` and `info` are optional) is absent too.
  */
-export function createLevelledLogger(logger: Logger, level: LogLevel, redact: <T>(value: T) => T): LevelledLogger {
-  const method = (name: keyof Logger): LogMethod => {
+export function createLevelledLogger(logger: Logger, level: LogLevel, redact: <T>(value: T) => T): Logger {
+  const method = (name: keyof Logger): LogMethod | undefined => {
     const write = logger[name];
-    if (!write || RANK[name] < RANK[level]) return drop;
+    if (!write || RANK[name] < RANK[level]) return undefined;
     return (message, context) => {
       const safeMessage = redact(message);
       if (context === undefined) write.call(logger, safeMessage);
       else write.call(logger, safeMessage, redact(context));
     };
   };
-  return { debug: method('debug'), info: method('info'), warn: method('warn'), error: method('error') };
+  const levelled: Logger = { warn: method('warn') ?? drop, error: method('error') ?? drop };
+  const debug = method('debug');
+  const info = method('info');
+  if (debug) levelled.debug = debug;
+  if (info) levelled.info = info;
+  return levelled;
 }

@@ -14,8 +14,8 @@ import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders, type RequestHeaders } from './headers.js';
-import type { LevelledLogger } from './log-level.js';
 import { reportOffContract, type ResponseValidation } from './response-validation.js';
+import type { Logger } from '../logger.js';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
@@ -73,8 +73,8 @@ export interface TransportSettings {
   fetch: typeof fetch | undefined;
   timeoutMs: number;
   maxRetries: number;
-  /** Already filtered to the client's log level and redacting the credentials. */
-  logger: LevelledLogger;
+  /** Already filtered to the client's log level (`debug`/`info` absent below it) and redacting the credentials. */
+  logger: Logger;
   hooks: ClientHooks;
   /** Checked headers (lower-case names) sent with every request. */
   defaultHeaders: Readonly<Record<string, string>>;
@@ -182,7 +182,7 @@ export class Transport {
         }
       }
       this.#hook('onRequest', { ...where, attempt });
-      settings.logger.debug(`request ${spec.method} ${safeUrl} (attempt ${attempt})`, { ...where, attempt });
+      settings.logger.debug?.(`request ${spec.method} ${safeUrl} (attempt ${attempt})`, { ...where, attempt });
       const startedAt = Date.now();
       const answer = await sendAttempt({
         method: spec.method,
@@ -202,7 +202,7 @@ export class Transport {
       const { response, body } = answer;
       const durationMs = Date.now() - startedAt;
       this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
-      settings.logger.debug(`response ${spec.method} ${safeUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
+      settings.logger.debug?.(`response ${spec.method} ${safeUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
         ...where,
         status: response.status,
         attempt,
@@ -222,7 +222,7 @@ export class Transport {
         const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
         // The service counts per partner, so every caller of this bucket must wait, not just us.
         await settings.limiter?.pause(pauseMs);
-        settings.logger.info(`rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`, {
+        settings.logger.info?.(`rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`, {
           ...where,
           status: 429,
           attempt,
@@ -254,7 +254,7 @@ export class Transport {
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
-        settings.logger.info(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`, {
+        settings.logger.info?.(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`, {
           ...where,
           status,
           attempt,

@@ -13,6 +13,7 @@ import {
   ResponseValidationError,
   type Logger,
 } from 'restaurant-partner-sdk';
+import { readEnvironment } from '../../src/transport/environment.js';
 import { API_TOKEN, BASE_URL, BASIC_HEADER, json, mockApi, PARTNER_ID, reservationBody, restaurantBody, webhookBody } from '../support/mock-api.js';
 
 const api = mockApi();
@@ -351,5 +352,41 @@ describe('baseUrl given with the API prefix', () => {
 
   it("refuses an operation's URL, naming baseUrl", () => {
     expect(() => api.client({ baseUrl: `${BASE_URL}/api/v1/partnership/restaurants/` })).toThrow(/baseUrl/);
+  });
+});
+
+describe('reading the environment on Deno', () => {
+  const host = globalThis as { Deno?: unknown };
+  afterEach(() => {
+    delete host.Deno;
+  });
+
+  function fakeDeno(state: 'granted' | 'prompt' | 'denied') {
+    const asked: string[] = [];
+    host.Deno = {
+      permissions: { querySync: () => ({ state }) },
+      env: {
+        get: (name: string) => {
+          asked.push(name);
+          return name === 'RESTAURANT_PARTNER_LOG' ? 'debug' : undefined;
+        },
+      },
+    };
+    return asked;
+  }
+
+  it('reads Deno.env when env access is granted', () => {
+    fakeDeno('granted');
+    expect(readEnvironment('RESTAURANT_PARTNER_LOG')).toBe('debug');
+    expect(api.client({ logger: recordingLogger() }).toJSON()).toMatchObject({ logLevel: 'debug' });
+  });
+
+  it('never asks Deno.env (which would prompt the user) when access is not granted, nor falls back to process.env', () => {
+    process.env.RESTAURANT_PARTNER_LOG = 'debug';
+    for (const state of ['prompt', 'denied'] as const) {
+      const asked = fakeDeno(state);
+      expect(readEnvironment('RESTAURANT_PARTNER_LOG')).toBeUndefined();
+      expect(asked).toEqual([]);
+    }
   });
 });
