@@ -15,7 +15,7 @@ import { createRateLimiter } from './transport/throttle.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
-import { checkHeaders } from './transport/headers.js';
+import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/headers.js';
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
 import { checkRestaurantTimezones } from './restaurant-timezones.js';
@@ -73,6 +73,12 @@ export interface ClientOptions {
   /** Also store each create's idempotency key in `metadata`, so it can be looked up. Default true. */
   idempotencyMetadata?: boolean;
 }
+
+/**
+ * What `withOptions` takes: any client option, with `defaultHeaders` merged over the client's
+ * (`null` removes one) rather than replacing them.
+ */
+export type ClientOptionOverrides = Partial<Omit<ClientOptions, 'defaultHeaders'>> & { defaultHeaders?: RequestHeaders };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
@@ -190,7 +196,7 @@ export class PartnerClient {
   readonly #settings: { timeoutMs: number; maxRetries: number; logLevel: LogLevel; responseValidation: ResponseValidation };
   // Builds a copy with changed options; a closure, so the options (and the token in them) are not
   // reachable as a field of the client.
-  readonly #copy: (overrides: Partial<ClientOptions>) => PartnerClient;
+  readonly #copy: (overrides: ClientOptionOverrides) => PartnerClient;
 
   constructor(options: ClientOptions) {
     if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
@@ -247,7 +253,7 @@ export class PartnerClient {
     this.#timezones = shared?.timezones ?? new Map();
     for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
     this.#copy = (overrides) => {
-      const next: ClientOptions = { ...given, ...overrides };
+      const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
       if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
       // The timezones are the same restaurants' only on the same service for the same partner.
@@ -299,14 +305,15 @@ export class PartnerClient {
    * - the cache of restaurants' timezones, unless `baseUrl` or `partnerId` changes (other
    *   restaurants); given `restaurantTimezones`, the copy starts from this client's cache plus
    *   those, and no longer shares it.
-   * Everything else is taken from this client's options, checked again like a new client's.
+   * `defaultHeaders` are merged over this client's (`null` removes one); any other option given
+   * replaces this client's. The result is checked like a new client's options.
    *
    * @example
    * ```ts
    * const traced = client.withOptions({ defaultHeaders: { traceparent }, timeoutMs: 60_000 });
    * ```
    */
-  withOptions(overrides: Partial<ClientOptions>): PartnerClient {
+  withOptions(overrides: ClientOptionOverrides): PartnerClient {
     if (!overrides || typeof overrides !== 'object') invalid('overrides', 'expected an object of client options');
     return this.#copy(overrides);
   }

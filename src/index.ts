@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-export { PartnerClient, type ClientOptions } from './client.js';
+export { PartnerClient, type ClientOptions, type ClientOptionOverrides } from './client.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
 export type { LogLevel } from './transport/log-level.js';

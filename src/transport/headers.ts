@@ -64,11 +64,14 @@ export function checkHeaders(headers: unknown, field: string, allowRemoval: bool
   return checked;
 }
 
-/** The client's default headers with one call's headers over them (`null` removes a default). */
-export function mergeHeaders(defaults: Readonly<Record<string, string>>, perCall: unknown): Record<string, string> {
-  if (perCall === undefined) return defaults as Record<string, string>;
+/**
+ * The client's default headers with `over` on top (`null` removes a default): one call's `headers`,
+ * or the `defaultHeaders` of a `withOptions` copy. Refusals name `field`.
+ */
+export function mergeHeaders(defaults: Readonly<Record<string, string>>, over: unknown, field = 'headers'): Record<string, string> {
+  if (over === undefined) return defaults as Record<string, string>;
   const merged: Record<string, string> = { ...defaults };
-  for (const [name, value] of Object.entries(checkHeaders(perCall, 'headers', true))) {
+  for (const [name, value] of Object.entries(checkHeaders(over, field, true))) {
     if (value === null) delete merged[name];
     else merged[name] = value;
   }

@@ -218,6 +218,15 @@ describe('withOptions', () => {
     expectNoSecret(JSON.stringify(copy) + String(Object.keys(copy)));
   });
 
+  it('merges defaultHeaders over the client\'s, null removing one', async () => {
+    api.always(() => json([]));
+    const client = api.client({ defaultHeaders: { traceparent: '00-abc-def-01', 'x-team': 'bookings' } });
+    await client.withOptions({ defaultHeaders: { 'X-Tenant': 't1', 'x-team': null } }).restaurants.list();
+    expect(api.calls[0]!.headers.get('traceparent')).toBe('00-abc-def-01');
+    expect(api.calls[0]!.headers.get('x-tenant')).toBe('t1');
+    expect(api.calls[0]!.headers.get('x-team')).toBeNull();
+  });
+
   it('shares the rate limiter unless rateLimit is overridden', () => {
     const client = api.client({ rateLimit: { requestsPerSecond: 1 } });
     expect(client.withOptions({ maxRetries: 0 }).rateLimiter).toBe(client.rateLimiter);
