@@ -238,6 +238,11 @@ export class Transport {
         return await attemptOnce(attempt);
       } catch (error) {
         if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempt;
+        // An answer outside 2xx already has its response line; an attempt without one gets this.
+        if (!(error instanceof PartnerApiError)) {
+          const name = error instanceof Error ? error.name : 'Error';
+          settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, { ...where, attempt, error: name });
+        }
         if (spec.recover && !(error instanceof AbortError)) {
           const recovered = await spec.recover(error, attempt);
           if (recovered) return { response: null, body: recovered.body };

@@ -13,6 +13,7 @@ import {
   ResponseValidationError,
   type Logger,
 } from 'restaurant-partner-sdk';
+import { HttpResponse } from 'msw';
 import { readEnvironment } from '../../src/transport/environment.js';
 import { API_TOKEN, BASE_URL, BASIC_HEADER, json, mockApi, PARTNER_ID, reservationBody, restaurantBody, webhookBody } from '../support/mock-api.js';
 
@@ -70,6 +71,17 @@ describe('log level', () => {
     expect(retry).toMatchObject({ level: 'info', context: { method: 'GET', status: 503, error: 'ServerError', attempt: 1 } });
     expect(logger.text()).toContain('[REDACTED]');
     expectNoSecret(logger.text());
+  });
+
+  it('an attempt without an answer (a dropped connection) is a debug line too, naming the error', async () => {
+    const logger = recordingLogger();
+    api.reply(() => HttpResponse.error());
+    const error = await api.client({ logger, logLevel: 'debug', maxRetries: 0 }).restaurants.list().catch((caught) => caught);
+    expect(error).toMatchObject({ name: 'ConnectionError' });
+    expect(logger.lines.map((line) => line.message)).toEqual([
+      `request GET ${BASE_URL}/api/v1/partnership/restaurants/ (attempt 1)`,
+      `no answer to GET ${BASE_URL}/api/v1/partnership/restaurants/: ConnectionError (attempt 1)`,
+    ]);
   });
 
   it('defaults to warn: no debug or info line reaches a logger that has those methods', async () => {
