@@ -79,14 +79,17 @@ export function parseOutput<Schema extends z.ZodType>(
   return value as z.output<Schema>;
 }
 
-/** Checks the `{ signal, timeoutMs, maxRetries, headers }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; headers?: unknown }): void {
+/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers }` a caller passes, client-wide or per call. */
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
-  const { signal, timeoutMs, maxRetries, headers } = options;
+  const { signal, timeoutMs, maxRetries, deadlineMs, headers } = options;
   checkHeaders(headers, 'headers', true, issues);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
+  }
+  if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && deadlineMs > 0 && Number.isFinite(deadlineMs))) {
+    refuse('deadlineMs', 'expected a finite number of milliseconds > 0');
   }
   if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
     refuse('maxRetries', 'expected an integer >= 0');

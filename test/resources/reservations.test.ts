@@ -66,11 +66,27 @@ describe('reservations.list', () => {
     expect(api.calls).toHaveLength(1);
   });
 
-  it('stops when `next` points back to a page already read', async () => {
+  it('fails, rather than repeating items or cutting the list silently, when `next` points back to a page already read', async () => {
     api.always((call) => json({ next: `${call.url.pathname}?page=2`, results: [reservationBody({ id: 1 })] }));
-    const items = await api.client().reservations.list(7).toArray();
-    expect(items).toHaveLength(2);
+    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
     expect(api.calls).toHaveLength(2);
+  });
+
+  it('detects a `next` leading back to the first page itself', async () => {
+    api.always((call) => json({ next: call.url.pathname, results: [reservationBody({ id: 1 })] }));
+    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
+    expect(api.calls).toHaveLength(1);
+  });
+
+  it('reads at most maxPages pages of a list whose `next` never ends', async () => {
+    let page = 1;
+    api.always((call) => json({ next: `${call.url.pathname}?page=${++page}`, results: [reservationBody({ id: page })] }));
+    const error = await api.client({ maxPages: 5 }).reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'too_many_pages' });
+    expect(api.calls).toHaveLength(5);
   });
 
   it('raises ResponseValidationError naming the field of a bad item', async () => {
