@@ -12,20 +12,24 @@ export interface Logger {
   error(message: string, context?: Record<string, unknown>): void;
 }
 
+type Level = 'debug' | 'info' | 'warn' | 'error';
+
 /**
- * A logger writing to the console under `prefix`. It writes every line it is given: the client's
- * `logLevel` (default `warn`) decides which lines that is, so by default only warnings and errors.
+ * A logger writing to the console under `prefix`, for the levels given (default: warnings and
+ * errors only, as the webhook receiver's default logger does).
  */
-export function createConsoleLogger(prefix: string): Logger {
-  const write =
-    (method: 'debug' | 'info' | 'warn' | 'error') =>
-    (message: string, context?: Record<string, unknown>) =>
-      console[method](`${prefix} ${message}`, ...(context ? [context] : []));
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+export function createConsoleLogger(prefix: string, levels: readonly Level[] = ['warn', 'error']): Logger {
+  const write = (level: Level) => (message: string, context?: Record<string, unknown>) => console[level](`${prefix} ${message}`, ...(context ? [context] : []));
+  const logger: Logger = { warn: () => undefined, error: () => undefined };
+  for (const level of levels) logger[level] = write(level);
+  return logger;
 }
 
-/** The client's default logger: the console, at the client's `logLevel` (warnings and errors unless changed). */
-export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]');
+/**
+ * The client's default logger: the console, all four levels. The client's `logLevel` (default
+ * `warn`) decides which lines it is given, so by default only warnings and errors.
+ */
+export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]', ['debug', 'info', 'warn', 'error']);
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = { warn: () => undefined, error: () => undefined };
