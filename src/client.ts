@@ -255,10 +255,10 @@ export class PartnerClient {
     const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
     const secrets = createSecrets(options.partnerId, options.apiToken);
     const baseLogger = options.logger ?? consoleLogger;
-    const warnAlways = (message: string) => baseLogger.warn(message);
-    const logLevel = resolveLogLevel(options.logLevel, warnAlways);
-    const responseValidation = resolveResponseValidation(options.responseValidation, warnAlways);
+    // An unknown RESTAURANT_PARTNER_LOG leaves the level at warn, so its warning is always shown.
+    const logLevel = resolveLogLevel(options.logLevel, (message) => baseLogger.warn(secrets.scrubText(message)));
     const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
+    const responseValidation = resolveResponseValidation(options.responseValidation, (message) => logger.warn(message));
     this.rateLimiter =
       rateLimit === false
         ? undefined

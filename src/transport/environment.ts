@@ -5,6 +5,7 @@
  * `process`). This is the one place that looks, so no other module touches a runtime global.
  * @module
  */
+import { InputValidationError } from '../errors.js';
 
 interface EnvironmentHost {
   process?: { env?: Record<string, string | undefined> };
@@ -36,4 +37,33 @@ export function readEnvironment(name: string): string | undefined {
   }
   const trimmed = typeof value === 'string' ? value.trim() : undefined;
   return trimmed === '' ? undefined : trimmed;
+}
+
+/**
+ * A client setting with a fixed set of values, chosen by the option when given (refused naming
+ * `field` when unknown: a typo in code fails at once), else by the environment variable `variable`
+ * (case-insensitive; an unknown value is reported through `warn` and ignored: a typo in a
+ * deployment's environment must not stop the service), else `fallback`.
+ */
+export function chooseSetting<Value extends string>(setting: {
+  option: unknown;
+  field: string;
+  allowed: readonly Value[];
+  variable: string;
+  fallback: Value;
+  warn(message: string): void;
+}): Value {
+  const { option, field, allowed, variable, fallback } = setting;
+  const isAllowed = (value: unknown): value is Value => allowed.includes(value as Value);
+  const expected = `expected one of ${allowed.map((value) => `'${value}'`).join(', ')}`;
+  if (option !== undefined) {
+    if (isAllowed(option)) return option;
+    throw new InputValidationError([{ field, path: [field], code: 'invalid_option', message: expected }]);
+  }
+  const fromEnvironment = readEnvironment(variable);
+  if (fromEnvironment === undefined) return fallback;
+  const lowered = fromEnvironment.toLowerCase();
+  if (isAllowed(lowered)) return lowered;
+  setting.warn(`${variable}=${JSON.stringify(fromEnvironment.slice(0, 20))} is not a known value (${expected}); using '${fallback}'`);
+  return fallback;
 }

@@ -5,9 +5,8 @@
  * credential redactor before the logger sees it, whatever a server echoed into it.
  * @module
  */
-import { InputValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { readEnvironment } from './environment.js';
+import { chooseSetting } from './environment.js';
 
 /** From most to least verbose; `off` drops everything. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
@@ -16,29 +15,17 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
 export const LOG_LEVEL_ENVIRONMENT_VARIABLE = 'RESTAURANT_PARTNER_LOG';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, off: 100 };
-const LEVELS = Object.keys(RANK) as LogLevel[];
-const DEFAULT_LEVEL: LogLevel = 'warn';
 
-const isLogLevel = (value: unknown): value is LogLevel => typeof value === 'string' && Object.hasOwn(RANK, value);
-
-/**
- * The level in force: the option (refused naming `logLevel` when unknown), else the environment
- * variable (an unknown value there is reported through `warn` and ignored: a typo in a deployment's
- * environment must not stop the service), else `warn`.
- */
+/** The level in force: the `logLevel` option, else `RESTAURANT_PARTNER_LOG`, else `warn`. */
 export function resolveLogLevel(option: unknown, warn: (message: string) => void): LogLevel {
-  if (option !== undefined) {
-    if (isLogLevel(option)) return option;
-    throw new InputValidationError([
-      { field: 'logLevel', path: ['logLevel'], code: 'invalid_option', message: `expected one of ${LEVELS.join(', ')}` },
-    ]);
-  }
-  const fromEnvironment = readEnvironment(LOG_LEVEL_ENVIRONMENT_VARIABLE);
-  if (fromEnvironment === undefined) return DEFAULT_LEVEL;
-  const lowered = fromEnvironment.toLowerCase();
-  if (isLogLevel(lowered)) return lowered;
-  warn(`${LOG_LEVEL_ENVIRONMENT_VARIABLE}=${JSON.stringify(fromEnvironment.slice(0, 20))} is not a log level (expected one of ${LEVELS.join(', ')}); using ${DEFAULT_LEVEL}`);
-  return DEFAULT_LEVEL;
+  return chooseSetting({
+    option,
+    field: 'logLevel',
+    allowed: Object.keys(RANK) as LogLevel[],
+    variable: LOG_LEVEL_ENVIRONMENT_VARIABLE,
+    fallback: 'warn',
+    warn,
+  });
 }
 
 type LogMethod = (message: string, context?: Record<string, unknown>) => void;

@@ -6,8 +6,8 @@
  * by the `RESTAURANT_PARTNER_RESPONSE_VALIDATION` environment variable too, without a code change.
  * @module
  */
-import { InputValidationError, type FieldIssue } from '../errors.js';
-import { readEnvironment } from './environment.js';
+import type { FieldIssue } from '../errors.js';
+import { chooseSetting } from './environment.js';
 
 /** `strict`: an off-contract answer throws. `warn`: it is logged and returned as received. */
 export type ResponseValidation = 'strict' | 'warn';
@@ -15,22 +15,16 @@ export type ResponseValidation = 'strict' | 'warn';
 /** The environment variable that sets `responseValidation` when the option is not given. */
 export const RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE = 'RESTAURANT_PARTNER_RESPONSE_VALIDATION';
 
-const MODES: readonly ResponseValidation[] = ['strict', 'warn'];
-const isMode = (value: unknown): value is ResponseValidation => MODES.includes(value as ResponseValidation);
-
-/** The option (refused naming the field when unknown), else the environment variable (an unknown value warned about), else `strict`. */
+/** The `responseValidation` option, else `RESTAURANT_PARTNER_RESPONSE_VALIDATION`, else `strict`. */
 export function resolveResponseValidation(option: unknown, warn: (message: string) => void): ResponseValidation {
-  if (option !== undefined) {
-    if (isMode(option)) return option;
-    throw new InputValidationError([
-      { field: 'responseValidation', path: ['responseValidation'], code: 'invalid_option', message: "expected 'strict' or 'warn'" },
-    ]);
-  }
-  const fromEnvironment = readEnvironment(RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE)?.toLowerCase();
-  if (fromEnvironment === undefined) return 'strict';
-  if (isMode(fromEnvironment)) return fromEnvironment;
-  warn(`${RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE} is not 'strict' or 'warn'; using strict`);
-  return 'strict';
+  return chooseSetting({
+    option,
+    field: 'responseValidation',
+    allowed: ['strict', 'warn'],
+    variable: RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE,
+    fallback: 'strict',
+    warn,
+  });
 }
 
 // Keyed by the details object the transport hands to one answer's parser, so that the resources'
