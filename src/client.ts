@@ -317,7 +317,12 @@ export class PartnerClient {
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       rememberTimezones: (restaurants) => {
-        for (const restaurant of restaurants) this.#timezones.set(String(restaurant.id), restaurant.timezone ?? null);
+        for (const restaurant of restaurants) {
+          const id = String(restaurant.id);
+          // A list without a zone for a restaurant does not erase one the partner gave (restaurantTimezones).
+          if (restaurant.timezone == null && this.#timezones.get(id)) continue;
+          this.#timezones.set(id, restaurant.timezone ?? null);
+        }
       },
     };
     this.profile = new Profile(context);

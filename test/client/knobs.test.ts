@@ -327,6 +327,22 @@ describe('known restaurant timezones', () => {
     expect((api.calls[0]!.body as { start_time: string }).start_time).toBe('2026-07-05T19:30:00+02:00');
   });
 
+  it("a restaurants list replaces a known zone with the service's, but a list without one keeps it", async () => {
+    api.reply(
+      () => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' }), restaurantBody({ id: 8, timezone: null })]),
+      () => json(reservationBody(), 201),
+      () => json(reservationBody(), 201),
+    );
+    const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels', 8: 'Asia/Tokyo' } });
+    await client.restaurants.list().toArray();
+    await client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
+    await client.reservations.create(8, { start_time: '2026-12-05T19:30', adults: 2 });
+    expect(api.calls.slice(1).map((call) => (call.body as { start_time: string }).start_time)).toEqual([
+      '2026-12-05T19:30:00+00:00',
+      '2026-12-05T19:30:00+09:00',
+    ]);
+  });
+
   it('a per-call timezone is used without any look-up', async () => {
     api.reply(() => json(reservationBody(), 201));
     await api.client().reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'Asia/Tokyo' });
