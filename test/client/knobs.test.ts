@@ -171,11 +171,16 @@ describe('default and per-call headers', () => {
     expect(third!.headers.get('x-team')).toBe('bookings');
   });
 
-  it('a create keeps its own Idempotency-Key and content type next to the default headers', async () => {
-    api.reply(() => json(reservationBody(), 201));
+  it('a create keeps its own Idempotency-Key and content type next to the default headers; its look-ups carry the call\'s headers', async () => {
+    // A caller's own key is looked up before the first send.
+    api.reply(() => json([]), () => json(reservationBody(), 201));
     const client = api.client({ defaultHeaders: { 'x-trace': 't1' }, restaurantTimezones: { 7: 'Europe/Brussels' } });
     await client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 }, { idempotencyKey: 'order-1', headers: { 'x-call': 'c1' } });
-    const [call] = api.calls;
+    const [lookUp, call] = api.calls;
+    expect(lookUp!.method).toBe('GET');
+    expect(lookUp!.headers.get('x-call')).toBe('c1');
+    expect(lookUp!.headers.get('x-trace')).toBe('t1');
+    expect(call!.method).toBe('POST');
     expect(call!.headers.get('idempotency-key')).toBe('order-1');
     expect(call!.headers.get('content-type')).toBe('application/json');
     expect(call!.headers.get('x-trace')).toBe('t1');
