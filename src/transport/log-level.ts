@@ -32,7 +32,8 @@ type LogMethod = (message: string, context?: Record<string, unknown>) => void;
 const drop: LogMethod = () => undefined;
 
 /**
- * `logger` filtered to `level`, with `redact` applied to each message and context. Below the level,
+ * `logger` filtered to `level`, with `redact` applied to each message and context; an exception
+ * thrown by the logger is swallowed. Below the level,
  * `debug` and `info` are absent, so that a call site's `logger.debug?.(...)` does not even build its
  * line (the common case: debug off), and `warn` and `error` do nothing. A method the logger lacks
  * (`debug` and `info` are optional) is absent too.
@@ -43,8 +44,12 @@ export function createLevelledLogger(logger: Logger, level: LogLevel, redact: <T
     if (!write || RANK[name] < RANK[level]) return undefined;
     return (message, context) => {
       const safeMessage = redact(message);
-      if (context === undefined) write.call(logger, safeMessage);
-      else write.call(logger, safeMessage, redact(context));
+      try {
+        if (context === undefined) write.call(logger, safeMessage);
+        else write.call(logger, safeMessage, redact(context));
+      } catch {
+        // A logger that throws must not fail the call it was told about (a booking made, say).
+      }
     };
   };
   const levelled: Logger = { warn: method('warn') ?? drop, error: method('error') ?? drop };

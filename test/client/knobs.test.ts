@@ -123,6 +123,18 @@ describe('log level', () => {
     expect((refused as InputValidationError).field).toBe('logLevel');
   });
 
+  it('a logger that throws does not fail the call', async () => {
+    api.reply(() => json([restaurantBody()]));
+    const throwing: Logger = {
+      debug: () => {
+        throw new Error('log sink down');
+      },
+      warn: () => undefined,
+      error: () => undefined,
+    };
+    expect(await api.client({ logger: throwing, logLevel: 'debug' }).restaurants.list().toArray()).toHaveLength(1);
+  });
+
   it('off silences warnings too', () => {
     const logger = recordingLogger();
     api.client({ logger, logLevel: 'off', baseUrl: 'http://api.partner.test' });
