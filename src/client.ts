@@ -188,8 +188,7 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
-  const prefixAt = url.pathname.indexOf(`${API_PREFIX}/`);
-  if (prefixAt >= 0) {
+  if (url.pathname.includes(`${API_PREFIX}/`)) {
     invalid('baseUrl', `is the URL of an operation; pass the part before ${API_PREFIX}/ (the client appends the paths itself)`);
   }
   const prefixRemoved = url.pathname.endsWith(API_PREFIX);
@@ -198,7 +197,9 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
 }
 
 // What `withOptions` hands the copy it builds, next to its options: the caches it shares.
-const inherited = new WeakMap<object, { timezones: Map<string, string | null> }>();
+// `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
+// override; the parent's were seeded once, and the service may have corrected them since).
+const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean }>();
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -296,7 +297,7 @@ export class PartnerClient {
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
     this.#timezones = shared?.timezones ?? new Map();
-    for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
+    if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
@@ -304,8 +305,8 @@ export class PartnerClient {
       // The timezones are the same restaurants' only on the same service for the same partner.
       const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
       if (sameRestaurants) {
-        const timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map(this.#timezones) : this.#timezones;
-        inherited.set(next, { timezones });
+        const seed = Object.hasOwn(overrides, 'restaurantTimezones');
+        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed });
       }
       return new (this.constructor as typeof PartnerClient)(next);
     };

@@ -283,6 +283,14 @@ describe('withOptions', () => {
     expect((api.calls[3]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00-05:00');
   });
 
+  it("a copy does not put back a known zone the service has corrected since", async () => {
+    api.reply(() => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' })]), () => json(reservationBody(), 201));
+    const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels' } });
+    await client.restaurants.list().toArray();
+    await client.withOptions({ maxRetries: 0 }).reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
+    expect((api.calls[1]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+00:00');
+  });
+
   it('checks the overrides like a new client, naming the field', () => {
     const client = api.client();
     expect(() => client.withOptions({ timeoutMs: -1 })).toThrow(InputValidationError);
