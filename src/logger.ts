@@ -19,7 +19,10 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
  * errors only, as the webhook receiver's default logger does).
  */
 export function createConsoleLogger(prefix: string, levels: readonly Level[] = ['warn', 'error']): Logger {
-  const write = (level: Level) => (message: string, context?: Record<string, unknown>) => console[level](`${prefix} ${message}`, ...(context ? [context] : []));
+  // Debug and info lines say everything in their message (their context repeats it as fields for
+  // structured loggers), so the console shows one line each; a warning's context may add to it.
+  const write = (level: Level) => (message: string, context?: Record<string, unknown>) =>
+    console[level](`${prefix} ${message}`, ...(context && (level === 'warn' || level === 'error') ? [context] : []));
   const logger: Logger = { warn: () => undefined, error: () => undefined };
   for (const level of levels) logger[level] = write(level);
   return logger;

@@ -157,6 +157,8 @@ describe('log level', () => {
       `[restaurant-partner-sdk] request GET ${BASE_URL}/api/v1/partnership/restaurants/ (attempt 1)`,
       expect.stringMatching(/^\[restaurant-partner-sdk\] response GET \S+ 200 in \d+ ms \(attempt 1\)$/),
     ]);
+    // One self-contained console line per event.
+    expect(written.map((args) => args.length)).toEqual([1, 1]);
     expectNoSecret(JSON.stringify(written));
   });
 });
