@@ -22,6 +22,7 @@ import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptio
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { checkTimezone } from '../restaurant-timezones.js';
+import type { RequestHeaders } from '../transport/headers.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -61,6 +62,8 @@ export interface WaitForConfirmationOptions {
   requestTimeoutMs?: number | undefined;
   /** Retries of each read. */
   maxRetries?: number | undefined;
+  /** Extra headers of each read, as every method's `headers`. */
+  headers?: RequestHeaders | undefined;
 }
 
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
@@ -402,7 +405,7 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined });
+    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);
