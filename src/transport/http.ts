@@ -74,8 +74,10 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
 }
 
 let kyModule: Promise<KyInstance> | undefined;
+let kyLoaded: KyInstance | undefined;
 /** ky, imported once, when the first request needs it (importing it loads Node's fetch machinery). */
-const loadKy = (): Promise<KyInstance> => (kyModule ??= import('ky').then((module) => module.default));
+const loadKy = (): Promise<KyInstance> =>
+  (kyModule ??= import('ky').then((module) => (kyLoaded = module.default)));
 
 /**
  * Settles with `work`, or rejects as soon as `signal` aborts: a `fetch` passed in by the partner (or
@@ -99,6 +101,8 @@ async function readText(response: Response, maxBytes: number, tooLarge: () => Er
     throw tooLarge();
   }
   if (!response.body) return '';
+  // A declared length within the limit is all the framing lets through: read it whole.
+  if (Number.isFinite(declared) && response.headers.has('content-length')) return response.text();
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -128,19 +132,23 @@ function parseBody(text: string): unknown {
 // Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** Thrown inside an attempt when its time limit passed while the body was being read. */
+const bodyTimedOut = Symbol('bodyTimedOut');
+
 /**
- * Sends one attempt and reads its body. The time limit covers both the wait for the answer (ky's
- * `timeout`) and the body read (the same limit as a signal on the request), so a server that
- * stalls mid-body cannot hang a call, and one that never stops sending is cut at `maxResponseBytes`.
+ * Sends one attempt and reads its body. ky's `timeout` bounds the wait for the answer; what is left
+ * of the same limit bounds the body read (the stream is cancelled when it runs out), so a server
+ * that stalls mid-body cannot hang a call, and one that never stops sending is cut at
+ * `maxResponseBytes`. The caller's signal reaches ky, which aborts the request and its body.
  */
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
   const details = { method: attempt.method, url: attempt.safeUrl };
   const limitMs = Math.max(1, Math.min(Math.ceil(attempt.timeoutMs), MAX_TIMER_MS));
-  const timeout = AbortSignal.timeout(limitMs);
-  const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
+  const startedAt = Date.now();
   let tooLarge: ResponseTooLargeError | undefined;
+  let bodyTimer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const ky = await loadKy();
+    const ky = kyLoaded ?? (await loadKy());
     const exchange = async () => {
       const response = await ky(attempt.url, {
         method: attempt.method,
@@ -150,22 +158,28 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
         timeout: limitMs,
         throwHttpErrors: false,
         redirect: 'manual',
-        signal,
+        signal: attempt.signal,
         ...(attempt.fetch ? { fetch: attempt.fetch } : {}),
         ...(attempt.beforeRequest ? { hooks: { beforeRequest: [attempt.beforeRequest] } } : {}),
       });
-      const text = await readText(response, attempt.maxResponseBytes, () => {
+      const read = readText(response, attempt.maxResponseBytes, () => {
         tooLarge = new ResponseTooLargeError({ ...details, status: response.status, maxResponseBytes: attempt.maxResponseBytes });
         return tooLarge;
       });
+      const text = await new Promise<string>((resolve, reject) => {
+        bodyTimer = setTimeout(() => {
+          response.body?.cancel().catch(() => undefined);
+          reject(bodyTimedOut);
+        }, Math.max(1, limitMs - (Date.now() - startedAt)));
+        read.then(resolve, reject);
+      });
       return { response, body: parseBody(text) };
     };
-    return await untilAborted(exchange(), signal);
+    return await (attempt.signal ? untilAborted(exchange(), attempt.signal) : exchange());
   } catch (error) {
     if (tooLarge && error === tooLarge) throw error;
     if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
-    const timedOut = timeout.aborted || (error instanceof Error && error.name === 'TimeoutError');
-    if (timedOut) {
+    if (error === bodyTimedOut || (error instanceof Error && error.name === 'TimeoutError')) {
       const message = attempt.deadlineMs === undefined ? `No answer within ${attempt.timeoutMs} ms` : `No answer before the call's deadline of ${attempt.deadlineMs} ms`;
       throw new TimeoutError(message, details);
     }
@@ -175,5 +189,7 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
     const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause });
     if (codes.some((code) => NOT_SENT_CODES.has(code))) notSent.add(connectionError);
     throw connectionError;
+  } finally {
+    clearTimeout(bodyTimer);
   }
 }

@@ -47,7 +47,7 @@ export interface HostileTools {
   response: ServerResponse;
 }
 
-export type HostileHandler = (request: HostileRequest, tools: HostileTools) => void | Promise<void>;
+export type HostileHandler = (request: HostileRequest, tools: HostileTools) => unknown;
 
 export interface HostileServer {
   url: string;
