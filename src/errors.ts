@@ -195,6 +195,8 @@ export class ResponseTooLargeError extends PartnerSdkError {
     this.attempts = details.attempts ?? 1;
   }
 }
+/** True when an answer was refused for passing `maxResponseBytes`. */
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
 /** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
 export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
@@ -262,10 +264,11 @@ export class ResponseValidationError extends ValidationError {
 }
 
 /**
- * A create failed in a way that leaves its outcome unknown (timeout, dropped connection, 5xx after
- * the request was sent) and the client could not tell whether the reservation exists. The
- * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up before booking
- * again.
+ * A create failed in a way that leaves its outcome unknown (a 5xx, a dropped connection or a
+ * timeout after the request was sent, a malformed 2xx, a redirect, your abort or the deadline after
+ * sending) and looking its key up over the settle window did not find it, or could not tell. The
+ * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up
+ * (`findByIdempotencyKey`) before booking again with the same key.
  */
 export class AmbiguousCreateError extends PartnerSdkError {
   override name = 'AmbiguousCreateError';

@@ -36,7 +36,8 @@ export const IDEMPOTENCY_METADATA_KEY = 'restaurant_partner_sdk.idempotency_key'
 export interface CreateReservationOptions extends RequestOptions {
   /**
    * The idempotency key of this booking (default: a random UUID). Pass your own, derived from
-   * your order id, to make a create you repeat after a crash find the first one.
+   * your order id: it is looked up before the first send, so a create you repeat after a crash
+   * returns the first booking instead of booking again, on any service.
    */
   idempotencyKey?: string | undefined;
   /**
@@ -137,9 +138,10 @@ export class Reservations extends Resource {
   /**
    * Books a table (`POST /restaurants/:rid/reservations/`). `start_time` is converted to the
    * restaurant's timezone. The call is never duplicated by the SDK's own retries: it carries an
-   * `Idempotency-Key` header and the same key in `metadata`, and after a failure that leaves the
-   * outcome unknown the client looks the reservation up by that key before sending again. When it
-   * cannot tell, it throws {@link AmbiguousCreateError} carrying the key.
+   * `Idempotency-Key` header and the same key in `metadata`, and a second POST goes out only when
+   * the first provably did not take effect (never sent, 429, or `idempotencyKeyHonoured`). After a
+   * failure that leaves the outcome unknown, the reservation is looked up by its key over a short
+   * settle window; when it is not found, {@link AmbiguousCreateError} carries the key.
    *
    * @throws {@link InputValidationError} before any request when the input breaks a spec rule.
    * @throws {@link NoAvailabilityError} when the restaurant has no table then.

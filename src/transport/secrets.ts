@@ -30,10 +30,14 @@ export function rememberWebhookToken(token: unknown): void {
   webhookTokensVersion += 1;
 }
 
-/** The forms a secret travels in: as is, percent-encoded (path or query), and form-encoded. */
+/**
+ * The forms a secret travels in: as is, percent-encoded (path or query, upper- or lower-case hex),
+ * and form-encoded.
+ */
 function formsOf(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), encodeURI(secret)]);
-  return [...forms];
+  const encoded = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), encodeURI(secret)];
+  const lowerHex = encoded.map((form) => form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  return [...new Set([secret, ...encoded, ...lowerHex])];
 }
 
 /** The secrets one client must never show, and the one place that scrubs them out. */
@@ -54,7 +58,9 @@ export interface Secrets {
 export function createSecrets(partnerId: string, apiToken: string): Secrets {
   const credential = `${partnerId}:${apiToken}`;
   const encoded = base64(credential);
-  const own = [credential, encoded, encoded.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), apiToken]
+  // Without its padding, base64 also matches where a server echoed it unpadded; base64url too.
+  const unpadded = encoded.replace(/=+$/, '');
+  const own = [credential, encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), apiToken]
     .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
     .flatMap(formsOf);
   let forms: string[] = [];

@@ -445,6 +445,10 @@ describe('secrets never leak, whatever the server sends back', () => {
       await client.reservations.create(1, { ...input, start_time: '2026-12-05T19:30:00+01:00' }, { deadlineMs: 2_000 }).catch((error: unknown) => errors.push(error));
       expect(errors).toHaveLength(2);
       expect(errors[0]).toBeInstanceOf(PartnerSdkError);
+      // No error of ky's (holding the Request and its Authorization header) anywhere in a cause chain.
+      for (const error of errors) {
+        for (let current: unknown = error; current; current = (current as { cause?: unknown }).cause) expect(current).not.toHaveProperty('request');
+      }
       const texts = [...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads];
       expect(findSecrets(texts, SECRETS)).toEqual([]);
     } finally {

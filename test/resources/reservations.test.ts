@@ -307,6 +307,18 @@ describe('reservations.create', () => {
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
   });
 
+  it('hands its per-call options to its sub-requests: maxRetries reaches the timezone look-up and the look-up by key', async () => {
+    api.reply(() => json({ detail: 'busy' }, 503));
+    const timezoneFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0 }).catch((caught) => caught);
+    expect(timezoneFailure).toBeInstanceOf(ServerError);
+    expect(api.calls).toHaveLength(1);
+    api.calls.length = 0;
+    api.reply(RESTAURANTS, () => json({ detail: 'busy' }, 503));
+    const lookupFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0, idempotencyKey: 'order-7' }).catch((caught) => caught);
+    expect(lookupFailure).toBeInstanceOf(AmbiguousCreateError);
+    expect(api.calls.map((call) => `${call.method} ${call.route}`)).toEqual(['GET /restaurants/', 'GET /restaurants/7/reservations/']);
+  });
+
   it('with idempotencyKeyHonoured, a 5xx is retried with the same key', async () => {
     api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 503), (call) => json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201));
     const reservation = await api.client({ idempotencyKeyHonoured: true }).reservations.create(7, base);

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   InputValidationError,
   PartnerApiError,
@@ -63,8 +63,7 @@ describe('maxResponseBytes', () => {
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as ResponseTooLargeError).maxResponseBytes).toBe(1024 * 1024);
     // The server is cut off shortly after the limit (socket buffers aside), not left streaming.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(closed).toBe(true);
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 10 });
     expect(sentBytes).toBeLessThan(16 * 1024 * 1024);
   });
 
@@ -105,6 +104,17 @@ describe('deadlineMs and Retry-After', () => {
     const error = await clientFor(server.url, { maxRetries: 0 }).restaurants.list().toArray().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as ServerError).retryAfterMs).toBe(2000);
+  });
+
+  it('bounds the wait for a rate-limit slot: a call queued past its deadline fails without sending', async () => {
+    const server = await serve((_request, response) => sendJson(response, 200, [restaurantBody()]));
+    const client = clientFor(server.url, { clock: undefined, rateLimit: { requestsPerSecond: 1 } });
+    await client.restaurants.list().toArray();
+    // The next slot is a second away; this call may wait a quarter of that.
+    const error = await client.restaurants.list({ deadlineMs: 250 }).toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('deadline of 250 ms');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('bounds an attempt by the deadline when it is shorter than timeoutMs', async () => {
