@@ -264,6 +264,20 @@ describe('withOptions', () => {
     expect(api.calls[0]!.headers.get('x-team')).toBeNull();
   });
 
+  it("keeps this client's hooks and fetch unless overridden", async () => {
+    const seen: string[] = [];
+    const client = api.client({
+      hooks: { onRequest: (event) => void seen.push(`hook ${event.method}`) },
+      fetch: (input, init) => {
+        seen.push('fetch');
+        return fetch(input, init);
+      },
+    });
+    api.always(() => json([]));
+    await client.withOptions({ maxRetries: 0 }).restaurants.list();
+    expect(seen).toEqual(['hook GET', 'fetch']);
+  });
+
   it('shares the rate limiter unless rateLimit is overridden', () => {
     const client = api.client({ rateLimit: { requestsPerSecond: 1 } });
     expect(client.withOptions({ maxRetries: 0 }).rateLimiter).toBe(client.rateLimiter);
