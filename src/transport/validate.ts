@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
 import { realSchema } from '../lazy-schema.js';
 import { checkHeaders } from './headers.js';
-import { offContractReporter } from './response-validation.js';
+import { offContractReporter, RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE } from './response-validation.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
@@ -73,7 +73,12 @@ export function parseOutput<Schema extends z.ZodType>(
   if (result.success) return result.data;
   const issues = toFieldIssues(result.error.issues, prefix);
   const report = offContractReporter(details);
-  if (!report) throw new ResponseValidationError(issues, { ...details, body: value });
+  if (!report) {
+    const error = new ResponseValidationError(issues, { ...details, body: value });
+    // Said where it is read in a production log: the way to keep going without waiting for a release.
+    error.message += ` (to accept such answers with a warning instead, set responseValidation: 'warn' or ${RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE}=warn)`;
+    throw error;
+  }
   // Warn mode: the caller gets the answer as received, typed as the contract (documented so).
   report(issues);
   return value as z.output<Schema>;

@@ -329,6 +329,8 @@ describe('response validation', () => {
     const error = await api.client().reservations.retrieve(7, 41).catch((caught) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.field).toBe('adults');
+    // The way out is in the message an operator reads.
+    expect(error.message).toContain('RESTAURANT_PARTNER_RESPONSE_VALIDATION=warn');
   });
 
   it("'warn' returns the data as received and logs one redacted warning naming the field; a create is not sent twice", async () => {
