@@ -291,15 +291,17 @@ export class Transport {
     };
 
     const attemptOnce = async (attempt: number) => {
-      if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
-      if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
-      if (settings.limiter) await acquireSlot();
-      const left = remainingMs();
-      if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
-      settings.logger.debug?.(`request ${spec.method} ${safeUrl} (attempt ${attempt})`, { ...where, attempt });
-      const startedAt = Date.now();
       let target = url;
+      // Each request of the attempt (a followed redirect is one more) waits for its slot and its deadline.
       for (let redirects = 0; ; redirects += 1) {
+        if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
+        if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
+        if (settings.limiter) await acquireSlot();
+        const left = remainingMs();
+        if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
+        const targetUrl = target === url ? safeUrl : this.safeUrl(target);
+        settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, { ...where, url: targetUrl, attempt });
+        const startedAt = Date.now();
         const answer = await sendAttempt({
           method: spec.method,
           url: target.href,
@@ -321,8 +323,9 @@ export class Transport {
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
         this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
-        settings.logger.debug?.(`response ${spec.method} ${this.safeUrl(target)} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
+        settings.logger.debug?.(`response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
           ...where,
+          url: targetUrl,
           status: response.status,
           attempt,
           durationMs,

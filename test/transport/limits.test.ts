@@ -142,8 +142,12 @@ describe('redirects', () => {
       }
       sendJson(response, 200, [restaurantBody()]);
     });
-    expect(await clientFor(server.url).restaurants.list().toArray()).toHaveLength(1);
+    let slots = 0;
+    const countingLimiter = { acquire: async () => void (slots += 1), pause: () => undefined, queueDepth: 0 };
+    expect(await clientFor(server.url, { rateLimit: countingLimiter }).restaurants.list().toArray()).toHaveLength(1);
     expect(server.requests).toEqual(['GET /api/v1/partnership/restaurants/ auth', 'GET /api/v1/partnership/restaurants/?moved=1 auth']);
+    // The followed redirect is a request like any other: it waited for its own rate-limit slot.
+    expect(slots).toBe(2);
   });
 
   it('never follows a redirect for a write, even within the origin', async () => {
