@@ -40,6 +40,9 @@ export interface RunningFakeServer {
 
 const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 
+/** Whether a socket's peer address is this machine's loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
+export const isLoopbackAddress = (address: string | undefined): boolean => LOOPBACK.test(address ?? '');
+
 /** Methods WHATWG fetch refuses to carry in a `Request`: the fake serves none of them. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -68,7 +71,7 @@ function ownHosts(boundHost: string, port: number): Set<string> {
  * every cross-origin POST, a plain HTML form's included, and `Sec-Fetch-Site` besides).
  */
 function controlRefusal(incoming: IncomingMessage, hosts: Set<string>): string | undefined {
-  if (!LOOPBACK.test(incoming.socket.remoteAddress ?? '')) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
+  if (!isLoopbackAddress(incoming.socket.remoteAddress)) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
   const host = (incoming.headers.host ?? '').toLowerCase();
   if (!hosts.has(host)) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
   const origin = incoming.headers.origin;
@@ -191,7 +194,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     });
     const request = toRequest(incoming, url.href, abort.signal);
     const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts);
-    const remoteViewer = !LOOPBACK.test(incoming.socket.remoteAddress ?? '');
+    const remoteViewer = !isLoopbackAddress(incoming.socket.remoteAddress);
     // The simulator page is static; the control API's own guard decides who gets it.
     const answered =
       refusal === undefined && isSimulatorPath(url.pathname)
