@@ -21,6 +21,8 @@ import { path } from '../transport/path.js';
 import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
+import { checkTimezone } from '../restaurant-timezones.js';
+import type { RequestHeaders } from '../transport/headers.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -38,6 +40,11 @@ export interface CreateReservationOptions extends RequestOptions {
    * returns the first booking instead of booking again, on any service.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * The restaurant's IANA timezone (`'Europe/Brussels'`), when you know it: `start_time` is
+   * converted with it and no request is spent reading the restaurants list.
+   */
+  timezone?: string | undefined;
 }
 
 /** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
@@ -56,6 +63,8 @@ export interface WaitForConfirmationOptions {
   requestTimeoutMs?: number | undefined;
   /** Retries of each read. */
   maxRetries?: number | undefined;
+  /** Extra headers of each read, as every method's `headers`. */
+  headers?: RequestHeaders | undefined;
 }
 
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
@@ -156,7 +165,7 @@ export class Reservations extends Resource {
       }
       // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
       const call = this.transport.subRequestOptions(options);
-      const timezone = await this.context.timezoneFor(rid, call);
+      const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await this.context.timezoneFor(rid, call);
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
       // A caller's own key may have booked already (a repeat after a crash): look first, on any
@@ -398,7 +407,7 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined });
+    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);

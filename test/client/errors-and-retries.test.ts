@@ -282,11 +282,11 @@ describe('hooks and logger', () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('debug lines go to a custom logger and never carry the token', async () => {
+  it('debug lines go to a custom logger at logLevel debug and never carry the token', async () => {
     const lines: string[] = [];
-    const logger: Logger = { debug: (message, context) => lines.push(message + JSON.stringify(context)), warn: (message) => lines.push(message), error: (message) => lines.push(message) };
+    const logger: Logger = { debug: (message, context) => lines.push(message + JSON.stringify(context)), info: (message, context) => lines.push(message + JSON.stringify(context)), warn: (message) => lines.push(message), error: (message) => lines.push(message) };
     api.reply(() => json({}, 503), () => json([]));
-    await api.client({ logger }).restaurants.list().toArray();
+    await api.client({ logger, logLevel: 'debug' }).restaurants.list().toArray();
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.join('\n')).not.toContain(API_TOKEN);
   });

@@ -126,6 +126,7 @@ describe('no token on any failure path', () => {
       timeoutMs: 150,
       maxRetries: 2,
       logger,
+      logLevel: 'debug',
       hooks,
       ...overrides,
     });
