@@ -1,0 +1,4 @@
+// Node.js 22, the engines floor, from the `node` npm package this project installs.
+import { reportScenario } from '../scenario.mjs';
+
+await reportScenario(`Node.js ${process.version}`, JSON.parse(process.argv[2]));

@@ -1,0 +1,202 @@
+// Runs ecosystem-tests/: the packed package, installed as a partner installs it, on Node.js 22 and 24,
+// Bun, Deno and Cloudflare Workers (workerd through Miniflare), each against its own standalone fake,
+// plus an esbuild bundle check. Started through `npm run ecosystem` (so process.execPath is the
+// project's pinned Node); `npm run ecosystem -- bun deno` runs only the targets named.
+//
+// The runtimes come from the npm packages that ecosystem-tests/ locks (installed here on demand, and
+// reinstalled only when that lock changes), so the root `npm install` never downloads them. A runtime
+// that cannot run is a failure naming what is missing, never a skip.
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const root = new URL('..', import.meta.url).pathname;
+const ecosystem = join(root, 'ecosystem-tests');
+const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
+const started = performance.now();
+const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/** The fake's limit for every target: low enough that a burst of a few calls meets a 429. */
+const FAKE_REQUESTS_PER_SECOND = 4;
+const TARGET_TIMEOUT_MS = 180_000;
+
+/** Where a package's binary lands, found from the target project's folder as the package itself installs it. */
+const packageDirectory = (project, name) => dirname(createRequire(join(ecosystem, project, 'package.json')).resolve(`${name}/package.json`));
+const nodeBinary = (project) => join(packageDirectory(project, 'node'), 'bin/node');
+
+const targets = [
+  { name: 'Node.js 22', project: 'node-22', runtime: () => [nodeBinary('node-22'), ['main.mjs']], expectVersion: /^v22\./ },
+  { name: 'Node.js 24', project: 'node-24', runtime: () => [nodeBinary('node-24'), ['main.mjs']], expectVersion: /^v24\./ },
+  { name: 'Bun', project: 'bun', runtime: () => [join(packageDirectory('bun', 'bun'), 'bin/bun.exe'), ['main.mjs']] },
+  // Network access to loopback only, and no other permission.
+  { name: 'Deno', project: 'deno', runtime: () => [join(packageDirectory('deno', 'deno'), 'deno'), ['run', '--no-lock', '--allow-net=127.0.0.1', 'main.mjs']] },
+  { name: 'Cloudflare Workers', project: 'cloudflare-workers', runtime: () => [nodeBinary('node-22'), ['run.mjs']], probe: () => [join(packageDirectory('cloudflare-workers', 'workerd'), 'bin/workerd'), ['--version']] },
+  { name: 'esbuild bundle', project: 'bundle', runtime: () => [nodeBinary('node-22'), ['bundle.mjs']], withoutFake: true },
+];
+
+function run(command, args, cwd) {
+  return execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+const runNpm = (args, cwd) => run(npm[0], [...npm.slice(1), ...args], cwd);
+
+/** Installs ecosystem-tests/ from its lock, unless the install on disk came from the same lock. */
+function installRuntimes() {
+  const since = performance.now();
+  const lockFiles = ['package.json', 'package-lock.json', ...targets.map((target) => join(target.project, 'package.json'))];
+  const stamp = createHash('sha256').update(lockFiles.map((file) => readFileSync(join(ecosystem, file), 'utf8')).join('\0')).digest('hex');
+  const stampFile = join(ecosystem, 'node_modules/.ecosystem-install-stamp');
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
+    console.log(`runtimes: installed from the same lock already (${seconds(since)})`);
+    return;
+  }
+  runNpm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], ecosystem);
+  writeFileSync(stampFile, stamp);
+  console.log(`runtimes: npm ci in ecosystem-tests/ (${seconds(since)})`);
+}
+
+/** Builds and packs the package (its `prepare` script builds dist/), then installs the tarball. */
+function installPackedPackage() {
+  const since = performance.now();
+  const scratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-ecosystem-'));
+  try {
+    const tarball = runNpm(['pack', '--silent', '--pack-destination', scratch], root).trim().split('\n').pop();
+    runNpm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', join(scratch, tarball)], ecosystem);
+    console.log(`package: built, packed as ${tarball} and installed into ecosystem-tests/ (${seconds(since)})`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Starts the packed package's bin on a free loopback port, under Node.js 22 (the engines floor). */
+async function startFake() {
+  const manifest = JSON.parse(readFileSync(join(ecosystem, 'node_modules/restaurant-partner-sdk/package.json'), 'utf8'));
+  const bin = join(ecosystem, 'node_modules/restaurant-partner-sdk', manifest.bin['restaurant-partner-fake']);
+  const args = ['--port', '0', '--seed', 'demo', '--rate-limit', String(FAKE_REQUESTS_PER_SECOND), '--dialect', 'pageLinks=relative'];
+  const child = spawn(nodeBinary('node-22'), [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr.on('data', (chunk) => {
+    log = (log + chunk).slice(-4000);
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const firstLine = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the fake printed no start line within 30 s')), 30_000);
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`the fake exited (${code}) before its start line: ${log}`)));
+  }).catch(async (error) => {
+    await stop();
+    throw error;
+  });
+  const start = JSON.parse(firstLine);
+  const restaurant = start.restaurants.find((candidate) => candidate.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS') ?? start.restaurants[0];
+  const [partner] = start.partners;
+  const config = { fakeUrl: start.url, partnerId: partner.partnerId, apiToken: partner.apiToken, restaurantId: restaurant.id, requestsPerSecond: FAKE_REQUESTS_PER_SECOND };
+  return { config, stop, log: () => log };
+}
+
+/** Runs a command to its end (bounded), answering its exit code, stdout and stderr. */
+function runToEnd(command, args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), TARGET_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal, stdout, stderr });
+    });
+  });
+}
+
+async function runTarget(target) {
+  const since = performance.now();
+  const failure = (check, detail) => ({ target, runtime: target.name, results: [{ check, ok: false, detail }], time: seconds(since) });
+  let command;
+  let args;
+  try {
+    [command, args] = target.runtime();
+  } catch (error) {
+    return failure('runtime installed', `${target.project}: cannot resolve its runtime package (${error.message}); run npm ci in ecosystem-tests/`);
+  }
+  for (const [probeCommand, probeArgs] of [[command, ['--version']], ...(target.probe ? [target.probe()] : [])]) {
+    if (!existsSync(probeCommand)) return failure('runtime installed', `no binary at ${probeCommand}: its npm package did not install one (the platform package may be missing from the registry)`);
+    const probe = await runToEnd(probeCommand, probeArgs, ecosystem);
+    if (probe.code !== 0) return failure('runtime installed', `${probeCommand} --version failed (exit ${probe.code}): ${probe.stderr.trim().slice(-500)}`);
+    if (probeCommand === command && target.expectVersion && !target.expectVersion.test(probe.stdout.trim())) {
+      return failure('runtime installed', `${command} is ${probe.stdout.trim()}, expected ${target.expectVersion}`);
+    }
+  }
+  let fake;
+  try {
+    fake = target.withoutFake ? undefined : await startFake();
+    const outcome = await runToEnd(command, [...args, ...(fake ? [JSON.stringify(fake.config)] : [])], join(ecosystem, target.project));
+    const line = outcome.stdout.split('\n').find((candidate) => candidate.startsWith('ECOSYSTEM-RESULTS '));
+    if (outcome.code !== 0 || !line) {
+      return failure('runs', `exit ${outcome.code}, ${line ? 'results printed' : 'no results printed'}: ${`${outcome.stderr}\n${outcome.stdout}`.trim().slice(-1500)}`);
+    }
+    const report = JSON.parse(line.slice('ECOSYSTEM-RESULTS '.length));
+    return { target, runtime: report.runtime, results: report.results, bundles: report.bundles, time: seconds(since) };
+  } catch (error) {
+    return failure('runs', `${error.message}${fake ? `\nfake log: ${fake.log()}` : ''}`);
+  } finally {
+    await fake?.stop();
+  }
+}
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !targets.some((target) => target.project === name));
+if (unknown.length) {
+  console.error(`unknown target ${unknown.join(', ')}; targets: ${targets.map((target) => target.project).join(', ')}`);
+  process.exit(2);
+}
+const chosen = targets.filter((target) => wanted.length === 0 || wanted.includes(target.project));
+
+try {
+  installRuntimes();
+  installPackedPackage();
+} catch (error) {
+  console.error(`ecosystem tests could not be installed: ${error.stderr?.trim() || error.message}`);
+  console.log(`0 passed, ${chosen.length} failed`);
+  process.exit(1);
+}
+
+const reports = [];
+for (const target of chosen) {
+  const report = await runTarget(target);
+  reports.push(report);
+  for (const result of report.results) console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${target.name} | ${result.check} | ${result.detail}`);
+}
+
+const passed = reports.flatMap((report) => report.results).filter((result) => result.ok).length;
+const failed = reports.flatMap((report) => report.results).length - passed;
+console.log('\n| target | runtime | checks passed | wall time |\n|---|---|---|---|');
+for (const report of reports) {
+  const ok = report.results.filter((result) => result.ok).length;
+  const verdict = ok === report.results.length ? `${ok}/${report.results.length}` : `**${ok}/${report.results.length} FAILED**`;
+  console.log(`| ${report.target.name} | ${report.runtime} | ${verdict} | ${report.time} |`);
+}
+for (const bundle of reports.flatMap((report) => report.bundles ?? [])) {
+  console.log(`bundle ${bundle.entry}: ${bundle.minifiedBytes} bytes minified, ${bundle.gzippedBytes} gzipped`);
+}
+console.log(`ecosystem tests took ${seconds(started)}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
