@@ -130,8 +130,7 @@ export async function runScenario(config) {
   return results;
 }
 
-/** Runs the scenario and prints its results as the one line the runner reads. */
-export async function reportScenario(runtime, config) {
-  const results = await runScenario(config);
+/** Prints a runtime's results as the one line the runner reads. */
+export function report(runtime, results) {
   console.log(`ECOSYSTEM-RESULTS ${JSON.stringify({ runtime, results })}`);
 }

@@ -3,19 +3,23 @@
 // plus an esbuild bundle check. Started through `npm run ecosystem` (so process.execPath is the
 // project's pinned Node); `npm run ecosystem -- bun deno` runs only the targets named.
 //
-// The runtimes come from the npm packages that ecosystem-tests/ locks (installed here on demand, and
-// reinstalled only when that lock changes), so the root `npm install` never downloads them. A runtime
-// that cannot run is a failure naming what is missing, never a skip.
+// The runtimes come from the npm packages that ecosystem-tests/ locks, installed on demand into a
+// copy of that folder outside the repository (in the user's cache folder, reinstalled only when the
+// lock changes): so the root `npm install` never downloads them, and no import can fall back on the
+// repository's own node_modules, which a partner would not have. A runtime that cannot run is a
+// failure naming what is missing, never a skip.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const root = new URL('..', import.meta.url).pathname;
-const ecosystem = join(root, 'ecosystem-tests');
+const sources = join(root, 'ecosystem-tests');
+// One copy per checkout, so worktrees side by side never install into each other's.
+const ecosystem = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'restaurant-partner-sdk', `ecosystem-tests-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`);
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 const started = performance.now();
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -44,19 +48,33 @@ function run(command, args, cwd) {
 }
 const runNpm = (args, cwd) => run(npm[0], [...npm.slice(1), ...args], cwd);
 
-/** Installs ecosystem-tests/ from its lock, unless the install on disk came from the same lock. */
+/** Copies ecosystem-tests/ into the work folder, keeping only the installed node_modules folders there. */
+function copyProjects() {
+  mkdirSync(ecosystem, { recursive: true });
+  const keep = (path) => path.endsWith('/node_modules');
+  for (const folder of [ecosystem, ...targets.map((target) => join(ecosystem, target.project))].filter(existsSync)) {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (!keep(path) && !(folder === ecosystem && targets.some((target) => target.project === name))) rmSync(path, { recursive: true, force: true });
+    }
+  }
+  cpSync(sources, ecosystem, { recursive: true, filter: (path) => !path.includes('/node_modules') });
+}
+
+/** Installs the work folder from its lock, unless the install on disk came from the same lock. */
 function installRuntimes() {
   const since = performance.now();
+  copyProjects();
   const lockFiles = ['package.json', 'package-lock.json', ...targets.map((target) => join(target.project, 'package.json'))];
   const stamp = createHash('sha256').update(lockFiles.map((file) => readFileSync(join(ecosystem, file), 'utf8')).join('\0')).digest('hex');
   const stampFile = join(ecosystem, 'node_modules/.ecosystem-install-stamp');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
-    console.log(`runtimes: installed from the same lock already (${seconds(since)})`);
+    console.log(`runtimes: installed in ${ecosystem} from the same lock already (${seconds(since)})`);
     return;
   }
   runNpm(['ci', '--no-audit', '--no-fund', '--loglevel=error'], ecosystem);
   writeFileSync(stampFile, stamp);
-  console.log(`runtimes: npm ci in ecosystem-tests/ (${seconds(since)})`);
+  console.log(`runtimes: npm ci in ${ecosystem} (${seconds(since)})`);
 }
 
 const modifiedTimes = (path) => (statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => modifiedTimes(join(path, name))) : [statSync(path).mtimeMs]);
@@ -76,7 +94,16 @@ function installPackedPackage() {
     const fresh = distIsFresh();
     const tarball = runNpm(['pack', '--silent', ...(fresh ? ['--ignore-scripts'] : []), '--pack-destination', scratch], root).trim().split('\n').pop();
     runNpm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', join(scratch, tarball)], ecosystem);
-    console.log(`package: ${fresh ? 'dist/ up to date' : 'built'}, packed as ${tarball} and installed into ecosystem-tests/ (${seconds(since)})`);
+    // No project here installs msw: if it resolves, imports reach packages outside this install.
+    const leak = (() => {
+      try {
+        return createRequire(join(ecosystem, 'package.json')).resolve('msw');
+      } catch {
+        return undefined;
+      }
+    })();
+    if (leak) throw new Error(`${ecosystem} resolves msw at ${leak}: imports would reach packages a partner's install does not have`);
+    console.log(`package: ${fresh ? 'dist/ up to date' : 'built'}, packed as ${tarball} and installed (${seconds(since)})`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,33 +1,42 @@
-// Bundles worker.mjs as wrangler would (esbuild, the workerd/worker/browser export conditions), runs
-// it in workerd through Miniflare, and POSTs the scenario's config to it. Started by the runner with
-// the project's Node; argv[2] is the config JSON.
+// Bundles each Worker as wrangler would (esbuild, the workerd/worker/browser export conditions, one
+// file), runs it in workerd through Miniflare with no compatibility flag (so no nodejs_compat), and
+// POSTs the scenario's config to it. Started by the runner with Node.js 22; argv[2] is the config JSON.
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { createRequire } from 'node:module';
+import { report } from '../scenario.mjs';
 
-const bundle = await build({
-  entryPoints: [new URL('./worker.mjs', import.meta.url).pathname],
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  conditions: ['workerd', 'worker', 'browser'],
-  target: 'es2022',
-  write: false,
-  logLevel: 'warning',
-});
 const workerdVersion = createRequire(import.meta.url)('workerd/package.json').version;
 
-const miniflare = new Miniflare({
-  modules: true,
-  script: bundle.outputFiles[0].text,
-  compatibilityDate: '2026-07-01',
-});
-try {
-  const response = await miniflare.dispatchFetch('http://worker.local/', { method: 'POST', body: process.argv[2] });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`the Worker answered ${response.status}: ${text}`);
-  const report = JSON.parse(text);
-  console.log(`ECOSYSTEM-RESULTS ${JSON.stringify({ ...report, runtime: `workerd ${workerdVersion} via Miniflare` })}`);
-} finally {
-  await miniflare.dispose();
+/** Bundles and runs one Worker, answering its results; a Worker that cannot build or run fails `check`. */
+async function runWorker(file, check, body) {
+  let miniflare;
+  try {
+    const bundle = await build({
+      entryPoints: [new URL(file, import.meta.url).pathname],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
+    miniflare = new Miniflare({ modules: true, script: bundle.outputFiles[0].text, compatibilityDate: '2026-07-01' });
+    const response = await miniflare.dispatchFetch('http://worker.local/', { method: 'POST', body });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`the Worker answered ${response.status}: ${text.slice(0, 1000)}`);
+    return JSON.parse(text).results;
+  } catch (error) {
+    const detail = error.errors?.length ? error.errors.map((problem) => problem.text).join('; ') : error.message;
+    return [{ check, ok: false, detail: `${file}: ${detail}` }];
+  } finally {
+    await miniflare?.dispose();
+  }
 }
+
+const results = [
+  ...(await runWorker('./worker.mjs', 'Worker runs the scenario', process.argv[2])),
+  ...(await runWorker('./testing-worker.mjs', 'testing: in-process fake', '{}')),
+];
+report(`workerd ${workerdVersion} via Miniflare`, results);

@@ -1,5 +1,7 @@
 // Deno, from the `deno` npm package (its binary ships in @deno/linux-x64-glibc and siblings). Run
 // with network access to loopback only and no other permission: the package needs nothing more.
-import { reportScenario } from '../scenario.mjs';
+import { report, runScenario } from '../scenario.mjs';
+import { runTestingScenario } from '../testing-scenario.mjs';
 
-await reportScenario(`Deno ${Deno.version.deno}`, JSON.parse(Deno.args[0]));
+const config = JSON.parse(Deno.args[0]);
+report(`Deno ${Deno.version.deno}`, [...(await runScenario(config)), await runTestingScenario()]);

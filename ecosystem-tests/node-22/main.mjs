@@ -1,4 +1,6 @@
 // Node.js 22, the engines floor, from the `node` npm package this project installs.
-import { reportScenario } from '../scenario.mjs';
+import { report, runScenario } from '../scenario.mjs';
+import { runTestingScenario } from '../testing-scenario.mjs';
 
-await reportScenario(`Node.js ${process.version}`, JSON.parse(process.argv[2]));
+const config = JSON.parse(process.argv[2]);
+report(`Node.js ${process.version}`, [...(await runScenario(config)), await runTestingScenario()]);
