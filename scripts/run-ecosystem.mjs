@@ -1,7 +1,8 @@
 // Runs ecosystem-tests/: the packed package, installed as a partner installs it, on Node.js 22 and 24,
 // Bun, Deno and Cloudflare Workers (workerd through Miniflare), each against its own standalone fake,
 // plus an esbuild bundle check. Started through `npm run ecosystem` (so process.execPath is the
-// project's pinned Node); `npm run ecosystem -- bun deno` runs only the targets named.
+// project's pinned Node); `npm run ecosystem -- bun deno` runs only the targets named, and
+// `--tarball path.tgz` tests a tarball packed elsewhere instead of this checkout.
 //
 // The runtimes come from the npm packages that ecosystem-tests/ locks, installed on demand into a
 // copy of that folder outside the repository (in the user's cache folder, reinstalled only when the
@@ -13,8 +14,9 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
 const sources = join(root, 'ecosystem-tests');
@@ -86,14 +88,17 @@ function distIsFresh() {
   return Math.min(...modifiedTimes(join(root, 'dist'))) > Math.max(...sources.flatMap(modifiedTimes));
 }
 
-/** Packs the package (building dist/ first through its `prepare` script unless it is fresh), then installs the tarball. */
-function installPackedPackage() {
+/**
+ * Packs the package (building dist/ first through its `prepare` script unless it is fresh), or takes
+ * the tarball given with --tarball (a release candidate), then installs it.
+ */
+function installPackedPackage(givenTarball) {
   const since = performance.now();
   const scratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-ecosystem-'));
   try {
-    const fresh = distIsFresh();
-    const tarball = runNpm(['pack', '--silent', ...(fresh ? ['--ignore-scripts'] : []), '--pack-destination', scratch], root).trim().split('\n').pop();
-    runNpm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', join(scratch, tarball)], ecosystem);
+    const fresh = !givenTarball && distIsFresh();
+    const tarball = givenTarball ?? join(scratch, runNpm(['pack', '--silent', ...(fresh ? ['--ignore-scripts'] : []), '--pack-destination', scratch], root).trim().split('\n').pop());
+    runNpm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], ecosystem);
     // No project here installs msw: if it resolves, imports reach packages outside this install.
     const leak = (() => {
       try {
@@ -103,7 +108,7 @@ function installPackedPackage() {
       }
     })();
     if (leak) throw new Error(`${ecosystem} resolves msw at ${leak}: imports would reach packages a partner's install does not have`);
-    console.log(`package: ${fresh ? 'dist/ up to date' : 'built'}, packed as ${tarball} and installed (${seconds(since)})`);
+    console.log(`package: ${givenTarball ? 'given' : fresh ? 'dist/ up to date, packed' : 'built and packed'}, ${tarball} installed (${seconds(since)})`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -200,7 +205,7 @@ async function runTarget(target) {
   }
 }
 
-const wanted = process.argv.slice(2);
+const { values: options, positionals: wanted } = parseArgs({ allowPositionals: true, options: { tarball: { type: 'string' } } });
 const unknown = wanted.filter((name) => !targets.some((target) => target.project === name));
 if (unknown.length) {
   console.error(`unknown target ${unknown.join(', ')}; targets: ${targets.map((target) => target.project).join(', ')}`);
@@ -210,7 +215,7 @@ const chosen = targets.filter((target) => wanted.length === 0 || wanted.includes
 
 try {
   installRuntimes();
-  installPackedPackage();
+  installPackedPackage(options.tarball && resolve(options.tarball));
 } catch (error) {
   console.error(`ecosystem tests could not be installed: ${error.stderr?.trim() || error.message}`);
   console.log(`0 passed, ${chosen.length} failed`);
