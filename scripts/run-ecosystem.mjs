@@ -28,7 +28,8 @@ const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s
 
 /** The fake's limit for every target: low enough that a burst of a few calls meets a 429. */
 const FAKE_REQUESTS_PER_SECOND = 4;
-const TARGET_TIMEOUT_MS = 180_000;
+/** A target takes about 10 s; a process still alive after this is a failure, not a wait. */
+const TARGET_TIMEOUT_MS = 60_000;
 const TARGETS_AT_ONCE = 3;
 
 /** Where a package's binary lands, found from the target project's folder as the package itself installs it. */
@@ -158,14 +159,18 @@ function runToEnd(command, args, cwd) {
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), TARGET_TIMEOUT_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, TARGET_TIMEOUT_MS);
     child.once('error', (error) => {
       clearTimeout(timer);
       resolve({ code: null, stdout, stderr: `${stderr}${error.message}` });
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? signal, stdout, stderr });
+      resolve({ code: code ?? signal, stdout, stderr, timedOut });
     });
   });
 }
@@ -193,6 +198,12 @@ async function runTarget(target) {
     fake = target.withoutFake ? undefined : await startFake();
     const outcome = await runToEnd(command, [...args, ...(fake ? [JSON.stringify(fake.config)] : [])], join(ecosystem, target.project));
     const line = outcome.stdout.split('\n').find((candidate) => candidate.startsWith('ECOSYSTEM-RESULTS '));
+    if (line && outcome.timedOut) {
+      // Everything ran, but something the package started keeps the process alive.
+      const report = JSON.parse(line.slice('ECOSYSTEM-RESULTS '.length));
+      const hang = { check: 'exits when done', ok: false, detail: `still running ${TARGET_TIMEOUT_MS / 1000} s after printing its results (killed)` };
+      return { target, runtime: report.runtime, results: [...report.results, hang], bundles: report.bundles, time: seconds(since) };
+    }
     if (outcome.code !== 0 || !line) {
       return failure('runs', `exit ${outcome.code}, ${line ? 'results printed' : 'no results printed'}: ${`${outcome.stderr}\n${outcome.stdout}`.trim().slice(-1500)}`);
     }
