@@ -4,7 +4,7 @@
 //
 // runScenario(config) never throws: it answers one result per check, { check, ok, detail }, so the
 // runner can say per runtime what passed. config: { fakeUrl, partnerId, apiToken, restaurantId }.
-import { NoAvailabilityError, PartnerClient, RateLimitError } from 'restaurant-partner-sdk';
+import { AbortError, NoAvailabilityError, PartnerClient, RateLimitError, TimeoutError } from 'restaurant-partner-sdk';
 import { buildDelivery, createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 
 /** A day far enough ahead for the fake's lead time and well inside its booking horizon. */
@@ -72,6 +72,24 @@ export async function runScenario(config) {
       return `${error.name} (HTTP ${error.status})`;
     }
     throw new Error('a booking at 03:00, when the restaurant is closed, succeeded');
+  });
+
+  await check('core: timeout and abort', async () => {
+    // The fake holds its next answer for a second: a 200 ms attempt times out (AbortSignal.timeout and
+    // AbortSignal.any on this runtime). Then a caller's signal ends a call still waiting for its turn
+    // under the rate limit.
+    const slow = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
+    expect(slow.ok, `the fake refused the latency fault: ${slow.status} ${await slow.text()}`);
+    const timedOut = await client.profile.retrieve({ timeoutMs: 200, maxRetries: 0 }).then(() => undefined, (error) => error);
+    expect(timedOut instanceof TimeoutError, `expected TimeoutError, got ${timedOut?.name}: ${timedOut?.message}`);
+    const controller = new AbortController();
+    const first = client.profile.retrieve();
+    const waiting = client.profile.retrieve({ signal: controller.signal }).then(() => undefined, (error) => error);
+    setTimeout(() => controller.abort(), 20);
+    const aborted = await waiting;
+    await first;
+    expect(aborted instanceof AbortError, `expected AbortError, got ${aborted?.name}: ${aborted?.message}`);
+    return 'TimeoutError after 200 ms; AbortError while waiting for the rate limit';
   });
 
   await check('core: 429 retried', async () => {
