@@ -1,6 +1,6 @@
 // Bundles each Worker as wrangler would (esbuild, the workerd/worker/browser export conditions, one
 // file), runs it in workerd through Miniflare with no compatibility flag (so no nodejs_compat), and
-// POSTs the scenario's config to it. Started by the runner with Node.js 22; argv[2] is the config JSON.
+// POSTs the scenario's config to it. Started by the runner with Node.js 24; argv[2] is the config JSON.
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// Node.js 22, the engines floor, from the `node` npm package this project installs.
+// Node.js 22.0.0, the lowest version the package's engines field admits, from the `node` npm package.
 import { report, runScenario } from '../scenario.mjs';
 import { runTestingScenario } from '../testing-scenario.mjs';
 
