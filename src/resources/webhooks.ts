@@ -8,6 +8,7 @@ import type { ApiPromise } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
+import { rememberWebhookToken } from '../transport/secrets.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { apiPromise, checkId, listOf, Resource, singleObject } from './resource.js';
 import { Webhook, WebhookCreateInput, WebhookUpdateInput } from './webhooks.schemas.js';
@@ -26,6 +27,7 @@ function hideWebhookToken(webhook: Webhook): Webhook {
     if (typeof record[field] === 'string' && token === undefined) token = record[field] as string;
     if (field in record) delete record[field];
   }
+  rememberWebhookToken(token);
   if (token !== undefined) Object.defineProperty(record, 'auth_token', { value: token, enumerable: false, writable: false, configurable: true });
   return webhook;
 }

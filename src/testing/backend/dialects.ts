@@ -20,6 +20,12 @@ export interface Dialect {
   cancelBody: 'reservation' | 'empty';
   /** Envelope `next`/`previous` links: `absolute` (default) URLs or `relative` (path and query). */
   pageLinks: 'absolute' | 'relative';
+  /**
+   * `Idempotency-Key` on reservation creates: `honoured` (default; the same key and body replay
+   * the first answer) or `ignored` (every POST books anew whatever the header says, as a service
+   * that does not know the header would).
+   */
+  idempotencyKey: 'honoured' | 'ignored';
 }
 
 /** The default dialect: the most likely behaviour of the live service. */
@@ -31,9 +37,11 @@ export const defaultDialect: Readonly<Dialect> = Object.freeze({
   deleteStatus: 204,
   cancelBody: 'reservation',
   pageLinks: 'absolute',
+  idempotencyKey: 'honoured',
 });
 
-const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
+/** Every dialect key with its values, the default first (`--help` and the README are made from it). */
+export const DIALECT_VALUES: { readonly [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   list: ['envelope', 'array'],
   profile: ['object', 'list'],
   duration: ['iso', 'hms'],
@@ -41,6 +49,19 @@ const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   deleteStatus: [204, 200],
   cancelBody: ['reservation', 'empty'],
   pageLinks: ['absolute', 'relative'],
+  idempotencyKey: ['honoured', 'ignored'],
+};
+
+/** What each key decides, for `--help`-like listings and the README. */
+export const DIALECT_DESCRIPTIONS: { readonly [Key in keyof Dialect]: string } = {
+  list: 'reservation list: `{count, next, previous, results}` paged by `page`/`page_size`, or a bare array of every item',
+  profile: 'profile: one object (the spec\'s example) or a one-element list (the spec\'s prose)',
+  duration: 'reservation `duration`: `PT2H` or `02:00:00`',
+  createStatus: 'status of a successful reservation or webhook create',
+  deleteStatus: 'status of a webhook delete (no body either way)',
+  cancelBody: 'cancel answer: 200 with the reservation, or 204 without a body',
+  pageLinks: 'envelope `next`/`previous`: absolute URLs or path and query',
+  idempotencyKey: '`Idempotency-Key` on creates: the same key and body replay the first answer, or every POST books anew',
 };
 
 /**
@@ -51,9 +72,9 @@ export function resolveDialect(input: Partial<Record<keyof Dialect, unknown>> = 
   const dialect: Record<string, unknown> = { ...defaultDialect };
   for (const [key, raw] of Object.entries(input)) {
     if (raw === undefined) continue;
-    const allowed = (allowedValues as Record<string, readonly unknown[]>)[key];
+    const allowed = (DIALECT_VALUES as Record<string, readonly unknown[]>)[key];
     if (!allowed) {
-      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(allowedValues).join(', ')}`);
+      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`);
     }
     const value = allowed.find((candidate) => String(candidate) === String(raw));
     if (value === undefined) {
