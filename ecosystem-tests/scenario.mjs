@@ -77,7 +77,7 @@ export async function runScenario(config) {
   await check('core: timeout and abort', async () => {
     // The fake holds its next answer for a second: a 200 ms attempt times out (AbortSignal.timeout and
     // AbortSignal.any on this runtime). Then a caller's signal ends a call still waiting for its turn
-    // under the rate limit.
+    // under the rate limit. Each leaves no timer behind: the runner fails a process that does not exit.
     const slow = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
     expect(slow.ok, `the fake refused the latency fault: ${slow.status} ${await slow.text()}`);
     const timedOut = await client.profile.retrieve({ timeoutMs: 200, maxRetries: 0 }).then(() => undefined, (error) => error);
@@ -89,7 +89,14 @@ export async function runScenario(config) {
     const aborted = await waiting;
     await first;
     expect(aborted instanceof AbortError, `expected AbortError, got ${aborted?.name}: ${aborted?.message}`);
-    return 'TimeoutError after 200 ms; AbortError while waiting for the rate limit';
+    // And a caller's signal ends a call whose request is on the wire.
+    const held = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
+    expect(held.ok, `the fake refused the latency fault: ${held.status}`);
+    const inFlight = new AbortController();
+    setTimeout(() => inFlight.abort(), 200);
+    const cut = await client.profile.retrieve({ signal: inFlight.signal }).then(() => undefined, (error) => error);
+    expect(cut instanceof AbortError, `expected AbortError in flight, got ${cut?.name}: ${cut?.message}`);
+    return 'TimeoutError after 200 ms; AbortError while waiting for the rate limit and while on the wire';
   });
 
   await check('core: 429 retried', async () => {
