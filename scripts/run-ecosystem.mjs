@@ -184,7 +184,7 @@ async function runTarget(target) {
   try {
     [command, args] = target.runtime();
   } catch (error) {
-    return failure('runtime installed', `${target.project}: cannot resolve its runtime package (${error.message}); run npm ci in ecosystem-tests/`);
+    return failure('runtime installed', `${target.project}: cannot resolve its runtime package (${error.message}); delete ${join(ecosystem, 'node_modules')} to reinstall`);
   }
   for (const [probeCommand, probeArgs] of [[command, ['--version']], ...(target.probe ? [target.probe()] : [])]) {
     if (!existsSync(probeCommand)) return failure('runtime installed', `no binary at ${probeCommand}: its npm package did not install one (the platform package may be missing from the registry)`);
