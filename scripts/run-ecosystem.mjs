@@ -52,9 +52,22 @@ function run(command, args, cwd) {
 }
 const runNpm = (args, cwd) => run(npm[0], [...npm.slice(1), ...args], cwd);
 
+/** Removes the work folders of other checkouts unused for a day (each holds about 750 MB of runtimes). */
+function pruneOtherCheckouts() {
+  const parent = dirname(ecosystem);
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+  for (const name of readdirSync(parent)) {
+    const folder = join(parent, name);
+    if (folder === ecosystem || !name.startsWith('ecosystem-tests-')) continue;
+    const lastUsed = join(folder, '.last-used');
+    if ((existsSync(lastUsed) ? statSync(lastUsed) : statSync(folder)).mtimeMs < dayAgo) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 /** Copies ecosystem-tests/ into the work folder, keeping only the installed node_modules folders there. */
 function copyProjects() {
   mkdirSync(ecosystem, { recursive: true });
+  pruneOtherCheckouts();
   const keep = (path) => path.endsWith('/node_modules');
   for (const folder of [ecosystem, ...targets.map((target) => join(ecosystem, target.project))].filter(existsSync)) {
     for (const name of readdirSync(folder)) {
@@ -63,6 +76,7 @@ function copyProjects() {
     }
   }
   cpSync(sources, ecosystem, { recursive: true, filter: (path) => !path.includes('/node_modules') });
+  writeFileSync(join(ecosystem, '.last-used'), new Date().toISOString());
 }
 
 /** Installs the work folder from its lock, unless the install on disk came from the same lock. */
