@@ -195,6 +195,8 @@ export class ResponseTooLargeError extends PartnerSdkError {
     this.attempts = details.attempts ?? 1;
   }
 }
+/** True when an answer was refused for passing `maxResponseBytes`. */
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
 /** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
 export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
