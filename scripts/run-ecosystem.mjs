@@ -52,7 +52,7 @@ function run(command, args, cwd) {
 }
 const runNpm = (args, cwd) => run(npm[0], [...npm.slice(1), ...args], cwd);
 
-/** Removes the work folders of other checkouts unused for a day (each holds about 750 MB of runtimes). */
+/** Removes the work folders of other checkouts unused for a day (each holds about 620 MB of runtimes). */
 function pruneOtherCheckouts() {
   const parent = dirname(ecosystem);
   const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
