@@ -30,7 +30,14 @@ export async function runScenario(config) {
   const date = bookingDate();
   // The fake allows a few requests per second: this client paces itself one below that limit, so
   // network jitter bunching two requests at the fake cannot cost the single-attempt calls below a 429.
-  const client = new PartnerClient({ ...credentials, rateLimit: { requestsPerSecond: Math.max(1, config.requestsPerSecond - 1) }, maxRetries: 5, logger: quietLogger });
+  const onRequest = new Set();
+  const client = new PartnerClient({
+    ...credentials,
+    rateLimit: { requestsPerSecond: Math.max(1, config.requestsPerSecond - 1) },
+    maxRetries: 5,
+    logger: quietLogger,
+    hooks: { onRequest: (event) => onRequest.forEach((listener) => listener(event)) },
+  });
 
   const booked = [];
   await check('core: book', async () => {
@@ -93,8 +100,14 @@ export async function runScenario(config) {
     const held = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
     expect(held.ok, `the fake refused the latency fault: ${held.status}`);
     const inFlight = new AbortController();
-    setTimeout(() => inFlight.abort(), 200);
+    // Aborted 200 ms after the request left (past its rate-limit wait), while the fake holds it.
+    const abortOnceSent = () => {
+      onRequest.delete(abortOnceSent);
+      setTimeout(() => inFlight.abort(), 200);
+    };
+    onRequest.add(abortOnceSent);
     const cut = await client.profile.retrieve({ signal: inFlight.signal }).then(() => undefined, (error) => error);
+    onRequest.delete(abortOnceSent);
     expect(cut instanceof AbortError, `expected AbortError in flight, got ${cut?.name}: ${cut?.message}`);
     return 'TimeoutError after 200 ms; AbortError while waiting for the rate limit and while on the wire';
   });
