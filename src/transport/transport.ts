@@ -278,15 +278,20 @@ export class Transport {
 
     const acquireSlot = async () => {
       const left = remainingMs();
-      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait).
-      const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
-      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit]) : limit) : signal;
+      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait). Our
+      // own timer, cleared when the wait ends: on Deno, an AbortSignal.timeout whose signal was
+      // listened to keeps the process alive until it fires (here the 120 s default deadline).
+      const limit = left === undefined ? undefined : new AbortController();
+      const timer = limit && setTimeout(() => limit.abort(), Math.max(1, Math.min(Math.ceil(left!), 2_147_483_647)));
+      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit.signal]) : limit.signal) : signal;
       try {
         await settings.limiter!.acquire({ signal: waitSignal });
       } catch (error) {
         if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
-        if (limit?.aborted) throw this.deadlineError(call, where);
+        if (limit?.signal.aborted) throw this.deadlineError(call, where);
         throw error;
+      } finally {
+        clearTimeout(timer);
       }
     };
 
