@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
+import { markNeverSent, untilAborted } from '../transport/http.js';
 import { path } from '../transport/path.js';
 import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
@@ -57,6 +58,9 @@ export interface WaitForConfirmationOptions {
   /** Retries of each read. */
   maxRetries?: number | undefined;
 }
+
+/** The creates with a caller's own key now running in this process, by service, restaurant and key: each settles to undefined. */
+const createsInFlight = new Map<string, Promise<undefined>>();
 
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
 const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
@@ -162,15 +166,50 @@ export class Reservations extends Resource {
       // A caller's own key may have booked already (a repeat after a crash): look first, on any
       // service. A service declared to honour the header answers a repeat with the first booking.
       if (options?.idempotencyKey !== undefined && this.context.idempotencyMetadata && !this.context.idempotencyKeyHonoured) {
-        const earlier = await this.#lookUp(rid, key, call);
-        if (earlier.state === 'found') return { data: earlier.reservation, response: null };
-        if (earlier.state === 'unknown') {
-          if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
-          throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
-        }
+        // Two creates with the same key at once would both look, both find nothing and both book:
+        // the second waits for the first to settle, and its look-up then finds that booking.
+        return this.#oneAtATime(`${this.transport.baseUrl} ${rid} ${key}`, call, async () => {
+          const earlier = await this.#lookUp(rid, key, call);
+          if (earlier.state === 'found') return { data: earlier.reservation, response: null };
+          if (earlier.state === 'unknown') {
+            if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
+            throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
+          }
+          return this.#sendCreate(rid, key, body, call);
+        });
       }
       return this.#sendCreate(rid, key, body, call);
     });
+  }
+
+  /**
+   * Runs `work` once every earlier create of the same slot (service, restaurant, key) in this
+   * process has settled. The wait ends by the call's own signal and deadline (nothing sent then).
+   */
+  async #oneAtATime<T>(slot: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
+    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
+      const left = this.transport.remainingMs(call);
+      const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+      const stop = [call.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
+      try {
+        await (stop.length === 0 ? earlier : untilAborted(earlier, AbortSignal.any(stop)));
+      } catch {
+        // Only the wait can fail (the earlier create settles to undefined either way): nothing was sent.
+        if (call.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while an earlier create with the same idempotency key was in flight', { cause: call.signal.reason }));
+        throw this.transport.deadlineError(call, { method: 'POST' });
+      }
+    }
+    const mine = work();
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    createsInFlight.set(slot, settled);
+    try {
+      return await mine;
+    } finally {
+      if (createsInFlight.get(slot) === settled) createsInFlight.delete(slot);
+    }
   }
 
   /**
@@ -192,7 +231,18 @@ export class Reservations extends Resource {
         headers: { 'idempotency-key': key },
         safeToRepeat: false,
         options: call,
-        parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
+        parse: (answer, _response, where) => {
+          const created = parseOutput(Reservation, singleObject(answer, where), where);
+          // An answer carrying another key is some other reservation, not this create's: its outcome is unknown.
+          const carried = created.metadata?.[IDEMPOTENCY_METADATA_KEY];
+          if (this.context.idempotencyMetadata && carried !== undefined && carried !== key) {
+            throw new ResponseValidationError(
+              [{ field: `metadata.${IDEMPOTENCY_METADATA_KEY}`, path: ['metadata', IDEMPOTENCY_METADATA_KEY], code: 'other_reservation', message: "the answer carries another create's idempotency key" }],
+              { ...where, body: answer },
+            );
+          }
+          return created;
+        },
         isRetryable: (error) => error instanceof RateLimitError || neverReachedServer(error) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
         recover: async (error, attempt) => {
           attempts = attempt;

@@ -84,7 +84,7 @@ const loadKy = (): Promise<KyInstance> =>
  * a test double) may ignore the signal, and the caller's abort must hold all the same (ky's
  * `timeout` already holds without the fetch's help).
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

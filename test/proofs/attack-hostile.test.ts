@@ -1,0 +1,226 @@
+/**
+ * An independent attack on the client's promises, beyond the cases of hostile.test.ts: hooks and
+ * loggers that throw, compressed answers larger than they declare, concurrent creates sharing a
+ * caller's key, a create answered with someone else's reservation, webhook tokens in answers
+ * outside the contract, and a shared timezone look-up. Real node:http servers on loopback, the
+ * package's public names, bookings on the server counted against what the client reported.
+ */
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  AmbiguousCreateError,
+  PartnerClient,
+  PartnerSdkError,
+  ResponseTooLargeError,
+  type ClientOptions,
+  type Reservation,
+} from 'restaurant-partner-sdk';
+import { FakeClock } from 'restaurant-partner-sdk/testing';
+import {
+  HOSTILE_API,
+  KEY_FIELD,
+  bookingWire,
+  restaurantWire,
+  startHostileServer,
+  startRawServer,
+  wellBehaved,
+  type HostileHandler,
+  type HostileServer,
+} from '../support/hostile-server.js';
+import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+
+const PARTNER_ID = '5a1c9e2b-3d4f-4a6b-8c7d-9e0f1a2b3c4d';
+const API_TOKEN = 'attack+token/Value=77-a1b2c3d4e5';
+const SECRETS = secretForms(PARTNER_ID, API_TOKEN);
+const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
+
+const counts: string[] = [];
+const servers: HostileServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+afterAll(() => {
+  console.info(`attack, bookings on the server vs what the client reported:\n${counts.join('\n')}`);
+});
+
+async function setUp(handler: HostileHandler, options: Partial<ClientOptions> = {}) {
+  const clock = new FakeClock({ frozen: true });
+  const server = await startHostileServer(clock, handler);
+  servers.push(server);
+  const logger = capturingLogger();
+  const hooks = capturingHooks();
+  const client = new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, clock, logger, hooks, ...options });
+  return { clock, server, client, logger, hooks };
+}
+
+type Outcome = { value: Reservation; error?: undefined } | { value?: undefined; error: unknown };
+const settle = async (run: () => PromiseLike<Reservation>): Promise<Outcome> => {
+  try {
+    return { value: await run() };
+  } catch (error) {
+    return { error };
+  }
+};
+
+function expectBalanced(name: string, server: HostileServer, key: string, outcome: Outcome) {
+  const carrying = server.bookings.filter((booking) => booking.key === key);
+  const told = outcome.value ? `success #${outcome.value.id}` : (outcome.error as Error).name;
+  counts.push(`  ${name}: ${server.bookings.length} booked (${carrying.length} with the key), ${server.posts().length} POST, told ${told}`);
+  if (outcome.value) {
+    expect(carrying, `${name}: told success, exactly one booking`).toHaveLength(1);
+    expect(outcome.value.id).toBe(carrying[0]!.id);
+  } else if (outcome.error instanceof AmbiguousCreateError) {
+    expect(outcome.error.idempotencyKey).toBe(key);
+    expect(carrying.length).toBeLessThanOrEqual(1);
+  } else {
+    expect(outcome.error).toBeInstanceOf(PartnerSdkError);
+    expect(carrying, `${name}: told ${told}, but a booking exists`).toHaveLength(0);
+  }
+}
+
+const isList = (request: { method: string; path: string }) => request.method === 'GET' && request.path.endsWith('/reservations/');
+
+describe('creates: nothing duplicated, nothing told wrong', () => {
+  it('two creates at once with the same caller key (a service that ignores the header): one booking, both told it', async () => {
+    const { server, client } = await setUp(wellBehaved);
+    const [a, b] = await Promise.all([
+      settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-42' })),
+      settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-42' })),
+    ]);
+    expectBalanced('two at once with one key, first', server, 'order-42', a);
+    expectBalanced('two at once with one key, second', server, 'order-42', b);
+    expect(server.posts()).toHaveLength(1);
+    expect(b.value?.id).toBe(a.value?.id);
+  });
+
+  it("a 201 answering with another create's reservation is not taken for this one: looked up, then ambiguous", async () => {
+    const { server, client } = await setUp((request, tools) => {
+      if (request.method === 'POST') {
+        if (server.bookings.length === 0) tools.commit({ ...request, body: { ...(request.body as object), metadata: { [KEY_FIELD]: 'someone-else' } } });
+        return tools.json(201, tools.list()[0]);
+      }
+      return wellBehaved(request, tools);
+    }, { createLookupWindowMs: 0 });
+    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'mine' }));
+    expectBalanced('201 with another reservation', server, 'mine', outcome);
+    expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
+    expect(server.posts()).toHaveLength(1);
+  });
+
+  it('a 429, then a 502 on the resend while the origin commits: one booking, found by its key', async () => {
+    let posts = 0;
+    const { server, client } = await setUp((request, tools) => {
+      if (request.method === 'POST') {
+        posts += 1;
+        if (posts === 1) return tools.json(429, { detail: 'slow' }, { 'retry-after': '2' });
+        tools.commitLater(request, 1500);
+        return tools.json(502, { detail: 'bad gateway' });
+      }
+      return wellBehaved(request, tools);
+    });
+    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'k429-502' }));
+    expectBalanced('429 then 502', server, 'k429-502', outcome);
+    expect(outcome.value).toBeDefined();
+  });
+
+  it('a 504 whose look-ups answer 429 with a huge Retry-After: ambiguous by the deadline, never resent', async () => {
+    const { server, client, clock } = await setUp((request, tools) => {
+      if (request.method === 'POST') {
+        tools.commit(request);
+        return tools.json(504, {});
+      }
+      if (isList(request)) return tools.json(429, { detail: 'slow' }, { 'retry-after': '100000' });
+      return wellBehaved(request, tools);
+    }, { deadlineMs: 30_000 });
+    const startedAt = clock.now();
+    const outcome = await settle(() => client.reservations.create(1, input));
+    expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
+    expectBalanced('504, then look-ups answered 429 for ever', server, (outcome.error as AmbiguousCreateError).idempotencyKey, outcome);
+    expect(server.posts()).toHaveLength(1);
+    expect(clock.now() - startedAt).toBeLessThanOrEqual(30_000);
+  });
+
+  for (const status of [201, 202]) {
+    it(`a ${status} with only a Location and an empty body: the booking, found by its key`, async () => {
+      const { server, client } = await setUp((request, tools) => {
+        if (request.method === 'POST') {
+          const booked = tools.commit(request);
+          tools.response.writeHead(status, { location: `${request.path}${booked.id}/` });
+          return tools.response.end();
+        }
+        return wellBehaved(request, tools);
+      });
+      const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `loc-${status}` }));
+      expectBalanced(`${status} Location only`, server, `loc-${status}`, outcome);
+      expect(outcome.value).toBeDefined();
+    });
+  }
+});
+
+describe('writes never follow redirects; secrets never leak; malformed HTTP', () => {
+  it('a 307 answering a cancel (PATCH) or a delete is not followed: one request each, an error with the 3xx status', async () => {
+    const { server, client } = await setUp((request, tools) => {
+      tools.response.writeHead(307, { location: `${request.path}?again=1` });
+      tools.response.end();
+    });
+    const cancel = await client.reservations.cancel(1, 5).catch((e: unknown) => e);
+    const del = await client.webhooks.delete(5).catch((e: unknown) => e);
+    expect((cancel as { status: number }).status).toBe(307);
+    expect((del as { status: number }).status).toBe(307);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('the token echoed in WWW-Authenticate, Retry-After, JSON keys, an enum, after a long string, split across chunks: scrubbed', async () => {
+    const basic = Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64');
+    const { client, logger, hooks } = await setUp((request, tools) => {
+      const route = request.path.slice(HOSTILE_API.length);
+      if (route === '/profile/') return tools.json(401, { detail: `bad ${API_TOKEN}` }, { 'www-authenticate': `Basic realm="${request.headers.authorization}", error="${API_TOKEN}"` });
+      if (route === '/restaurants/') return tools.json(429, { [API_TOKEN]: 1 }, { 'retry-after': API_TOKEN });
+      if (route === '/restaurants/1/reservations/' && request.method === 'GET') {
+        return tools.json(200, [{ ...bookingWire({ id: 1, key: 'a', body: input }), confirmation_mode: API_TOKEN, adults: basic, first_name: `${'x'.repeat(5000)}${API_TOKEN}` }]);
+      }
+      if (route === '/webhooks/') {
+        tools.response.writeHead(503, { 'content-type': 'application/json' });
+        const text = JSON.stringify({ detail: `${'y'.repeat(3000)}${API_TOKEN}${basic}` });
+        const split = text.indexOf(API_TOKEN) + 5;
+        tools.response.write(text.slice(0, split));
+        setTimeout(() => tools.response.end(text.slice(split)), 20);
+        return;
+      }
+      return tools.json(404, { detail: API_TOKEN });
+    }, { maxRetries: 0 });
+    const errors: unknown[] = [];
+    const keep = (p: PromiseLike<unknown>) => Promise.resolve(p).then(() => errors.push(new Error('resolved')), (e: unknown) => errors.push(e));
+    await keep(client.profile.retrieve());
+    await keep(client.restaurants.list());
+    await keep(client.reservations.list(1));
+    await keep(client.webhooks.list());
+    expect(errors.map((e) => (e as Error).name)).toEqual(['AuthenticationError', 'RateLimitError', 'ResponseValidationError', 'ServerError']);
+    const forms = [...SECRETS, basic.replace(/=+$/, ''), API_TOKEN.slice(0, 16), API_TOKEN.slice(-16)];
+    expect(findSecrets([...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads], forms)).toEqual([]);
+  });
+
+  it('raw HTTP: an endless header block and 3000 Set-Cookie carrying the token fail cleanly; an HTTP/1.0 close-delimited body is read', async () => {
+    const cookies = Array.from({ length: 3000 }, (_, i) => `Set-Cookie: c${i}=${API_TOKEN}\r\n`).join('');
+    const answers = [
+      `HTTP/1.1 200 OK\r\n${'X-Filler: ' + 'z'.repeat(100) + '\r\n'}`.repeat(2000),
+      `HTTP/1.1 500 Oops\r\n${cookies}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      `HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n[${JSON.stringify(restaurantWire(1))}]`,
+    ];
+    for (const [index, answer] of answers.entries()) {
+      const raw = await startRawServer(() => answer);
+      try {
+        const logger = capturingLogger();
+        const client = new PartnerClient({ baseUrl: raw.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, maxRetries: 0, logger, timeoutMs: 2000 });
+        const result = await client.restaurants.list().then((page) => page.items, (e: unknown) => e);
+        if (index === 2) expect(result).toHaveLength(1);
+        else {
+          expect(result).toBeInstanceOf(PartnerSdkError);
+          expect(findSecrets([...renderError(result), ...logger.lines], SECRETS)).toEqual([]);
+        }
+      } finally {
+        await raw.close();
+      }
+    }
+  });
+});
