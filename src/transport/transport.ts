@@ -158,7 +158,7 @@ export class Transport {
   readonly #settings: TransportSettings;
 
   constructor(settings: TransportSettings) {
-    this.#settings = settings;
+    this.#settings = { ...settings, logger: neverThrowing(settings.logger) };
   }
 
   get clock(): Clock {
@@ -383,6 +383,23 @@ export class Transport {
     const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
     return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
   }
+}
+
+/**
+ * The partner's logger, made unable to break a call: a line that throws is dropped. A log line
+ * written after a create's answer arrived must not turn a booking into a failure.
+ */
+function neverThrowing(logger: Logger): Logger {
+  const guard =
+    (write: ((message: string, context?: Record<string, unknown>) => void) | undefined) =>
+    (message: string, context?: Record<string, unknown>) => {
+      try {
+        write?.call(logger, message, context);
+      } catch {
+        // Nowhere left to report it: the logger itself failed.
+      }
+    };
+  return { debug: logger.debug && guard(logger.debug), info: logger.info && guard(logger.info), warn: guard(logger.warn), error: guard(logger.error) };
 }
 
 function isRedirect(response: Response): boolean {

@@ -224,3 +224,22 @@ describe('writes never follow redirects; secrets never leak; malformed HTTP', ()
     }
   });
 });
+
+describe('hooks and loggers that throw never break a call', () => {
+  it.each([
+    ['every hook and every logger method throw', true],
+    // The first throw is then the report of onResponse's failure, once the POST has booked.
+    ["onResponse throws on the create's answer, and so does logger.warn", false],
+  ])('%s: the create that booked is reported as booked', async (name, withDebug) => {
+    const fail = () => {
+      throw new Error(`observer down ${API_TOKEN}`);
+    };
+    const { server, client } = await setUp(wellBehaved, {
+      hooks: withDebug ? { onRequest: fail, onResponse: fail, onRetry: fail, onRateLimited: fail } : { onResponse: (event) => (event.method === 'POST' ? fail() : undefined) },
+      logger: withDebug ? { debug: fail, info: fail, warn: fail, error: fail } : { warn: fail, error: fail },
+    });
+    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `observers-throw-${withDebug}` }));
+    expectBalanced(name, server, `observers-throw-${withDebug}`, outcome);
+    expect(outcome.value).toBeDefined();
+  });
+});
