@@ -101,8 +101,9 @@ async function readText(response: Response, maxBytes: number, tooLarge: () => Er
     throw tooLarge();
   }
   if (!response.body) return '';
-  // A declared length within the limit is all the framing lets through: read it whole.
-  if (Number.isFinite(declared) && response.headers.has('content-length')) return response.text();
+  // A declared length within the limit is all the framing lets through: read it whole. Not when
+  // compressed: the length is then the compressed one, and the decoded body may be far larger.
+  if (Number.isFinite(declared) && response.headers.has('content-length') && !response.headers.has('content-encoding')) return response.text();
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';

@@ -5,7 +5,7 @@
  * outside the contract, and a shared timezone look-up. Real node:http servers on loopback, the
  * package's public names, bookings on the server counted against what the client reported.
  */
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   AmbiguousCreateError,
@@ -241,5 +241,20 @@ describe('hooks and loggers that throw never break a call', () => {
     const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `observers-throw-${withDebug}` }));
     expectBalanced(name, server, `observers-throw-${withDebug}`, outcome);
     expect(outcome.value).toBeDefined();
+  });
+});
+
+describe('maxResponseBytes counts the decoded body', () => {
+  it.each(['gzip', 'deflate'])('a %s bomb with a small, honest Content-Length is refused while it is read', async (encoding) => {
+    const decoded = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const bomb = encoding === 'gzip' ? gzipSync(decoded) : deflateSync(decoded);
+    const { client, server } = await setUp((request, tools) => {
+      tools.response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding, 'content-length': bomb.length });
+      tools.response.end(bomb);
+    }, { maxResponseBytes: 64 * 1024, maxRetries: 0 });
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const error = await client.restaurants.list().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(server.requests).toHaveLength(1);
   });
 });
