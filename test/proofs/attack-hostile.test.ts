@@ -258,3 +258,30 @@ describe('maxResponseBytes counts the decoded body', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('webhook tokens read in answers outside the contract are secrets too', () => {
+  it('a create, a regeneration and a list whose answers fail their check: their tokens never show in later errors', async () => {
+    const CREATED = 'whk_attack_created_1f2e3d';
+    const REGENERATED = 'whk_attack_regenerated_4c5b6a';
+    const LISTED = 'whk_attack_listed_7d8e9f';
+    const webhook = (id: number, token: string) => ({ id, url: 'https://partner.example/hooks', is_enabled: true, subscribed_events: {}, auth_token: token });
+    const { client, logger, hooks } = await setUp((request, tools) => {
+      const route = request.path.slice(HOSTILE_API.length);
+      if (route === '/webhooks/' && request.method === 'POST') return tools.json(201, { ...webhook(1, CREATED), id: 'not-a-number' });
+      if (route === '/webhooks/1/auth-token/') return tools.json(201, { auth_token: REGENERATED, url: 7 });
+      // The second item breaks the contract, so the third is never checked.
+      if (route === '/webhooks/') return tools.json(200, { count: 3, next: null, results: [webhook(2, 'whk_attack_fine_0a0b0c'), { id: 3 }, webhook(4, LISTED)] });
+      return tools.json(502, { detail: `rejected ${CREATED} ${REGENERATED} ${LISTED}` }, { 'x-echo': `${CREATED} ${LISTED}` });
+    }, { maxRetries: 0 });
+    const errors: unknown[] = [];
+    const keep = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => errors.push(new Error('resolved')), (error: unknown) => errors.push(error));
+    await keep(client.webhooks.create({ url: 'https://partner.example/hooks' }));
+    await keep(client.webhooks.regenerateToken(1));
+    await keep(client.webhooks.list());
+    await keep(client.webhooks.retrieve(4));
+    expect(errors.map((error) => (error as Error).name)).toEqual(['ResponseValidationError', 'ResponseValidationError', 'ResponseValidationError', 'ServerError']);
+    const texts = [...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads];
+    expect(findSecrets(texts, [CREATED, REGENERATED, LISTED])).toEqual([]);
+    expect(texts.join('\n')).toContain('[REDACTED]');
+  });
+});
