@@ -183,6 +183,7 @@ export class PartnerClient {
 
   readonly #timezones = new Map<string, string | null>();
   #timezoneRefresh: Promise<void> | undefined;
+  readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number };
 
   constructor(options: ClientOptions) {
@@ -215,7 +216,7 @@ export class PartnerClient {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
 
-    const transport = new Transport({
+    const transport = (this.#transport = new Transport({
       baseUrl: this.baseUrl,
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets: createSecrets(options.partnerId, options.apiToken),
@@ -229,7 +230,7 @@ export class PartnerClient {
       maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
       logger,
       hooks: options.hooks ?? {},
-    });
+    }));
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -253,14 +254,26 @@ export class PartnerClient {
   async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    this.#timezoneRefresh ??= this.restaurants
-      .list(options)
-      .toArray()
-      .then(() => undefined)
-      .finally(() => {
-        this.#timezoneRefresh = undefined;
-      });
-    await this.#timezoneRefresh;
+    const call = this.#transport.subRequestOptions(options);
+    for (;;) {
+      const shared = this.#timezoneRefresh;
+      if (!shared) {
+        const refresh: Promise<void> = this.restaurants
+          .list(call)
+          .toArray()
+          .then(() => undefined)
+          .finally(() => {
+            if (this.#timezoneRefresh === refresh) this.#timezoneRefresh = undefined;
+          });
+        this.#timezoneRefresh = refresh;
+        await refresh;
+        break;
+      }
+      // Another call's refresh is waited for within this call's own signal and deadline. Its
+      // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
+      const outcome = await this.#transport.within(shared.then(() => 'read' as const, () => 'failed' as const), call);
+      if (outcome === 'read') break;
+    }
     return this.#timezones.get(key) ?? null;
   }
 

@@ -17,7 +17,6 @@ import {
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
-import { markNeverSent, untilAborted } from '../transport/http.js';
 import { path } from '../transport/path.js';
 import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
@@ -182,23 +181,10 @@ export class Reservations extends Resource {
     });
   }
 
-  /**
-   * Runs `work` once every earlier create of the same slot (service, restaurant, key) in this
-   * process has settled. The wait ends by the call's own signal and deadline (nothing sent then).
-   */
+  /** Runs `work` once every earlier create of the same slot (service, restaurant, key) in this process has settled. */
   async #oneAtATime<T>(slot: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
-    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
-      const left = this.transport.remainingMs(call);
-      const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
-      const stop = [call.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
-      try {
-        await (stop.length === 0 ? earlier : untilAborted(earlier, AbortSignal.any(stop)));
-      } catch {
-        // Only the wait can fail (the earlier create settles to undefined either way): nothing was sent.
-        if (call.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while an earlier create with the same idempotency key was in flight', { cause: call.signal.reason }));
-        throw this.transport.deadlineError(call, { method: 'POST' });
-      }
-    }
+    // The wait ends by the call's own signal and deadline (nothing sent then); earlier creates settle to undefined.
+    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) await this.transport.within(earlier, call, { method: 'POST' });
     const mine = work();
     const settled = mine.then(
       () => undefined,

@@ -19,7 +19,7 @@ import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
-import { markNeverSent, sendAttempt, wasNeverSent } from './http.js';
+import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
@@ -218,6 +218,25 @@ export class Transport {
   deadlineError(options: CallOptions, where: { method?: string; url?: string } = {}): TimeoutError {
     const ms = options[CALL_DEADLINE]?.ms ?? this.#settings.deadlineMs;
     return markNeverSent(new TimeoutError(`The call's deadline of ${ms} ms passed`, where));
+  }
+
+  /**
+   * Waits for `work` (another call's request this call shares) no longer than this call's own
+   * signal and deadline allow; then an {@link AbortError} or the deadline's {@link TimeoutError},
+   * both marked as sent nothing.
+   */
+  async within<T>(work: Promise<T>, options: CallOptions, where: { method?: string; url?: string } = {}): Promise<T> {
+    const left = this.remainingMs(options);
+    const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+    const stops = [options.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
+    if (stops.length === 0) return work;
+    try {
+      return await untilAborted(work, AbortSignal.any(stops));
+    } catch (error) {
+      if (options.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
+      if (limit?.aborted) throw this.deadlineError(options, where);
+      throw error;
+    }
   }
 
   #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {

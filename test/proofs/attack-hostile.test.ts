@@ -285,3 +285,45 @@ describe('webhook tokens read in answers outside the contract are secrets too', 
     expect(texts.join('\n')).toContain('[REDACTED]');
   });
 });
+
+describe("the restaurants look-up a create shares with others keeps each call's own deadline and signal", () => {
+  it("a create joining another call's stalled timezone look-up ends by its own deadline, nothing sent", async () => {
+    let first = true;
+    const { server, client } = await setUp((request, tools) => {
+      // The first restaurants list stalls (the other call's long deadline would hold it).
+      if (request.path === `${HOSTILE_API}/restaurants/` && first) {
+        first = false;
+        return;
+      }
+      return wellBehaved(request, tools);
+    });
+    const longCall = client.reservations.create(1, input, { deadlineMs: 60_000, timeoutMs: 60_000, idempotencyKey: 'long' });
+    longCall.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const shortOutcome = await settle(() => client.reservations.create(1, input, { deadlineMs: 200, idempotencyKey: 'short' }));
+    expect((shortOutcome.error as Error).name).toBe('TimeoutError');
+    expect(server.posts()).toHaveLength(0);
+  });
+
+  it("a create joining another call's timezone look-up is not failed by that call's abort: it looks up on its own and books", async () => {
+    let first = true;
+    const { server, client } = await setUp((request, tools) => {
+      if (request.path === `${HOSTILE_API}/restaurants/` && first) {
+        first = false;
+        return;
+      }
+      return wellBehaved(request, tools);
+    });
+    const controller = new AbortController();
+    const aborted = settle(() => client.reservations.create(1, input, { signal: controller.signal, idempotencyKey: 'given-up' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const other = settle(() => client.reservations.create(1, input, { idempotencyKey: 'kept' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort(new Error('the user left'));
+    expect(((await aborted).error as Error).name).toBe('AbortError');
+    const outcome = await other;
+    expectBalanced("joined an aborted call's timezone look-up", server, 'kept', outcome);
+    expect(outcome.value).toBeDefined();
+    expect(server.bookings).toHaveLength(1);
+  });
+});
