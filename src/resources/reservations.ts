@@ -292,8 +292,17 @@ export class Reservations extends Resource {
     try {
       let page = await this.list(rid, undefined, call);
       let seen = 0;
+      const ids = new Set<string>();
       for (;;) {
         seen += page.items.length;
+        // A reservation read twice means a page came back under another URL (the first page as
+        // `?page=1`): the count no longer tells whether every reservation was read.
+        for (const { id } of page.items) {
+          if (ids.has(String(id))) {
+            return { state: 'unknown', cause: new ResponseValidationError([{ field: 'next', path: ['next'], code: 'pagination_repeat', message: `reservation ${id} was listed twice` }]) };
+          }
+          ids.add(String(id));
+        }
         const found = page.items.find((reservation) => reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key);
         if (found) return { state: 'found', reservation: found };
         if (!page.hasNextPage()) break;

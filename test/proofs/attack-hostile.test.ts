@@ -327,3 +327,22 @@ describe("the restaurants look-up a create shares with others keeps each call's 
     expect(server.bookings).toHaveLength(1);
   });
 });
+
+describe('a look-up that reads a page twice under another URL cannot tell', () => {
+  it("the first page again as `?page=1` (items repeated, count reached): the caller's key is not taken as absent, nothing is sent", async () => {
+    const { server, client } = await setUp((request, tools) => {
+      if (isList(request)) {
+        const all = tools.list();
+        // The booking carrying the key sits on a second page this listing never reaches.
+        return tools.json(200, { count: all.length, next: request.url.searchParams.has('page') ? null : '?page=1', results: all.slice(0, 3) });
+      }
+      return wellBehaved(request, tools);
+    });
+    for (let index = 0; index < 3; index += 1) server.bookings.push({ id: 100 + index, key: `other-${index}`, body: { ...input, metadata: { [KEY_FIELD]: `other-${index}` } } });
+    server.bookings.push({ id: 200, key: 'order-7', body: { ...input, metadata: { [KEY_FIELD]: 'order-7' } } });
+    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-7' }));
+    expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
+    expectBalanced('list repeats its first page as ?page=1', server, 'order-7', outcome);
+    expect(server.posts()).toHaveLength(0);
+  });
+});
