@@ -58,8 +58,11 @@ export interface WaitForConfirmationOptions {
   maxRetries?: number | undefined;
 }
 
-/** The creates with a caller's own key now running in this process, by service, restaurant and key: each settles to undefined. */
-const createsInFlight = new Map<string, Promise<undefined>>();
+/**
+ * The creates with a caller's own key now running in this process, by service, restaurant and key:
+ * each settles to its AmbiguousCreateError, or to undefined.
+ */
+const createsInFlight = new Map<string, Promise<AmbiguousCreateError | undefined>>();
 
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
 const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
@@ -167,7 +170,7 @@ export class Reservations extends Resource {
       if (options?.idempotencyKey !== undefined && this.context.idempotencyMetadata && !this.context.idempotencyKeyHonoured) {
         // Two creates with the same key at once would both look, both find nothing and both book:
         // the second waits for the first to settle, and its look-up then finds that booking.
-        return this.#oneAtATime(`${this.transport.baseUrl} ${rid} ${key}`, call, async () => {
+        return this.#oneAtATime(rid, key, call, async () => {
           const earlier = await this.#lookUp(rid, key, call);
           if (earlier.state === 'found') return { data: earlier.reservation, response: null };
           if (earlier.state === 'unknown') {
@@ -181,14 +184,22 @@ export class Reservations extends Resource {
     });
   }
 
-  /** Runs `work` once every earlier create of the same slot (service, restaurant, key) in this process has settled. */
-  async #oneAtATime<T>(slot: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
-    // The wait ends by the call's own signal and deadline (nothing sent then); earlier creates settle to undefined.
-    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) await this.transport.within(earlier, call, { method: 'POST' });
+  /**
+   * Runs `work` once every earlier create with the same key (same service and restaurant) in this
+   * process has settled. One that ended with its outcome unknown may still book: then nothing is
+   * sent, and this create is as ambiguous as that one.
+   */
+  async #oneAtATime<T>(rid: number | string, key: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
+    const slot = `${this.transport.baseUrl} ${rid} ${key}`;
+    // The wait ends by the call's own signal and deadline (nothing sent then).
+    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
+      const ended = await this.transport.within(earlier, call, { method: 'POST' });
+      if (ended) throw this.#ambiguous(rid, key, 'An earlier create with this idempotency key, running at the same time, ended with its outcome unknown, so nothing was sent', ended, 0);
+    }
     const mine = work();
     const settled = mine.then(
       () => undefined,
-      () => undefined,
+      (error: unknown) => (error instanceof AmbiguousCreateError ? error : undefined),
     );
     createsInFlight.set(slot, settled);
     try {

@@ -93,6 +93,27 @@ describe('creates: nothing duplicated, nothing told wrong', () => {
     expect(b.value?.id).toBe(a.value?.id);
   });
 
+  it('two creates at once with the same caller key, the first ambiguous (504, commit after the window): the second sends nothing', async () => {
+    const { server, client, clock } = await setUp((request, tools) => {
+      if (request.method === 'POST') {
+        tools.commitLater(request, 30_000);
+        return tools.json(504, {});
+      }
+      return wellBehaved(request, tools);
+    });
+    const [a, b] = await Promise.all([
+      settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-43' })),
+      settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-43' })),
+    ]);
+    await clock.advance(30_000);
+    server.commitDue();
+    expect(a.error).toBeInstanceOf(AmbiguousCreateError);
+    expect(b.error).toBeInstanceOf(AmbiguousCreateError);
+    expectBalanced('two at once with one key, 504, first', server, 'order-43', a);
+    expectBalanced('two at once with one key, 504, second', server, 'order-43', b);
+    expect(server.posts()).toHaveLength(1);
+  });
+
   it("a 201 answering with another create's reservation is not taken for this one: looked up, then ambiguous", async () => {
     const { server, client } = await setUp((request, tools) => {
       if (request.method === 'POST') {
