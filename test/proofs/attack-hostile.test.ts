@@ -367,3 +367,27 @@ describe('a look-up that reads a page twice under another URL cannot tell', () =
     expect(server.posts()).toHaveLength(0);
   });
 });
+
+describe('one deadline across the timezone look-up, the create and its settle window', () => {
+  it('a 429 on the restaurants list, then a 504 on the create: the look-ups stop by the deadline, ambiguous, sent once', async () => {
+    let restaurantsAnswered = 0;
+    const { server, client, clock } = await setUp((request, tools) => {
+      if (request.path === `${HOSTILE_API}/restaurants/` && restaurantsAnswered++ === 0) return tools.json(429, {}, { 'retry-after': '3' });
+      if (request.method === 'POST') {
+        tools.commitLater(request, 4_000);
+        return tools.json(504, {});
+      }
+      return wellBehaved(request, tools);
+    });
+    const startedAt = clock.now();
+    const outcome = await settle(() => client.reservations.create(1, input, { deadlineMs: 6_000 }));
+    expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
+    expect(clock.now() - startedAt).toBeLessThanOrEqual(6_000);
+    // Looked up at once and 1 s after the 504 (at 3 s), not at 6 s: that is the deadline.
+    expect(server.requests.filter(isList)).toHaveLength(2);
+    await clock.advance(10_000);
+    server.commitDue();
+    expectBalanced('429 on the timezone look-up, 504, deadline 6 s', server, (outcome.error as AmbiguousCreateError).idempotencyKey, outcome);
+    expect(server.posts()).toHaveLength(1);
+  });
+});
