@@ -237,6 +237,7 @@ export class PartnerClient {
 
   readonly #timezones: Map<string, string | null>;
   #timezoneRefresh: Promise<void> | undefined;
+  readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
   // Builds a copy with changed options; a closure, so the options (and the token in them) are not
   // reachable as a field of the client.
@@ -280,7 +281,7 @@ export class PartnerClient {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
 
-    const transport = new Transport({
+    const transport = (this.#transport = new Transport({
       baseUrl: this.baseUrl,
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets,
@@ -296,7 +297,7 @@ export class PartnerClient {
       hooks: options.hooks ?? {},
       defaultHeaders,
       responseValidation,
-    });
+    }));
     const shared = inherited.get(options);
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
@@ -342,14 +343,26 @@ export class PartnerClient {
   async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    this.#timezoneRefresh ??= this.restaurants
-      .list(options)
-      .toArray()
-      .then(() => undefined)
-      .finally(() => {
-        this.#timezoneRefresh = undefined;
-      });
-    await this.#timezoneRefresh;
+    const call = this.#transport.subRequestOptions(options);
+    for (;;) {
+      const shared = this.#timezoneRefresh;
+      if (!shared) {
+        const refresh: Promise<void> = this.restaurants
+          .list(call)
+          .toArray()
+          .then(() => undefined)
+          .finally(() => {
+            if (this.#timezoneRefresh === refresh) this.#timezoneRefresh = undefined;
+          });
+        this.#timezoneRefresh = refresh;
+        await refresh;
+        break;
+      }
+      // Another call's refresh is waited for within this call's own signal and deadline. Its
+      // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
+      const outcome = await this.#transport.within(shared.then(() => 'read' as const, () => 'failed' as const), call);
+      if (outcome === 'read') break;
+    }
     return this.#timezones.get(key) ?? null;
   }
 

@@ -20,7 +20,7 @@ import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
-import { markNeverSent, sendAttempt, wasNeverSent } from './http.js';
+import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
@@ -171,7 +171,7 @@ export class Transport {
   readonly #settings: TransportSettings;
 
   constructor(settings: TransportSettings) {
-    this.#settings = settings;
+    this.#settings = { ...settings, logger: neverThrowing(settings.logger) };
   }
 
   get clock(): Clock {
@@ -233,6 +233,25 @@ export class Transport {
   deadlineError(options: CallOptions, where: { method?: string; url?: string } = {}): TimeoutError {
     const ms = options[CALL_DEADLINE]?.ms ?? this.#settings.deadlineMs;
     return markNeverSent(new TimeoutError(`The call's deadline of ${ms} ms passed`, where));
+  }
+
+  /**
+   * Waits for `work` (another call's request this call shares) no longer than this call's own
+   * signal and deadline allow; then an {@link AbortError} or the deadline's {@link TimeoutError},
+   * both marked as sent nothing.
+   */
+  async within<T>(work: Promise<T>, options: CallOptions, where: { method?: string; url?: string } = {}): Promise<T> {
+    const left = this.remainingMs(options);
+    const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+    const stops = [options.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
+    if (stops.length === 0) return work;
+    try {
+      return await untilAborted(work, AbortSignal.any(stops));
+    } catch (error) {
+      if (options.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
+      if (limit?.aborted) throw this.deadlineError(options, where);
+      throw error;
+    }
   }
 
   #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {
@@ -449,6 +468,23 @@ export class Transport {
     const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
     return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
   }
+}
+
+/**
+ * The partner's logger, made unable to break a call: a line that throws is dropped. A log line
+ * written after a create's answer arrived must not turn a booking into a failure.
+ */
+function neverThrowing(logger: Logger): Logger {
+  const guard =
+    (write: ((message: string, context?: Record<string, unknown>) => void) | undefined) =>
+    (message: string, context?: Record<string, unknown>) => {
+      try {
+        write?.call(logger, message, context);
+      } catch {
+        // Nowhere left to report it: the logger itself failed.
+      }
+    };
+  return { debug: logger.debug && guard(logger.debug), info: logger.info && guard(logger.info), warn: guard(logger.warn), error: guard(logger.error) };
 }
 
 function isRedirect(response: Response): boolean {
