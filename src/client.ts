@@ -40,7 +40,11 @@ export interface ClientOptions {
   logger?: Logger;
   /** Observers of each attempt, retry and 429. */
   hooks?: ClientHooks;
-  /** Time source for rate-limit waits, retry sleeps and polling. Default: the real clock. */
+  /**
+   * Time source for retry sleeps and polling. Default: the real clock. The limiter built from
+   * `{ requestsPerSecond }` always runs on real time; to pace on this clock too, pass
+   * `rateLimit: createClockRateLimiter({ requestsPerSecond, clock })` from `restaurant-partner-sdk/testing`.
+   */
   clock?: Clock;
   /** Also store each create's idempotency key in `metadata`, so it can be looked up. Default true. */
   idempotencyMetadata?: boolean;
@@ -205,7 +209,7 @@ export class PartnerClient {
         ? undefined
         : isRateLimiter(rateLimit)
           ? rateLimit
-          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue, clock });
+          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue });
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;

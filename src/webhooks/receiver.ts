@@ -332,6 +332,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     try {
       for (const handler of handlers) await handler(event);
     } catch (cause) {
+      // A claim taken by `has` is freed, so the service's retry runs the handler again.
+      try {
+        await duplicateStore?.release?.(event.id);
+      } catch {
+        // The claim expires on its own; the 500 below still makes the service retry.
+      }
       const error = new WebhookHandlerError(event.event, event.id, cause);
       report(error, tokens, event);
       return { ...refusal(error), event };

@@ -147,8 +147,15 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  // A JSON answer of the fake keeps its text: no need to read its body stream back.
-  const body = response instanceof JsonResponse && !response.bodyUsed ? Buffer.from(response.serialized) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  // A JSON answer of the fake keeps its text: written as is (encoded once, on the socket), with no
+  // need to read its body stream back.
+  if (response instanceof JsonResponse && !response.bodyUsed) {
+    headers['content-length'] = String(Buffer.byteLength(response.serialized));
+    outgoing.writeHead(response.status, headers);
+    outgoing.end(response.serialized);
+    return;
+  }
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.byteLength);
   outgoing.writeHead(response.status, headers);
   outgoing.end(body);
