@@ -2,7 +2,8 @@
  * The SDK's error family. Every error the SDK throws extends {@link PartnerSdkError}, and every
  * error that carries an HTTP answer extends {@link PartnerApiError}.
  *
- * This module imports nothing of ours, so any layer (and the webhook receiver) can use it.
+ * This module imports nothing of ours at run time (one type only), so any layer (and the webhook
+ * receiver) can use it.
  * No error ever holds the API token: URLs are redacted and request headers are never kept.
  *
  * @example
@@ -17,6 +18,7 @@
  * ```
  * @module
  */
+import type { Reservation } from './resources/reservations.schemas.js';
 
 /** One problem with a value: where it is (`path`, joined as `field`) and what rule it broke. */
 export interface FieldIssue {
@@ -255,8 +257,8 @@ export class AmbiguousCreateError extends PartnerSdkError {
  */
 export class ReservationCancelledError extends PartnerSdkError {
   override name = 'ReservationCancelledError';
-  readonly reservation: unknown;
-  constructor(message: string, reservation: unknown) {
+  readonly reservation: Reservation;
+  constructor(message: string, reservation: Reservation) {
     super(message);
     this.reservation = reservation;
   }

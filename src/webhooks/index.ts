@@ -37,6 +37,8 @@ export {
   type ReservationModifiedEvent,
   type TestEvent,
   type UnknownEvent,
+  type WebhookEventEnvelope,
+  type WebhookReservation,
   type WebhookEvent,
   type WebhookEventName,
   type WebhookEventOf,
