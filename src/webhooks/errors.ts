@@ -100,26 +100,36 @@ export class WebhookRawBodyRequiredError extends WebhookError {
   constructor(received: string) {
     super(
       `The webhook receiver needs the raw request body (string, Uint8Array, Buffer or ArrayBuffer), got ${received}. ` +
-        'In Express, mount receiver.nodeHandler() before express.json() (or give this route ' +
-        "express.raw({ type: 'application/json' })); in fetch-style frameworks pass `await request.text()` " +
-        'or use receiver.handle(request).',
+        'In Express, register the webhook route before app.use(express.json()), or let the JSON parser keep the bytes: ' +
+        'app.use(express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })) (the receiver reads req.rawBody). ' +
+        'In fetch-style frameworks use receiver.handle(request), or pass `await request.text()` to verify().',
       500,
     );
   }
 }
 
-/** 500: the partner's handler threw. `cause` is what it threw; the service will retry the delivery. */
+/**
+ * 500: the partner's handler threw (`cause` is what it threw) or ran past `handlerTimeoutMs`
+ * (`timeoutMs` is set). The delivery is not marked as processed: the service will retry it.
+ */
 export class WebhookHandlerError extends WebhookError {
   override name = 'WebhookHandlerError';
   /** The event whose handler failed. */
   readonly eventType: string;
   readonly deliveryId: string;
-  constructor(eventType: string, deliveryId: string, cause: unknown) {
-    super(`The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`, 500, {
-      cause,
-    });
+  /** Set when the handler did not finish in time: the limit it ran past, in milliseconds. */
+  readonly timeoutMs: number | undefined;
+  constructor(eventType: string, deliveryId: string, cause: unknown, timeoutMs?: number) {
+    super(
+      timeoutMs === undefined
+        ? `The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`
+        : `The handler for ${eventType} (delivery ${deliveryId}) did not finish within ${timeoutMs} ms (option handlerTimeoutMs); the delivery was not marked as processed`,
+      500,
+      cause === undefined ? undefined : { cause },
+    );
     this.eventType = eventType;
     this.deliveryId = deliveryId;
+    this.timeoutMs = timeoutMs;
   }
 }
 
