@@ -14,7 +14,7 @@ export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
 export { ApiPromise, type WithResponse } from './transport/api-promise.js';
 export { ListPromise, type Page } from './transport/pagination.js';
-export { createRateLimiter, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';
+export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';
 export type { AcquireOptions, RateLimiter } from './transport/rate-limiter.js';
 export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/errors.js';

@@ -373,6 +373,8 @@ export class FakeControlError extends Error {
     super(`${status}: ${describeBody(body)}`);
   }
 }
+/** True when a control call of the fake was refused. */
+export const isFakeControlError = (error: unknown): error is FakeControlError => error instanceof FakeControlError;
 
 function describeBody(body: unknown): string {
   if (!isPlainObject(body)) return String(body);

@@ -42,7 +42,7 @@ export type { FakeServerOptions, RunningFakeServer } from './node-server.js';
 export { FakeClock, type FakeClockOptions } from './clock.js';
 export { defaultDialect, resolveDialect, type Dialect } from './dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './faults.js';
-export { FakeControlError, CONTROL_ROUTES, type AddPartnerInput, type AddRestaurantInput, type FakePartner, type FakeRestaurant } from './control.js';
+export { FakeControlError, isFakeControlError, CONTROL_ROUTES, type AddPartnerInput, type AddRestaurantInput, type FakePartner, type FakeRestaurant } from './control.js';
 export { defaultAvailability } from './availability.js';
 export { DEMO_PARTNER, type SeedOption } from './seed.js';
 export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './deliveries.js';

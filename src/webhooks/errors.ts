@@ -146,3 +146,19 @@ export class WebhookConfigurationError extends WebhookError {
 
 /** True for any error raised by the webhook receiver. */
 export const isWebhookError = (error: unknown): error is WebhookError => error instanceof WebhookError;
+/** True for a 401: token missing or not accepted. */
+export const isWebhookVerificationError = (error: unknown): error is WebhookVerificationError => error instanceof WebhookVerificationError;
+/** True for a 400: the body is not a delivery envelope. */
+export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError => error instanceof WebhookPayloadError;
+/** True for a 413: the body is over `maxBodyBytes`. */
+export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError => error instanceof WebhookPayloadTooLargeError;
+/** True for a 415: a Content-Type naming another format than JSON. */
+export const isWebhookUnsupportedMediaTypeError = (error: unknown): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
+/** True for a 405: not a POST. */
+export const isWebhookMethodNotAllowedError = (error: unknown): error is WebhookMethodNotAllowedError => error instanceof WebhookMethodNotAllowedError;
+/** True when a parsed body was handed in instead of the raw one. */
+export const isWebhookRawBodyRequiredError = (error: unknown): error is WebhookRawBodyRequiredError => error instanceof WebhookRawBodyRequiredError;
+/** True when a handler threw or ran past `handlerTimeoutMs`. */
+export const isWebhookHandlerError = (error: unknown): error is WebhookHandlerError => error instanceof WebhookHandlerError;
+/** True when the receiver is misconfigured or its token provider or duplicate store failed. */
+export const isWebhookConfigurationError = (error: unknown): error is WebhookConfigurationError => error instanceof WebhookConfigurationError;

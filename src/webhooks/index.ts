@@ -44,7 +44,15 @@ export {
   type WebhookEventOf,
 } from './events.js';
 export {
+  isWebhookConfigurationError,
   isWebhookError,
+  isWebhookHandlerError,
+  isWebhookMethodNotAllowedError,
+  isWebhookPayloadError,
+  isWebhookPayloadTooLargeError,
+  isWebhookRawBodyRequiredError,
+  isWebhookUnsupportedMediaTypeError,
+  isWebhookVerificationError,
   WebhookConfigurationError,
   WebhookError,
   WebhookHandlerError,
@@ -60,4 +68,4 @@ export type { HeadersInput } from './headers.js';
 export type { TokenSource } from './tokens.js';
 export type { NodeWebhookHandler } from './node-adapter.js';
 export { buildDelivery, buildDeliveryRequest, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from './delivery.js';
-export { PartnerSdkError } from '../errors.js';
+export { isPartnerSdkError, PartnerSdkError } from '../errors.js';
