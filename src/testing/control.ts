@@ -1,6 +1,6 @@
 /**
  * The control API: one set of functions behind both the JS methods of {@link FakeService} and the
- * HTTP routes under `/_fake/` (design brief 5.1), so a suite in another language can do
+ * HTTP routes under `/_fake/` (README, "Standalone, for suites in any language"), so a suite in another language can do
  * everything a vitest suite can.
  * @module
  */
@@ -60,7 +60,7 @@ export interface FakeRestaurant extends RestaurantRecord {
 }
 
 /**
- * Control input keys are camelCase (as the brief writes them); the snake_case spelling a suite in
+ * Control input keys are camelCase (as the JS API writes them); the snake_case spelling a suite in
  * Python or Ruby reaches for first is accepted too.
  */
 const KEY_ALIASES: Record<string, string> = {

@@ -147,7 +147,7 @@ const routes: Route[] = [
   { pattern: /^webhooks\/([^/]+)\/test\/$/, params: ['webhookId'], methods: { POST: { operation: 'webhooks.test', run: testWebhook } } },
 ];
 
-// Spec: cancel is "PATCH .../:id/?action=cancel"; arrived / no-show are PATCH bodies (brief 5).
+// Spec: cancel is "PATCH .../:id/?action=cancel"; arrived / no-show are PATCH bodies (the fake's documented choice).
 function patchReservation(context: OperationContext): Response {
   return context.url.searchParams.has('action') ? cancelReservation(context) : markReservation(context);
 }
@@ -305,7 +305,7 @@ export class FakeService {
     const method = request.method.toUpperCase();
     const rest = url.pathname.slice(rootIndex + API_ROOT.length + 1);
     // Spec, Authentication 3: "When a request has no valid credentials, then the response is
-    // 401 Unauthorized." Brief 5: authentication before rate limiting.
+    // 401 Unauthorized." The fake's choice: authentication before rate limiting.
     const credentials = decodeBasic(request.headers.get('authorization'));
     const partner = credentials && this.#state.partners.get(credentials.username.toLowerCase());
     if (!credentials || !partner || !sameSecret(credentials.password, partner.apiToken)) {

@@ -93,7 +93,7 @@ export class WebhookMethodNotAllowedError extends WebhookError {
 /**
  * 500: the receiver was handed a parsed object (or nothing) instead of the raw body. The token
  * check and the exact JSON reading need the bytes as sent, so this is a mounting mistake in the
- * partner's app, answered 500 so that the service retries once it is fixed.
+ * partner's app, answered 500 so that a retry (if the service retries) succeeds once it is fixed.
  */
 export class WebhookRawBodyRequiredError extends WebhookError {
   override name = 'WebhookRawBodyRequiredError';
@@ -110,7 +110,8 @@ export class WebhookRawBodyRequiredError extends WebhookError {
 
 /**
  * 500: the partner's handler threw (`cause` is what it threw) or ran past `handlerTimeoutMs`
- * (`timeoutMs` is set). The delivery is not marked as processed: the service will retry it.
+ * (`timeoutMs` is set). The delivery is not marked as processed, so a retry of it (the fake
+ * retries; the spec does not say whether the service does) runs the handler again.
  */
 export class WebhookHandlerError extends WebhookError {
   override name = 'WebhookHandlerError';

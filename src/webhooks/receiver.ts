@@ -79,7 +79,7 @@ export interface WebhookReceiverOptions {
   logger?: WebhookLogger | false;
   /**
    * Longest time the handlers of one delivery may take, in milliseconds. Past it the delivery is
-   * answered 500 (so the service sends it again), logged, and its id is not marked as processed;
+   * answered 500, logged, and its id is not marked as processed (so a retry runs it again);
    * the handler's `signal` aborts. Default 30 s; keep it below the service's own delivery timeout.
    */
   handlerTimeoutMs?: number;
@@ -100,7 +100,8 @@ export interface WebhookHandlerContext {
 
 /**
  * A handler of one event type. Throwing (or rejecting), or running past `handlerTimeoutMs`,
- * answers 500, so the service retries.
+ * answers 500 and leaves the delivery unmarked, so a retry of it runs the handler again (the fake
+ * retries; the spec does not say whether the live service does).
  */
 export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (event: Event, context: WebhookHandlerContext) => unknown;
 

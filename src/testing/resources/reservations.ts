@@ -1,7 +1,7 @@
 /**
  * Reservation rules: partner operations (list, create, retrieve, cancel, arrived, no-show) and the
  * restaurant-side and customer-side actions the control API plays. Each rule quotes the spec
- * line it comes from; where the spec is silent, the design brief section 5 decides.
+ * line it comes from; where the spec is silent, the fake's documented choice decides (README, "Where the interface spec is silent").
  * @module
  */
 import { checkAvailability, formatDuration, formatLocal, readStartTime } from '../availability.js';
@@ -64,7 +64,7 @@ export function serializeReservation(record: ReservationRecord, restaurant: Rest
 }
 
 // Spec, Authentication 4: "A partner sees only ... restaurants accessible to its account."
-// Brief 5: a restaurant not linked answers 404, "never revealing that it exists".
+// The fake's choice: a restaurant not linked answers 404, never revealing that it exists.
 function linkedRestaurant(context: OperationContext): RestaurantRecord {
   const restaurant = context.fake.state.restaurants.get(context.params.restaurantId!);
   if (!restaurant || !context.fake.state.links.has(linkKey(context.partner.partnerId, restaurant.id))) {
@@ -174,7 +174,7 @@ function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRe
 }
 
 function noAvailability(reason: string): Response {
-  // Brief 5: "No availability: 409 with code: "no_availability"."
+  // The fake's choice: no availability is 409 with code "no_availability".
   return errorResponse(409, reason, { code: 'no_availability' });
 }
 
@@ -184,7 +184,7 @@ export function createReservation(context: OperationContext): Response {
   const { fake, partner } = context;
   const body = requireObject(context.body);
 
-  // Brief 5: "Idempotency-Key replays the first answer for the same key and body."
+  // The fake's choice: an Idempotency-Key replays the first answer for the same key and body.
   const key = context.request.headers.get('idempotency-key');
   const fingerprint = `${restaurant.id} ${canonicalJson(body)}`;
   if (key !== null) {
@@ -242,7 +242,7 @@ function bookIfAvailable(fake: FakeInternals, restaurant: RestaurantRecord, chan
   return record;
 }
 
-/** GET `.../reservations/:id/` (the spec names no retrieve; REST convention, brief section 3). */
+/** GET `.../reservations/:id/` (the spec names no retrieve; by REST convention). */
 export function retrieveReservation(context: OperationContext): Response {
   const record = ownReservation(context, linkedRestaurant(context));
   return json(200, context.fake.serializeReservation(record));
@@ -256,7 +256,7 @@ export function cancelReservation(context: OperationContext): Response {
   if (record.arrivedAt !== null || record.noShowAt !== null) {
     return errorResponse(409, 'A reservation cannot be cancelled after the guest arrived or was marked as a no-show.', { code: 'invalid_transition' });
   }
-  // Brief 5: "repeated cancel is a 200 with no second event".
+  // The fake's choice: a repeated cancel is a 200 with no second event.
   if (record.cancelledAt === null) {
     record.cancelledAt = fake.clock.now();
     fake.emit('RESERVATION_CANCELLED', record);
@@ -308,7 +308,7 @@ function stateOf(record: ReservationRecord): 'created' | 'confirmed' | 'cancelle
   return record.confirmedAt !== null ? 'confirmed' : 'created';
 }
 
-// ---- Restaurant-side and customer-side actions (control API only, brief section 5) ----
+// ---- Restaurant-side and customer-side actions (control API only) ----
 
 /** Any reservation of the restaurant, whatever its channel (the control API sees everything). */
 function anyReservation(fake: FakeInternals, restaurantId: number, reservationId: number): { restaurant: RestaurantRecord; record: ReservationRecord } {

@@ -1,6 +1,6 @@
 /**
  * Webhook rules. The spec gives the fields, regenerate, test and delete; create, list, read and
- * update are "not shown", so the fake serves them at the REST paths the brief fixes.
+ * update are "not shown", so the fake serves them at the REST paths the client uses.
  * @module
  */
 import type { OperationContext } from '../context.js';
@@ -20,7 +20,7 @@ function serializeWebhook(webhook: WebhookRecord, withToken = false): Record<str
     last_response_status_code: webhook.lastResponseStatusCode,
     last_response: webhook.lastResponse,
     subscribed_events: { ...webhook.subscribed_events },
-    // Brief 5: "The token field is auth_token, shown on create and regenerate only."
+    // The fake's choice: the token field is auth_token, shown on create and regenerate only.
     ...(withToken ? { auth_token: webhook.authToken } : {}),
   };
 }
@@ -52,7 +52,7 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
   if (name !== undefined) result.name = name;
   result.is_enabled = fields.boolean(body, 'is_enabled');
   if (body.subscribed_events !== undefined) {
-    // Brief 5: "subscribed_events keys are the event names; unknown keys are a 400; omitted means all."
+    // The fake's choice: subscribed_events keys are the event names; unknown keys are a 400; omitted means all.
     if (!isPlainObject(body.subscribed_events)) fields.add('subscribed_events', 'Expected an object mapping event names to booleans.');
     else {
       const events = Object.fromEntries(EVENT_TYPES.map((event) => [event, false])) as Record<EventType, boolean>;
