@@ -17,7 +17,8 @@ const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--s
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
 Dialect keys: list=envelope|array, profile=object|list, duration=iso|hms, createStatus=201|200,
-deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative.`;
+deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative,
+idempotencyKey=honoured|ignored.`;
 
 function fail(message: string): never {
   process.stderr.write(`restaurant-partner-fake: ${message}\n\n${usage}\n`);

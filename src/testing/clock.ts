@@ -23,7 +23,7 @@ export interface FakeClockOptions {
   startAt?: Date | string | number;
 }
 
-/** Work the clock runs when time passes (the fake's scheduled delivery retries). */
+/** Work the clock runs when time passes (the fake's delivery retries, commits a fault delayed). */
 export interface DueWork {
   /** Epoch milliseconds of the earliest scheduled work, if any. */
   nextDueAt(): number | undefined;
@@ -76,7 +76,7 @@ export class FakeClock implements Clock {
   #offset = 0;
   #sleepers: Sleeper[] = [];
   #draining = false;
-  #dueWork: DueWork | undefined;
+  #dueWork: DueWork[] = [];
   #dueTimer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> = Promise.resolve();
 
@@ -131,17 +131,27 @@ export class FakeClock implements Clock {
     return this.#moveTo(() => target);
   }
 
-  /** @internal The fake registers its delivery queue here. */
+  /** @internal The fake registers its delivery queue and its delayed commits here. */
   attachDueWork(work: DueWork): void {
-    this.#dueWork = work;
+    this.#dueWork.push(work);
     this.rearm();
+  }
+
+  /** The earliest due time over every registered source of work. */
+  #nextDueAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const work of this.#dueWork) {
+      const next = work.nextDueAt();
+      if (next !== undefined && (earliest === undefined || next < earliest)) earliest = next;
+    }
+    return earliest;
   }
 
   /** @internal Re-arms the real-time timer for the next due work (when following real time). */
   rearm(): void {
     if (this.#dueTimer) realClearTimeout(this.#dueTimer);
     this.#dueTimer = undefined;
-    const next = this.#dueWork?.nextDueAt();
+    const next = this.#nextDueAt();
     if (next === undefined) return;
     if (next <= this.now()) {
       void this.runDue();
@@ -157,7 +167,7 @@ export class FakeClock implements Clock {
   /** @internal Runs what is due now; serialised so two passes never deliver the same attempt twice. */
   runDue(): Promise<void> {
     const run = this.#running.then(async () => {
-      if (this.#dueWork) await this.#dueWork.runDue(this.now());
+      for (const work of this.#dueWork) await work.runDue(this.now());
     });
     this.#running = run.catch(() => undefined).then(() => this.rearm());
     return run;
@@ -177,7 +187,7 @@ export class FakeClock implements Clock {
     const end = target();
     // Step from one due item to the next so each runs at its own time (timestamps stay truthful).
     for (;;) {
-      const next = this.#dueWork?.nextDueAt();
+      const next = this.#nextDueAt();
       if (next === undefined || next > end) break;
       this.#setNow(next);
       await this.runDue();

@@ -20,6 +20,12 @@ export interface Dialect {
   cancelBody: 'reservation' | 'empty';
   /** Envelope `next`/`previous` links: `absolute` (default) URLs or `relative` (path and query). */
   pageLinks: 'absolute' | 'relative';
+  /**
+   * `Idempotency-Key` on reservation creates: `honoured` (default; the same key and body replay
+   * the first answer) or `ignored` (every POST books anew whatever the header says, as a service
+   * that does not know the header would).
+   */
+  idempotencyKey: 'honoured' | 'ignored';
 }
 
 /** The default dialect: the most likely behaviour of the live service. */
@@ -31,6 +37,7 @@ export const defaultDialect: Readonly<Dialect> = Object.freeze({
   deleteStatus: 204,
   cancelBody: 'reservation',
   pageLinks: 'absolute',
+  idempotencyKey: 'honoured',
 });
 
 const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
@@ -41,6 +48,7 @@ const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   deleteStatus: [204, 200],
   cancelBody: ['reservation', 'empty'],
   pageLinks: ['absolute', 'relative'],
+  idempotencyKey: ['honoured', 'ignored'],
 };
 
 /**

@@ -24,7 +24,7 @@ import {
 } from './control.js';
 import { Deliveries, type DeliveryHandler, type DeliveryOptions, type DeliveryFetch } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
-import { FaultList, parseFault, realDelay, type ActiveFault, type FaultSpec, type OperationName } from './faults.js';
+import { DelayedCommits, FaultList, parseFault, realDelay, type ActiveFault, type FaultSpec, type OperationName } from './faults.js';
 import { SlidingWindowLimiter, type RateLimitSetting } from './rate-limit.js';
 import { retrieveProfile, updateProfile } from './resources/profile.js';
 import {
@@ -219,6 +219,7 @@ export class FakeService {
   #seed: SeedOption;
   #limiter: SlidingWindowLimiter | undefined;
   readonly #deliveries: Deliveries;
+  readonly #delayedCommits = new DelayedCommits();
   readonly #log: (line: string) => void;
   readonly #errorLog: (line: string) => void;
   readonly #internals: FakeInternals;
@@ -249,6 +250,7 @@ export class FakeService {
       },
     };
     this.clock.attachDueWork(this.#deliveries);
+    this.clock.attachDueWork(this.#delayedCommits);
     const act = (run: () => ReservationRecord) => async () => {
       const record = asControlCall(run);
       await this.flush();
@@ -355,19 +357,35 @@ export class FakeService {
       body,
       apiRoot: `${url.origin}${url.pathname.slice(0, rootIndex)}${API_ROOT}`,
     };
-    let response: Response;
-    try {
-      response = await handler.run(context);
-    } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      response = error.response;
-    }
     const after = this.internalFaults.take(operation, 'after');
+    if (after?.commitDelayMs !== undefined) {
+      // The gateway answers now; the origin commits later, on the fake's clock.
+      this.#delayedCommits.schedule(this.clock.now() + after.commitDelayMs, async () => {
+        const late = await this.#runOperation(handler.run, context).catch((error: unknown) => {
+          this.#errorLog(`fake: internal error in the delayed commit of ${operation}: ${error instanceof Error ? error.stack : String(error)}`);
+          return undefined;
+        });
+        if (late) this.#log(`${operation} committed ${after.commitDelayMs} ms after its injected fault -> ${late.status}`);
+      });
+      this.clock.rearm();
+      return (await this.#applyFault(after, request))!;
+    }
+    const response = await this.#runOperation(handler.run, context);
     if (after) {
       const answer = await this.#applyFault(after, request);
       if (answer) return answer;
     }
     return response;
+  }
+
+  /** Runs an operation; a refusal thrown inside it becomes its answer. */
+  async #runOperation(run: Operation, context: OperationContext): Promise<Response> {
+    try {
+      return await run(context);
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      return error.response;
+    }
   }
 
   /** Applies a fault: waits, then answers its status or drops the connection; undefined lets the request through. */
@@ -479,10 +497,11 @@ export class FakeService {
     this.clock.rearm();
   }
 
-  /** Back to the seeded state: clears data, deliveries, faults and rate-limit windows (the clock and delivery handlers stay). */
+  /** Back to the seeded state: clears data, deliveries, faults, delayed commits and rate-limit windows (the clock and delivery handlers stay). */
   reset(): void {
     this.#state = emptyState();
     this.internalFaults.clear();
+    this.#delayedCommits.clear();
     this.setRateLimit(this.rateLimit);
     this.#applySeed();
     this.clock.rearm();

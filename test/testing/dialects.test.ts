@@ -52,12 +52,36 @@ describe.each(DRIVERS)('dialect switches through %s', (kind) => {
     const page = (await driver.send('GET', `/restaurants/${restaurantId}/reservations/?page_size=1`)).body;
     expect(page.next).toBe(`/api/v1/partnership/restaurants/${restaurantId}/reservations/?page_size=1&page=2`);
   });
+
+  it.each(['honoured', 'ignored'] as const)('idempotencyKey %s: honoured (default) replays the first booking for a repeated key; ignored books every POST anew', async (idempotencyKey) => {
+    {
+      const { driver, restaurantId } = await setUp({ idempotencyKey });
+      const create = () =>
+        driver.send('POST', `/restaurants/${restaurantId}/reservations/`, { body: { start_time: '2026-12-02T19:00:00', adults: 2 }, headers: { 'idempotency-key': 'order-42' } });
+      const first = await create();
+      const second = await create();
+      expect([first.status, second.status]).toEqual([201, 201]);
+      const listed = (await driver.send('GET', `/restaurants/${restaurantId}/reservations/`)).body;
+      if (idempotencyKey === 'honoured') {
+        expect(second.body.id).toBe(first.body.id);
+        expect(second.headers.get('idempotent-replayed')).toBe('true');
+        expect(listed.count).toBe(1);
+      } else {
+        expect(second.body.id).not.toBe(first.body.id);
+        expect(second.headers.get('idempotent-replayed')).toBeNull();
+        expect(listed.count).toBe(2);
+      }
+    }
+  });
 });
 
 describe('dialect parsing', () => {
   it('fills defaults, accepts command-line strings, and names the key and allowed values when wrong', () => {
     expect(resolveDialect()).toEqual(defaultDialect);
     expect(parseDialectArguments(['createStatus=200', 'list=array'])).toMatchObject({ createStatus: 200, list: 'array', duration: 'iso' });
+    expect(resolveDialect().idempotencyKey).toBe('honoured');
+    expect(parseDialectArguments(['idempotencyKey=ignored']).idempotencyKey).toBe('ignored');
+    expect(() => parseDialectArguments(['idempotencyKey=sometimes'])).toThrow('dialect idempotencyKey must be one of honoured, ignored (got "sometimes")');
     expect(() => resolveDialect({ list: 'csv' })).toThrow('dialect list must be one of envelope, array (got "csv")');
     expect(() => resolveDialect({ colour: 'blue' } as never)).toThrow(/unknown dialect key "colour"/);
     expect(() => parseDialectArguments(['list'])).toThrow(/key=value/);

@@ -1,7 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DRIVERS, createDriver } from './helpers.js';
+import { DateTime } from 'luxon';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { API, DRIVERS, basic, createDriver } from './helpers.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
+
+describe('commitDelayMs on the default clock, which follows real time', () => {
+  it('commits by itself once that much real time has passed', async () => {
+    const fake = createFakeService({ rateLimit: false });
+    const partner = fake.addPartner();
+    const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId], availability: { minimumLeadTimeMinutes: 0 } });
+    fake.injectFault({ operation: 'reservations.create', status: 502, commitDelayMs: 50 });
+    const start = DateTime.fromMillis(fake.clock.now(), { zone: restaurant.timezone }).plus({ days: 1 }).set({ hour: 19, minute: 0, second: 0, millisecond: 0 });
+    const answer = await fake.handle(
+      new Request(`http://fake.test${API}/restaurants/${restaurant.id}/reservations/`, {
+        method: 'POST',
+        headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+        body: JSON.stringify({ start_time: start.toISO({ includeOffset: false, suppressMilliseconds: true }), adults: 2 }),
+      }),
+    );
+    expect(answer.status).toBe(502);
+    expect(fake.allReservations(restaurant.id)).toHaveLength(0);
+    // Nothing advances this clock but real time.
+    await vi.waitFor(() => expect(fake.allReservations(restaurant.id)).toHaveLength(1), { timeout: 5000, interval: 20 });
+    fake.dispose();
+  });
+});
 
 describe.each(DRIVERS)('fault injection through %s', (kind) => {
   let driver: Driver;
@@ -32,6 +56,42 @@ describe.each(DRIVERS)('fault injection through %s', (kind) => {
     driver.fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
     expect((await book()).status).toBe(500);
     expect(await count()).toBe(1);
+  });
+
+  it('commitDelayMs: answers the gateway error at once, and the booking commits when the fake clock passes the delay', async () => {
+    const added = await driver.send('POST', '/_fake/faults', { body: { operation: 'reservations.create', status: 504, commitDelayMs: 3000 } });
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual([expect.objectContaining({ phase: 'after', commitDelayMs: 3000, status: 504 })]);
+    expect((await book()).status).toBe(504);
+    expect(await count()).toBe(0);
+    await driver.send('POST', '/_fake/clock/advance', { body: { duration: 'PT2.999S' } });
+    expect(await count()).toBe(0);
+    await driver.fake.clock.advance(1);
+    expect(await count()).toBe(1);
+    // Committed at its own time: two seconds and 999 ms are not enough, three are.
+    const [booking] = driver.fake.allReservations(restaurantId);
+    expect(booking).toMatchObject({ confirmed: true, confirmed_at: '2026-12-01T09:00:03+01:00' });
+  });
+
+  it.each(['honoured', 'ignored'] as const)('commitDelayMs with a repeat of the same key before the commit, idempotencyKey %s', async (idempotencyKey) => {
+    await driver.close();
+    driver = await createDriver(kind, { dialect: { idempotencyKey } });
+    restaurantId = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId] }).id;
+    driver.fake.injectFault({ operation: 'reservations.create', networkError: true, commitDelayMs: 2000 });
+    const send = () =>
+      driver.send('POST', `/restaurants/${restaurantId}/reservations/`, { body: { start_time: '2026-12-02T19:00:00', adults: 2 }, headers: { 'idempotency-key': 'k-1' } });
+    if (kind === 'handle') await send().catch(() => undefined);
+    else await expect(send()).rejects.toThrow(TypeError);
+    expect((await send()).status).toBe(201);
+    await driver.fake.clock.advance('PT2S');
+    // A service honouring the key replays the first answer for the late commit; one ignoring it books twice.
+    expect(await count()).toBe(idempotencyKey === 'honoured' ? 1 : 2);
+  });
+
+  it('commitDelayMs needs phase after and an answer to give meanwhile', () => {
+    expect(() => driver.fake.injectFault({ status: 504, phase: 'before', commitDelayMs: 10 })).toThrow(/commitDelayMs: Only with phase "after"/);
+    expect(() => driver.fake.injectFault({ latencyMs: 5, commitDelayMs: 10 })).toThrow(/commitDelayMs: Needs a status or networkError/);
+    expect(() => driver.fake.injectFault({ status: 504, commitDelayMs: -1 })).toThrow(/commitDelayMs/);
   });
 
   it('matches PATCH operations by what they do (cancel, markArrived, markNoShow)', async () => {

@@ -184,8 +184,9 @@ export function createReservation(context: OperationContext): Response {
   const { fake, partner } = context;
   const body = requireObject(context.body);
 
-  // The fake's choice: an Idempotency-Key replays the first answer for the same key and body.
-  const key = context.request.headers.get('idempotency-key');
+  // The fake's choice: an Idempotency-Key replays the first answer for the same key and body. The
+  // spec does not promise the header, so the `ignored` dialect plays a service that never reads it.
+  const key = fake.dialect.idempotencyKey === 'ignored' ? null : context.request.headers.get('idempotency-key');
   const fingerprint = `${restaurant.id} ${canonicalJson(body)}`;
   if (key !== null) {
     if (key.length === 0 || key.length > 255) return badRequest({ 'Idempotency-Key': ['Expected 1 to 255 characters.'] });
