@@ -53,6 +53,10 @@ try {
   }
   console.log(`a misspelt field fails to compile (lines ${expectedLines.join(', ')}: output field, enum value, input key, event key)`);
 
+  // Editor hovers show the named interfaces, read through the packed types.
+  for (const name of ['hovers.mjs', 'hover-sample.ts']) cpSync(join(root, 'scripts/packed-project', name), join(scratch, name));
+  process.stdout.write(run(process.execPath, ['hovers.mjs']));
+
   // A CommonJS TypeScript project: tsc turns the imports into require(), which Node 22.12+ runs.
   const cjs = join(scratch, 'cjs');
   mkdirSync(cjs);

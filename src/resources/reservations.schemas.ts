@@ -149,14 +149,19 @@ export const ReservationCreateInput: z.ZodType<ReservationCreateBody, Reservatio
 
 /**
  * Filters for `reservations.list`. The spec shows none, so they are sent as query parameters the
- * service may ignore, and the client applies them itself to what comes back.
+ * service may ignore, and the client applies them itself to what comes back. Any other key is refused.
  */
-export const ReservationListFilters = lazySchema(() => z.strictObject({
+export interface ReservationListFilters {
   /** Only reservations starting at or after this time. */
-  start_time_after: z.union([DateTimeString, z.date()]).optional(),
+  start_time_after?: string | Date | undefined;
   /** Only reservations starting before this time. */
+  start_time_before?: string | Date | undefined;
+  /** Items per page to ask for, when the service pages (1 to 1000). */
+  page_size?: number | undefined;
+}
+/** The zod schema of {@link ReservationListFilters}: unknown keys are refused. */
+export const ReservationListFilters: z.ZodType<ReservationListFilters, ReservationListFilters> = lazySchema(() => z.strictObject({
+  start_time_after: z.union([DateTimeString, z.date()]).optional(),
   start_time_before: z.union([DateTimeString, z.date()]).optional(),
-  /** Items per page to ask for, when the service pages. */
   page_size: z.int().min(1).max(1000).optional(),
 }));
-export type ReservationListFilters = z.infer<typeof ReservationListFilters>;

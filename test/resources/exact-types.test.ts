@@ -74,14 +74,16 @@ describe('exact public types', () => {
   });
 
   it('show named interfaces in editor hovers', () => {
-    const file = fileURLToPath(new URL('./hover-sample.ts', import.meta.url));
+    // The same sample the packed-tarball check reads through the published types.
+    const file = fileURLToPath(new URL('../../scripts/packed-project/hover-sample.ts', import.meta.url));
+    const entry = (name: string) => fileURLToPath(new URL(`../../src/${name}`, import.meta.url));
     const program = ts.createProgram([file], {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       strict: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { 'restaurant-partner-sdk': [fileURLToPath(new URL('../../src/index.ts', import.meta.url))] },
+      paths: { 'restaurant-partner-sdk': [entry('index.ts')], 'restaurant-partner-sdk/webhooks': [entry('webhooks/index.ts')] },
     });
     const checker = program.getTypeChecker();
     const source = program.getSourceFile(file)!;
@@ -97,6 +99,7 @@ describe('exact public types', () => {
       restaurants: 'Restaurant[]',
       profile: 'PartnerProfile',
       webhook: 'Webhook',
+      event: 'ReservationModifiedEvent',
     });
   });
 });
