@@ -29,7 +29,7 @@ try {
   run(npmCommand, [...npmPrefix, 'install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, 'msw@3', `typescript@${typescript}`, '@types/node@22']);
   cpSync(join(root, 'scripts/packed-project/main.ts'), join(scratch, 'main.ts'));
 
-  const base = { strict: true, noEmit: true, target: 'ES2023', lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: false, allowImportingTsExtensions: true };
+  const base = { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noEmit: true, target: 'ES2023', lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: false, allowImportingTsExtensions: true };
   for (const [name, options] of [
     ['node16', { module: 'node16', moduleResolution: 'node16' }],
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
