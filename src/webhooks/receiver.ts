@@ -485,8 +485,17 @@ const hasSurroundingWhitespace = (token: string): boolean => token.trim() !== to
 const paddedTokenProblem = (index: number): string =>
   `tokens[${index}] with leading or trailing whitespace, which no delivery can match (a token read from a file often ends with a newline: trim it)`;
 
+const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptions>([
+  'tokens', 'tokenHeader', 'maxBodyBytes', 'duplicateStore', 'logger', 'handlerTimeoutMs', 'tokensTimeoutMs', 'onError',
+]);
+
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
+  // A misspelt option (`tokenheader`) would otherwise be ignored without a word.
+  const unknown = Object.keys(options).filter((key) => !RECEIVER_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    throw new WebhookConfigurationError(`createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`);
+  }
   const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs } = options;
   if (typeof tokens === 'string') {
     throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]');

@@ -153,3 +153,12 @@ describe('partner code that never settles does not hang a delivery', () => {
     expect(() => createWebhookReceiver({ tokens: [TOKEN], tokensTimeoutMs: value })).toThrow(/tokensTimeoutMs must be a number of milliseconds/);
   });
 });
+
+describe('receiver options', () => {
+  it('a misspelt option is refused at creation, naming it, instead of being ignored', () => {
+    // @ts-expect-error misspelt option
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], tokenheader: 'x-webhook-token' })).toThrow(
+      /unknown option "tokenheader"; expected tokens, tokenHeader/,
+    );
+  });
+});
