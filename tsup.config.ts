@@ -5,6 +5,7 @@ export default defineConfig({
     index: 'src/index.ts',
     'webhooks/index': 'src/webhooks/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'testing/node': 'src/testing/node.ts',
     'bin/restaurant-partner-fake': 'src/bin/restaurant-partner-fake.ts',
   },
   format: ['esm'],

@@ -8,6 +8,7 @@ export default defineConfig({
     // Tests import the package by its public name, as partners do, but from source.
     alias: [
       { find: /^restaurant-partner-sdk$/, replacement: source('index.ts') },
+      { find: /^restaurant-partner-sdk\/testing\/node$/, replacement: source('testing/node.ts') },
       { find: /^restaurant-partner-sdk\/(webhooks|testing)$/, replacement: source('$1/index.ts') },
     ],
   },

@@ -9,6 +9,7 @@ import type { ResourceContext } from './resources/resource.js';
 import { Restaurants } from './resources/restaurants.js';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
+import { createSecrets } from './transport/secrets.js';
 import { systemClock, type Clock } from './transport/clock.js';
 import type { RateLimiter } from './transport/rate-limiter.js';
 import { createRateLimiter } from './transport/throttle.js';
@@ -43,10 +44,38 @@ export interface ClientOptions {
   clock?: Clock;
   /** Also store each create's idempotency key in `metadata`, so it can be looked up. Default true. */
   idempotencyMetadata?: boolean;
+  /**
+   * Declares that the service honours `Idempotency-Key` (a repeated create with the same key
+   * returns the first reservation instead of booking again). Only then does the client send a
+   * create again after a failure that leaves its outcome unknown. Default false: the spec does not
+   * promise it, so the client looks the key up instead and never sends a second create that could
+   * book twice.
+   */
+  idempotencyKeyHonoured?: boolean;
+  /**
+   * After a create whose outcome is unknown (a gateway 5xx, a dropped connection, a timeout), how
+   * long the client keeps looking its key up before it gives up with `AmbiguousCreateError`: a few
+   * look-ups spread over this window, within the call's deadline, so a booking the service commits
+   * a few seconds late is still found. Default 10 000 ms; 0 looks up once.
+   */
+  createLookupWindowMs?: number;
+  /**
+   * Time limit of a whole call, in milliseconds: its rate-limit wait, every attempt, the retry
+   * sleeps and any look-ups it makes. Per call too (`{ deadlineMs }`). Default 120 000.
+   */
+  deadlineMs?: number;
+  /** Largest answer body the client reads, in bytes; a larger one is refused with `ResponseTooLargeError`. Default 10 MiB. */
+  maxResponseBytes?: number;
+  /** Most pages one list call follows; past it the list fails rather than reading on. Default 1000. */
+  maxPages?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_DEADLINE_MS = 120_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_PAGES = 1000;
+const DEFAULT_CREATE_LOOKUP_WINDOW_MS = 10_000;
 const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 const isRateLimiter = (value: unknown): value is RateLimiter =>
@@ -69,6 +98,16 @@ function checkRateLimitOption(rateLimit: unknown): void {
   if (maxQueue !== undefined && !(typeof maxQueue === 'number' && Number.isSafeInteger(maxQueue) && maxQueue >= 0)) {
     invalid('rateLimit.maxQueue', 'expected an integer >= 0');
   }
+}
+
+function checkLimitOptions(options: ClientOptions): void {
+  const { maxResponseBytes, maxPages, createLookupWindowMs, idempotencyKeyHonoured } = options;
+  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0)) invalid('maxResponseBytes', 'expected an integer number of bytes > 0');
+  if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0)) invalid('maxPages', 'expected an integer > 0');
+  if (createLookupWindowMs !== undefined && !(typeof createLookupWindowMs === 'number' && createLookupWindowMs >= 0 && Number.isFinite(createLookupWindowMs))) {
+    invalid('createLookupWindowMs', 'expected a finite number of milliseconds >= 0');
+  }
+  if (idempotencyKeyHonoured !== undefined && typeof idempotencyKeyHonoured !== 'boolean') invalid('idempotencyKeyHonoured', 'expected a boolean');
 }
 
 // Checked here rather than failing at the first call as a misleading ConnectionError or TypeError.
@@ -144,14 +183,15 @@ export class PartnerClient {
 
   readonly #timezones = new Map<string, string | null>();
   #timezoneRefresh: Promise<void> | undefined;
-  readonly #settings: { timeoutMs: number; maxRetries: number };
+  readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number };
 
   constructor(options: ClientOptions) {
     if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
     const base = normaliseBaseUrl(options.baseUrl);
     if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
     if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
-    checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries });
+    checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries, deadlineMs: options.deadlineMs });
+    checkLimitOptions(options);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const clock = options.clock ?? systemClock;
@@ -169,7 +209,8 @@ export class PartnerClient {
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
-    this.#settings = { timeoutMs, maxRetries };
+    const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.#settings = { timeoutMs, maxRetries, deadlineMs };
     if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
@@ -177,17 +218,23 @@ export class PartnerClient {
     const transport = new Transport({
       baseUrl: this.baseUrl,
       auth: createBasicAuth(options.partnerId, options.apiToken),
+      secrets: createSecrets(options.partnerId, options.apiToken),
       limiter: this.rateLimiter,
       clock,
       fetch: options.fetch,
       timeoutMs,
       maxRetries,
+      deadlineMs,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
       logger,
       hooks: options.hooks ?? {},
     });
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
+      idempotencyKeyHonoured: options.idempotencyKeyHonoured ?? false,
+      createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       rememberTimezones: (restaurants) => {
@@ -225,6 +272,7 @@ export class PartnerClient {
       apiToken: '[REDACTED]',
       timeoutMs: this.#settings.timeoutMs,
       maxRetries: this.#settings.maxRetries,
+      deadlineMs: this.#settings.deadlineMs,
       rateLimit: this.rateLimiter ? { queueDepth: this.rateLimiter.queueDepth } : false,
     };
   }

@@ -170,9 +170,17 @@ export class RateLimitError extends PartnerApiError {
     this.retryAfterMs = details.retryAfterMs;
   }
 }
-/** 5xx: the service failed. Retried only where repeating the request cannot do harm. */
+/**
+ * 5xx: the service failed. Retried only where repeating the request cannot do harm. A 503's
+ * `Retry-After` is honoured as a 429's is (`retryAfterMs`).
+ */
 export class ServerError extends PartnerApiError {
   override name = 'ServerError';
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, details: ApiErrorDetails & { retryAfterMs?: number | undefined }) {
+    super(message, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
 }
 
 /** No HTTP answer was received (DNS failure, refused or reset connection). */
@@ -188,9 +196,32 @@ export class ConnectionError extends PartnerSdkError {
     this.attempts = details.attempts ?? 1;
   }
 }
-/** An attempt took longer than `timeoutMs`. */
+/** An attempt took longer than `timeoutMs`, or the call's `deadlineMs` passed. */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
+}
+
+/**
+ * An answer was larger than the client's `maxResponseBytes`. The body was refused while it was
+ * read (never held in memory beyond the limit).
+ */
+export class ResponseTooLargeError extends PartnerSdkError {
+  override name = 'ResponseTooLargeError';
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  /** HTTP status of the answer whose body was refused. */
+  readonly status: number;
+  /** The limit that was passed, in bytes. */
+  readonly maxResponseBytes: number;
+  attempts: number;
+  constructor(details: RequestErrorDetails & { status: number; maxResponseBytes: number }) {
+    super(`The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`);
+    this.method = details.method;
+    this.url = details.url;
+    this.status = details.status;
+    this.maxResponseBytes = details.maxResponseBytes;
+    this.attempts = details.attempts ?? 1;
+  }
 }
 /** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
 export class AbortError extends PartnerSdkError {
@@ -259,10 +290,11 @@ export class ResponseValidationError extends ValidationError {
 }
 
 /**
- * A create failed in a way that leaves its outcome unknown (timeout, dropped connection, 5xx after
- * the request was sent) and the client could not tell whether the reservation exists. The
- * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up before booking
- * again.
+ * A create failed in a way that leaves its outcome unknown (a 5xx, a dropped connection or a
+ * timeout after the request was sent, a malformed 2xx, a redirect, your abort or the deadline after
+ * sending) and looking its key up over the settle window did not find it, or could not tell. The
+ * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up
+ * (`findByIdempotencyKey`) before booking again with the same key.
  */
 export class AmbiguousCreateError extends PartnerSdkError {
   override name = 'AmbiguousCreateError';

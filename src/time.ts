@@ -38,6 +38,9 @@ function fromLocal(parts: { year: number; month: number; day: number; hour: numb
   return occurrences.reduce((earliest, next) => (next.toMillis() < earliest.toMillis() ? next : earliest), candidate);
 }
 
+/** A date-time in the `T` form luxon's ISO reader takes (a service or a caller may write a space). */
+const isoForm = (text: string): string => text.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+
 function partsOf(date: string, time: string) {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const [hour, minute, second = 0] = time.split(':').map(Number) as [number, number, number?];
@@ -55,10 +58,10 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
   let instant: DateTime;
   if (DateTime.isDateTime(value)) instant = value;
   else if (value instanceof Date) instant = DateTime.fromJSDate(value);
-  else if (typeof value === 'string' && OFFSET_SUFFIX.test(value)) instant = DateTime.fromISO(value, { setZone: true });
+  else if (typeof value === 'string' && OFFSET_SUFFIX.test(value)) instant = DateTime.fromISO(isoForm(value), { setZone: true });
   else {
-    const [date, time] = typeof value === 'string' ? (value.split('T') as [string, string]) : [value.date, value.time];
-    const parts = partsOf(date, (time ?? '00:00').replace(/\.\d+$/, ''));
+    const [date, time] = typeof value === 'string' ? (isoForm(value).split('T') as [string, string]) : [value.date, value.time];
+    const parts = partsOf(date, (time ?? '00:00').replace(/[.,]\d+$/, ''));
     if (!zone) {
       const local = DateTime.fromObject(parts, { zone: 'UTC' });
       if (!local.isValid) refuse(`not a valid date-time: ${local.invalidExplanation ?? ''}`);
@@ -69,9 +72,6 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
   if (!instant.isValid) refuse(`not a valid date-time: ${instant.invalidExplanation ?? instant.invalidReason}`);
   return formatServiceDateTime(zone ? instant.setZone(zone) : instant);
 }
-
-/** A response date-time in the `T` form luxon's ISO reader takes (services may send a space). */
-const isoForm = (text: string): string => text.replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
 
 /**
  * A reservation's `start_time` as a luxon DateTime. With `timezone` (the restaurant's), the value

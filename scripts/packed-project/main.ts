@@ -1,6 +1,7 @@
 // A partner's program, type-checked and run against the packed tarball, as users install it.
 import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { buildDeliveryRequest, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 
 const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '2030-01-07T08:00:00Z' } });
@@ -18,4 +19,11 @@ const receiver = createWebhookReceiver({ tokens: ['t0ken'] }).on('RESERVATION_CO
 const answer = await receiver.handle(buildDeliveryRequest('http://localhost/hooks', { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant!.id }, 't0ken'));
 if (answer.status !== 200 || seen.length !== 1) throw new Error(`receiver answered ${answer.status}`);
 fake.dispose();
-console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled`);
+
+// The standalone fake from its own entry, over real HTTP.
+const server = await startFakeServer({ seed: 'demo', rateLimit: false });
+const overHttp = new PartnerClient({ baseUrl: server.url, ...server.fake.describeSeed().partners[0]!, rateLimit: false });
+const served = (await overHttp.restaurants.list().toArray()).length;
+await server.close();
+if (served !== 3) throw new Error(`the standalone fake served ${served} restaurants`);
+console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, standalone fake served ${served} restaurants`);

@@ -8,17 +8,27 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { parseDialectArguments } from '../testing/dialects.js';
-import { startFakeServer } from '../testing/node-server.js';
+import { DIALECT_VALUES, parseDialectArguments } from '../testing/backend/dialects.js';
+import { startFakeServer } from '../testing/node.js';
+
+/** `key=a|b` for every dialect key, the default first: written from the table the fake checks with. */
+const dialectHelp = Object.entries(DIALECT_VALUES)
+  .map(([key, values]) => `${key}=${values.join('|')}`)
+  .join(', ');
 
 const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--seed demo|none]
-                               [--rate-limit RPS|off] [--dialect key=value ...] [--quiet]
+                               [--rate-limit RPS|off] [--dialect key=value ...]
+                               [--allow-remote-control] [--max-sandboxes N]
+                               [--sandbox-idle-minutes N] [--quiet] [--help]
 
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
-Dialect keys: list=envelope|array, profile=object|list, duration=iso|hms, createStatus=201|200,
-deleteStatus=204|200, cancelBody=reservation|empty, pageLinks=absolute|relative,
-idempotencyKey=honoured|ignored.`;
+The control API answers loopback callers addressing this server by its own host name, and no page
+of another origin; --allow-remote-control lifts all three guards (it has no credentials).
+--rate-limit takes requests per second per partner, fractions included (2.5), or off.
+POST /_fake/sandboxes creates isolated worlds for parallel suites: at most --max-sandboxes
+(default 50), each ending after --sandbox-idle-minutes without a request (default 15).
+Dialect keys (default first): ${dialectHelp}.`;
 
 function fail(message: string): never {
   process.stderr.write(`restaurant-partner-fake: ${message}\n\n${usage}\n`);
@@ -37,6 +47,8 @@ async function main(): Promise<void> {
         'rate-limit': { type: 'string', default: '1' },
         dialect: { type: 'string', multiple: true, default: [] },
         'allow-remote-control': { type: 'boolean', default: false },
+        'max-sandboxes': { type: 'string', default: '50' },
+        'sandbox-idle-minutes': { type: 'string', default: '15' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -56,6 +68,10 @@ async function main(): Promise<void> {
   const rateText = values['rate-limit'];
   const rateLimit = rateText === 'off' ? false : Number(rateText);
   if (rateLimit !== false && !(rateLimit > 0 && Number.isFinite(rateLimit))) fail(`--rate-limit must be a positive number or off (got "${rateText}")`);
+  const maxSandboxes = Number(values['max-sandboxes']);
+  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 0 || maxSandboxes > 10_000) fail(`--max-sandboxes must be 0..10000 (got "${values['max-sandboxes']}")`);
+  const idleMinutes = Number(values['sandbox-idle-minutes']);
+  if (!(idleMinutes > 0 && idleMinutes <= 7 * 24 * 60)) fail(`--sandbox-idle-minutes must be a positive number of minutes up to a week (got "${values['sandbox-idle-minutes']}")`);
   let dialect;
   try {
     dialect = parseDialectArguments(values.dialect);
@@ -70,6 +86,7 @@ async function main(): Promise<void> {
     rateLimit,
     dialect,
     allowRemoteControl: values['allow-remote-control'],
+    sandboxes: { max: maxSandboxes, idleTimeoutMs: idleMinutes * 60_000 },
     logger: values.quiet ? undefined : log,
   });
   let stopping = false;

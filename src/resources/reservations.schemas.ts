@@ -99,7 +99,8 @@ export const StartTimeInput = lazySchema(() => z.union([
     'expected a valid luxon DateTime',
   ),
   z.date({ error: 'expected a valid Date' }),
-  realSchema(DateTimeString),
+  // The same ISO 8601 forms a response is read in (+0100, +01, comma fractions, a space for T).
+  realSchema(ServiceDateTimeString),
   realSchema(LocalDateTime),
 ], { error: 'expected a luxon DateTime, a Date, an ISO 8601 date-time string or { date, time }' }));
 export type StartTimeInput = z.infer<typeof StartTimeInput>;

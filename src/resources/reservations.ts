@@ -18,7 +18,7 @@ import {
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { neverReachedServer, outcomeUnknown, type RequestOptions } from '../transport/transport.js';
+import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
@@ -34,20 +34,44 @@ export const IDEMPOTENCY_METADATA_KEY = 'restaurant_partner_sdk.idempotency_key'
 export interface CreateReservationOptions extends RequestOptions {
   /**
    * The idempotency key of this booking (default: a random UUID). Pass your own, derived from
-   * your order id, to make a create you repeat after a crash find the first one.
+   * your order id: it is looked up before the first send, so a create you repeat after a crash
+   * returns the first booking instead of booking again, on any service.
    */
   idempotencyKey?: string | undefined;
 }
 
-/** Options of `reservations.waitForConfirmation`. */
+/** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
 export interface WaitForConfirmationOptions {
-  /** Give up after this long (a {@link TimeoutError}). */
-  timeoutMs: number;
+  /** How long to wait in all, reads included; then a {@link TimeoutError}. */
+  deadlineMs?: number | undefined;
+  /**
+   * @deprecated The older name of `deadlineMs`, kept working. Everywhere else `timeoutMs` limits one
+   * attempt, while here it always meant the whole wait; `deadlineMs` says so.
+   */
+  timeoutMs?: number | undefined;
   /** Time between two reads (default 2000 ms); every read also waits for its rate-limit slot. */
   intervalMs?: number | undefined;
   signal?: AbortSignal | undefined;
   /** Per-attempt timeout of each read. */
   requestTimeoutMs?: number | undefined;
+  /** Retries of each read. */
+  maxRetries?: number | undefined;
+}
+
+/** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
+const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
+
+/** What a look-up by key can tell: found, absent (the whole list was read), or it cannot tell. */
+type LookUp = { state: 'found'; reservation: Reservation } | { state: 'absent' } | { state: 'unknown'; cause: unknown };
+
+/** True when a failed create may have booked all the same: its outcome is unknown, or the caller aborted it after it was sent. */
+function mayHaveTakenEffect(error: unknown): boolean {
+  return outcomeUnknown(error) || (error instanceof AbortError && !neverReachedServer(error));
+}
+
+/** An answer that refuses the call itself (credentials, permission, no such restaurant), as opposed to one that cannot tell. */
+function isDefinitiveRefusal(error: unknown): boolean {
+  return error instanceof PartnerApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
@@ -105,9 +129,10 @@ export class Reservations extends Resource {
   /**
    * Books a table (`POST /restaurants/:rid/reservations/`). `start_time` is converted to the
    * restaurant's timezone. The call is never duplicated by the SDK's own retries: it carries an
-   * `Idempotency-Key` header and the same key in `metadata`, and after a failure that leaves the
-   * outcome unknown the client looks the reservation up by that key before sending again. When it
-   * cannot tell, it throws {@link AmbiguousCreateError} carrying the key.
+   * `Idempotency-Key` header and the same key in `metadata`, and a second POST goes out only when
+   * the first provably did not take effect (never sent, 429, or `idempotencyKeyHonoured`). After a
+   * failure that leaves the outcome unknown, the reservation is looked up by its key over a short
+   * settle window; when it is not found, {@link AmbiguousCreateError} carries the key.
    *
    * @throws {@link InputValidationError} before any request when the input breaks a spec rule.
    * @throws {@link NoAvailabilityError} when the restaurant has no table then.
@@ -119,7 +144,7 @@ export class Reservations extends Resource {
    * ```
    */
   create(restaurantId: number | string, input: ReservationCreateInput, options?: CreateReservationOptions): ApiPromise<Reservation> {
-    return apiPromise(async () => {
+    return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const parsed = parseInput(ReservationCreateInput, input);
       // Checked here too, as the timezone look-up below may spend a request first.
@@ -129,77 +154,137 @@ export class Reservations extends Resource {
       if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {
         throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
       }
-      const timezone = await this.context.timezoneFor(rid, { signal: options?.signal });
+      // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
+      const call = this.transport.subRequestOptions(options);
+      const timezone = await this.context.timezoneFor(rid, call);
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
-      try {
-        return await this.#sendCreate(rid, key, body, options);
-      } catch (error) {
-        // A 2xx whose body we cannot read still created the reservation: report it as created
-        // (read back through the list by its key) rather than as a failure the partner would retry.
-        if (!(error instanceof ResponseValidationError) || !this.context.idempotencyMetadata) throw error;
-        const found = await this.findByIdempotencyKey(rid, key, { signal: options?.signal }).catch(() => null);
-        if (!found) throw error;
-        return { data: found, response: null };
+      // A caller's own key may have booked already (a repeat after a crash): look first, on any
+      // service. A service declared to honour the header answers a repeat with the first booking.
+      if (options?.idempotencyKey !== undefined && this.context.idempotencyMetadata && !this.context.idempotencyKeyHonoured) {
+        const earlier = await this.#lookUp(rid, key, call);
+        if (earlier.state === 'found') return { data: earlier.reservation, response: null };
+        if (earlier.state === 'unknown') {
+          if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
+          throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
+        }
       }
-    });
-  }
-
-  #sendCreate(rid: number | string, key: string, body: Record<string, unknown>, options: CreateReservationOptions | undefined): Promise<WithResponse<Reservation>> {
-    const canLookUp = this.context.idempotencyMetadata;
-    // Failures after which the lookup proved the reservation absent: sending again is safe.
-    const provenAbsent = new WeakSet<object>();
-    const ambiguous = (message: string, cause: unknown, attempts: number) =>
-      new AmbiguousCreateError(message, { idempotencyKey: key, restaurantId: rid, attempts, cause });
-
-    return this.transport.request({
-      method: 'POST',
-      path: restaurantPath(rid),
-      body,
-      headers: { 'idempotency-key': key },
-      safeToRepeat: false,
-      options,
-      parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
-      isRetryable: (error) =>
-        error instanceof RateLimitError ||
-        neverReachedServer(error) ||
-        (typeof error === 'object' && error !== null && provenAbsent.has(error)),
-      recover: async (error, attempt) => {
-        // A 429 was not processed and a refused connection never reached the server: the retry
-        // layer may send again with the same key.
-        if (error instanceof RateLimitError || neverReachedServer(error)) return undefined;
-        if (!outcomeUnknown(error)) return undefined;
-        if (!canLookUp) {
-          throw ambiguous('The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', error, attempt);
-        }
-        let found: Reservation | null;
-        try {
-          found = await this.findByIdempotencyKey(rid, key, { signal: options?.signal, timeoutMs: options?.timeoutMs });
-        } catch (lookupError) {
-          if (lookupError instanceof AbortError) throw lookupError;
-          throw ambiguous('The create failed after it was sent and the lookup by idempotency key failed too', lookupError, attempt);
-        }
-        if (found) return { body: found };
-        // A timeout means the server may still be working on it: absent now proves nothing.
-        if (error instanceof TimeoutError) {
-          throw ambiguous('The create timed out and no reservation carries its key yet; the service may still be processing it', error, attempt);
-        }
-        // The server answered (or dropped the connection) and holds no reservation with this key.
-        provenAbsent.add(error as object);
-        return undefined;
-      },
+      return this.#sendCreate(rid, key, body, call);
     });
   }
 
   /**
-   * The reservation carrying `idempotencyKey` in its metadata, or null. Use it to reconcile after
-   * an {@link AmbiguousCreateError}. Reads the restaurant's list, page by page, through the throttle.
+   * Sends the create. A second POST goes out only when the first provably did not take effect: it
+   * was never sent, it was answered 429, or the service is declared to honour `Idempotency-Key`.
+   * After any failure that leaves the outcome unknown, the reservation is looked up by its key
+   * over a short settle window: found, it is the answer; not found, {@link AmbiguousCreateError}.
    */
-  async findByIdempotencyKey(restaurantId: number | string, idempotencyKey: string, options?: RequestOptions): Promise<Reservation | null> {
-    for await (const reservation of this.list(restaurantId, undefined, options)) {
-      if (reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === idempotencyKey) return reservation;
+  async #sendCreate(rid: number | string, key: string, body: Record<string, unknown>, call: CallOptions): Promise<WithResponse<Reservation>> {
+    const honoured = this.context.idempotencyKeyHonoured;
+    // Set once any attempt failed in a way that may have booked all the same.
+    let mayHaveBooked = false;
+    let attempts = 0;
+    try {
+      return await this.transport.request({
+        method: 'POST',
+        path: restaurantPath(rid),
+        body,
+        headers: { 'idempotency-key': key },
+        safeToRepeat: false,
+        options: call,
+        parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
+        isRetryable: (error) => error instanceof RateLimitError || neverReachedServer(error) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
+        recover: async (error, attempt) => {
+          attempts = attempt;
+          if (mayHaveTakenEffect(error)) mayHaveBooked = true;
+          return undefined;
+        },
+      });
+    } catch (error) {
+      // A 2xx outside the contract (or too large to read) booked all the same.
+      if (error instanceof ResponseValidationError) mayHaveBooked = true;
+      if (!mayHaveBooked && !mayHaveTakenEffect(error)) throw error;
+      const tried = Math.max(attempts, (error as { attempts?: number }).attempts ?? 1);
+      // The caller stopped waiting, or no time is left: say so at once, with the key.
+      if (error instanceof AbortError || call.signal?.aborted) {
+        throw this.#ambiguous(rid, key, 'The create was aborted after it was sent; the reservation may exist', error, tried);
+      }
+      return { data: await this.#settle(rid, key, error, call, tried), response: null };
     }
-    return null;
+  }
+
+  /**
+   * Looks the key up a few times over the settle window (on the client's clock, within the call's
+   * deadline), so a booking the service commits a few seconds after a gateway error is found.
+   */
+  async #settle(rid: number | string, key: string, cause: unknown, call: CallOptions, attempts: number): Promise<Reservation> {
+    if (!this.context.idempotencyMetadata) {
+      throw this.#ambiguous(rid, key, 'The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', cause, attempts);
+    }
+    const clock = this.transport.clock;
+    const windowMs = this.context.createLookupWindowMs;
+    const startedAt = clock.now();
+    let last: LookUp = { state: 'unknown', cause };
+    for (const share of SETTLE_SCHEDULE) {
+      const waitMs = startedAt + share * windowMs - clock.now();
+      const left = this.transport.remainingMs(call);
+      if (share > 0 && windowMs === 0) break;
+      if (left !== undefined && left <= Math.max(0, waitMs)) break;
+      if (waitMs > 0) {
+        try {
+          await clock.sleep(waitMs, call.signal);
+        } catch (abort) {
+          throw this.#ambiguous(rid, key, 'The create was aborted while its outcome was being checked; the reservation may exist', abort, attempts);
+        }
+      }
+      last = await this.#lookUp(rid, key, call);
+      if (last.state === 'found') return last.reservation;
+    }
+    const why = last.state === 'absent' ? 'no reservation carries its idempotency key yet' : 'the look-up by idempotency key could not tell';
+    throw this.#ambiguous(rid, key, `The create failed after it was sent and ${why}; the service may still book it`, last.state === 'unknown' ? last.cause : cause, attempts);
+  }
+
+  #ambiguous(rid: number | string, key: string, message: string, cause: unknown, attempts: number): AmbiguousCreateError {
+    return new AmbiguousCreateError(message, { idempotencyKey: key, restaurantId: rid, attempts, cause });
+  }
+
+  /**
+   * Reads the whole list for the key. Honest: a listing that loops, runs past its page limit,
+   * ends before its `count` or fails means "cannot tell", never "absent".
+   */
+  async #lookUp(rid: number | string, key: string, call: CallOptions): Promise<LookUp> {
+    try {
+      let page = await this.list(rid, undefined, call);
+      let seen = 0;
+      for (;;) {
+        seen += page.items.length;
+        const found = page.items.find((reservation) => reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key);
+        if (found) return { state: 'found', reservation: found };
+        if (!page.hasNextPage()) break;
+        page = await page.getNextPage();
+      }
+      if (page.count !== undefined && seen < page.count) {
+        return { state: 'unknown', cause: new ResponseValidationError([{ field: 'count', path: ['count'], code: 'list_ended_early', message: `the list ended after ${seen} of ${page.count} reservations` }]) };
+      }
+      return { state: 'absent' };
+    } catch (error) {
+      return { state: 'unknown', cause: error };
+    }
+  }
+
+  /**
+   * The reservation carrying `idempotencyKey` in its metadata, or null when the whole list was read
+   * and none does. Use it to reconcile after an {@link AmbiguousCreateError}. Reads the
+   * restaurant's list, page by page, through the throttle; a list that cannot be read whole (it
+   * loops, ends before its `count`, or fails) rejects rather than answer null.
+   */
+  findByIdempotencyKey(restaurantId: number | string, idempotencyKey: string, options?: RequestOptions): Promise<Reservation | null> {
+    return this.scrubbed(async () => {
+      const rid = checkId(restaurantId, 'restaurant_id');
+      const result = await this.#lookUp(rid, idempotencyKey, this.transport.subRequestOptions(options));
+      if (result.state === 'unknown') throw result.cause;
+      return { data: result.state === 'found' ? result.reservation : null, response: null };
+    }).then((value) => value);
   }
 
   /**
@@ -208,15 +293,16 @@ export class Reservations extends Resource {
    * a JSON body), the reservation is found by reading the list instead.
    */
   retrieve(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation> {
-    return apiPromise(async () => {
+    return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
+      const call = this.transport.subRequestOptions(options);
       try {
         return await this.transport.request({
           method: 'GET',
           path: reservationPath(rid, reservationId),
           safeToRepeat: true,
-          options,
+          options: call,
           parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
         });
       } catch (error) {
@@ -224,7 +310,7 @@ export class Reservations extends Resource {
           error instanceof PartnerApiError &&
           (error.status === 405 || (error.status === 404 && (error.body === undefined || typeof error.body === 'string')));
         if (!noSuchRoute) throw error;
-        for await (const reservation of this.list(rid, undefined, options)) {
+        for await (const reservation of this.list(rid, undefined, call)) {
           if (String(reservation.id) === String(reservationId)) return { data: reservation, response: null };
         }
         throw new NotFoundError(`Reservation ${reservationId} not found in the list of restaurant ${rid}`, {
@@ -267,6 +353,7 @@ export class Reservations extends Resource {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
+      const call = this.transport.subRequestOptions(options);
       // Set once an attempt failed in a way that may have changed the reservation all the same.
       let mayHaveApplied = false;
       return this.transport.request({
@@ -276,13 +363,13 @@ export class Reservations extends Resource {
         body,
         // Cancelling, or setting a flag to true, twice ends in the same state.
         safeToRepeat: true,
-        options,
+        options: call,
         parse: (answer, _response, where) => optionalReservation(answer, where),
         recover: async (error) => {
           // Our retry refused as a conflict (already arrived, already cancelled) after an attempt whose
           // outcome is unknown: that attempt may have done it. Read the reservation to tell.
           if (mayHaveApplied && error instanceof ConflictError) {
-            const current = await this.retrieve(rid, reservationId, { signal: options?.signal, timeoutMs: options?.timeoutMs }).catch(() => null);
+            const current = await this.retrieve(rid, reservationId, call).catch(() => null);
             return current?.[flag] === true ? { body: current } : undefined;
           }
           if (outcomeUnknown(error)) mayHaveApplied = true;
@@ -295,26 +382,30 @@ export class Reservations extends Resource {
   /**
    * Waits until an asynchronous-mode reservation is confirmed by reading it every `intervalMs`
    * (each read waits for its rate-limit slot). Resolves with the confirmed reservation; throws
-   * {@link ReservationCancelledError} if it is cancelled first and {@link TimeoutError} at the
-   * deadline. Webhooks (`RESERVATION_CONFIRMED`) avoid polling altogether.
+   * {@link ReservationCancelledError} if it is cancelled first and {@link TimeoutError} once
+   * `deadlineMs` has passed. Webhooks (`RESERVATION_CONFIRMED`) avoid polling altogether.
    */
   async waitForConfirmation(restaurantId: number | string, id: number | string, options: WaitForConfirmationOptions): Promise<Reservation> {
     const clock = this.transport.clock;
-    const { timeoutMs, signal } = options;
-    if (!(typeof timeoutMs === 'number' && timeoutMs >= 0)) {
-      throw new InputValidationError([{ field: 'timeoutMs', path: ['timeoutMs'], code: 'too_small', message: 'expected a number of milliseconds >= 0' }]);
+    const { signal } = options ?? {};
+    const waitField = options?.deadlineMs !== undefined ? 'deadlineMs' : 'timeoutMs';
+    const waitMs = options?.deadlineMs ?? options?.timeoutMs;
+    if (!(typeof waitMs === 'number' && waitMs >= 0 && Number.isFinite(waitMs))) {
+      throw new InputValidationError([{ field: waitField, path: [waitField], code: 'too_small', message: 'expected a finite number of milliseconds >= 0 (how long to wait in all)' }]);
     }
     const intervalMs = options.intervalMs ?? 2000;
     if (!(typeof intervalMs === 'number' && intervalMs >= 0 && Number.isFinite(intervalMs))) {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
-    const deadline = clock.now() + timeoutMs;
+    // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
+    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined });
+    const deadline = clock.now() + waitMs;
     for (;;) {
-      const reservation = await this.retrieve(restaurantId, id, { signal, timeoutMs: options.requestTimeoutMs });
+      const reservation = await this.retrieve(restaurantId, id, call);
       if (reservation.confirmed) return reservation;
       if (reservation.cancelled) throw new ReservationCancelledError(`Reservation ${id} was cancelled before it was confirmed`, reservation);
       const left = deadline - clock.now();
-      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${timeoutMs} ms`);
+      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`);
       try {
         await clock.sleep(Math.min(intervalMs, left), signal);
       } catch (error) {

@@ -16,6 +16,10 @@ export interface ResourceContext {
   transport: Transport;
   /** Whether creates also carry their idempotency key in `metadata`. */
   idempotencyMetadata: boolean;
+  /** Whether the service is declared to honour `Idempotency-Key` (a repeat returns the first booking). */
+  idempotencyKeyHonoured: boolean;
+  /** How long a create whose outcome is unknown keeps looking its key up. */
+  createLookupWindowMs: number;
   /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
   timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null>;
   /** The cached timezone of a restaurant, without any request (undefined when not cached). */
@@ -32,6 +36,15 @@ export abstract class Resource {
   }
   protected get transport(): Transport {
     return this.context.transport;
+  }
+
+  /**
+   * Like {@link apiPromise}, for a method that also throws errors of its own built from what the
+   * service answered (a timezone, a list): those are scrubbed of the secrets too.
+   */
+  protected scrubbed<T>(run: () => Promise<WithResponse<T>>): ApiPromise<T> {
+    const secrets = this.transport.secrets;
+    return apiPromise(() => run().catch((error: unknown) => Promise.reject(secrets.scrubError(error))));
   }
 }
 
@@ -133,5 +146,8 @@ export function listOf<Item extends z.ZodType>(
     spec.onItems?.(page.items);
     return { data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items }, response: result.response };
   };
-  return new ListPromise(fetchPage);
+  return new ListPromise(fetchPage, {
+    urlOf: (cursor) => (cursor === undefined ? first.toString() : nextPageUrl(first, cursor)),
+    maxPages: transport.maxPages,
+  });
 }

@@ -8,6 +8,7 @@ import type { ApiPromise } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
+import { rememberWebhookToken } from '../transport/secrets.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { apiPromise, checkId, listOf, Resource, singleObject } from './resource.js';
 import { Webhook, WebhookCreateInput, WebhookUpdateInput } from './webhooks.schemas.js';
@@ -38,6 +39,8 @@ function hideWebhookToken(webhook: Webhook): Webhook {
     if (typeof record[field] === 'string' && token === undefined) token = record[field] as string;
     if (field in record) delete record[field];
   }
+  // Registered with the transport's secret registry: redacted by value from errors and logs.
+  rememberWebhookToken(token);
   if (token === undefined) return webhook;
   record.auth_token = token;
   Object.defineProperty(record, 'toJSON', { value: withoutToken, enumerable: false, configurable: true, writable: true });

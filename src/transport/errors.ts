@@ -68,17 +68,6 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   return Math.min(Math.max(0, Math.ceil(ms)), RETRY_AFTER_CAP_MS);
 }
 
-/** Reads a body as JSON when it is JSON, as text otherwise, and undefined when empty. */
-export async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** Response headers as a plain object. */
 export function headersToObject(headers: Headers): Record<string, string> {
   const result: Record<string, string> = {};
@@ -117,6 +106,8 @@ export function errorFromResponse(details: ApiErrorDetails & { now: number }): P
   if (status === 429) {
     return new RateLimitError(message, { ...details, retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now) });
   }
+  // A 503's Retry-After says when the service expects to be back, as a 429's does.
+  if (status === 503) return new ServerError(message, { ...details, retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now) });
   if (status >= 500) return new ServerError(message, details);
   return new PartnerApiError(message, details);
 }

@@ -1,14 +1,18 @@
 /**
- * One HTTP attempt, straight through `fetch`. Retries belong to the retry layer (which knows
- * which operations may repeat), the timeout is ours (it covers the body read too), and so are
- * JSON and error mapping: ky, which the project started with, did none of that work for us and
- * cost 1.34 times a raw fetch per call on its own (`npm run bench`), more than the whole client's
- * budget. Failures without an answer become {@link ConnectionError}, {@link TimeoutError} or
- * {@link AbortError}.
+ * One HTTP attempt, sent by ky (loaded on the first request, so importing the SDK stays cheap).
+ * ky runs with `retry: 0` (retries belong to the retry layer, on the client's clock), its
+ * `timeout` bounds the wait for the answer, `throwHttpErrors: false` hands every status to the
+ * error mapping, and `redirect: 'manual'` leaves redirects to us: never followed for a write, and
+ * for a read only within the service's origin, so the credentials never leave it.
+ *
+ * The body is read here, chunk by chunk under `maxResponseBytes`, within the attempt's time limit.
+ * ky's own errors carry the `Request` with its `Authorization` header, so none is ever kept:
+ * failures without an answer become {@link ConnectionError}, {@link TimeoutError} or
+ * {@link AbortError} holding only the underlying cause.
  * @module
  */
-import { AbortError, ConnectionError, TimeoutError } from '../errors.js';
-import { readBody } from './errors.js';
+import type { KyInstance } from 'ky';
+import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors.js';
 
 /** One request to send. */
 export interface HttpAttempt {
@@ -18,9 +22,15 @@ export interface HttpAttempt {
   safeUrl: string;
   headers: Record<string, string>;
   json?: unknown;
+  /** Time limit of this attempt (the wait for the answer and the body read). */
   timeoutMs: number;
+  /** Set when `timeoutMs` was shortened to the call's deadline: a timeout then names the deadline. */
+  deadlineMs?: number | undefined;
+  maxResponseBytes: number;
   signal?: AbortSignal | undefined;
   fetch?: typeof fetch | undefined;
+  /** Called with each request ky is about to send (the `onRequest` hook). */
+  beforeRequest?: (() => void) | undefined;
 }
 
 /** The answer of one attempt, body already read and parsed. */
@@ -42,9 +52,15 @@ const NOT_SENT_CODES = new Set([
 ]);
 const notSent = new WeakSet<object>();
 
-/** True when the failed attempt never reached the server (refused connection, DNS failure). */
+/** True when the failed attempt never reached the server (refused connection, DNS failure, a wait that ended before sending). */
 export function wasNeverSent(error: unknown): boolean {
   return typeof error === 'object' && error !== null && notSent.has(error);
+}
+
+/** Marks an error raised before anything was sent (a rate-limit wait, a retry sleep, a deadline). */
+export function markNeverSent<T extends object>(error: T): T {
+  notSent.add(error);
+  return error;
 }
 
 function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
@@ -57,9 +73,16 @@ function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
   return codes;
 }
 
+let kyModule: Promise<KyInstance> | undefined;
+let kyLoaded: KyInstance | undefined;
+/** ky, imported once, when the first request needs it (importing it loads Node's fetch machinery). */
+const loadKy = (): Promise<KyInstance> =>
+  (kyModule ??= import('ky').then((module) => (kyLoaded = module.default)));
+
 /**
  * Settles with `work`, or rejects as soon as `signal` aborts: a `fetch` passed in by the partner (or
- * a test double) may ignore the signal, and the timeout must hold all the same.
+ * a test double) may ignore the signal, and the caller's abort must hold all the same (ky's
+ * `timeout` already holds without the fetch's help).
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
@@ -70,35 +93,103 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Reads a body as text under `maxBytes`, cancelling the stream as soon as it passes the limit. */
+async function readText(response: Response, maxBytes: number, tooLarge: () => Error): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  // A declared length within the limit is all the framing lets through: read it whole.
+  if (Number.isFinite(declared) && response.headers.has('content-length')) return response.text();
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** A body as JSON when it is JSON, as text otherwise, and undefined when empty. */
+function parseBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+// Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Thrown inside an attempt when its time limit passed while the body was being read. */
+const bodyTimedOut = Symbol('bodyTimedOut');
+
 /**
- * Sends one attempt and reads its body. The timeout covers both the wait for headers and the body
- * read, so a server that stalls mid-body cannot hang a call.
+ * Sends one attempt and reads its body. ky's `timeout` bounds the wait for the answer; what is left
+ * of the same limit bounds the body read (the stream is cancelled when it runs out), so a server
+ * that stalls mid-body cannot hang a call, and one that never stops sending is cut at
+ * `maxResponseBytes`. The caller's signal reaches ky, which aborts the request and its body.
  */
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
   const details = { method: attempt.method, url: attempt.safeUrl };
-  // Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
-  const timeout = AbortSignal.timeout(Math.min(Math.ceil(attempt.timeoutMs), 2_147_483_647));
-  const signal = attempt.signal ? AbortSignal.any([attempt.signal, timeout]) : timeout;
+  const limitMs = Math.max(1, Math.min(Math.ceil(attempt.timeoutMs), MAX_TIMER_MS));
+  const startedAt = Date.now();
+  let tooLarge: ResponseTooLargeError | undefined;
+  let bodyTimer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const hasBody = attempt.json !== undefined;
-    const send = attempt.fetch ?? fetch;
-    // fetch follows redirects and drops Authorization when one leads to another origin.
+    const ky = kyLoaded ?? (await loadKy());
     const exchange = async () => {
-      const response = await send(attempt.url, {
+      const response = await ky(attempt.url, {
         method: attempt.method,
-        headers: hasBody ? { ...attempt.headers, 'content-type': 'application/json' } : attempt.headers,
-        body: hasBody ? JSON.stringify(attempt.json) : null,
-        signal,
+        headers: attempt.headers,
+        json: attempt.json,
+        retry: 0,
+        timeout: limitMs,
+        throwHttpErrors: false,
+        redirect: 'manual',
+        signal: attempt.signal,
+        ...(attempt.fetch ? { fetch: attempt.fetch } : {}),
+        ...(attempt.beforeRequest ? { hooks: { beforeRequest: [attempt.beforeRequest] } } : {}),
       });
-      return { response, body: await readBody(response) };
+      const read = readText(response, attempt.maxResponseBytes, () => {
+        tooLarge = new ResponseTooLargeError({ ...details, status: response.status, maxResponseBytes: attempt.maxResponseBytes });
+        return tooLarge;
+      });
+      const text = await new Promise<string>((resolve, reject) => {
+        bodyTimer = setTimeout(() => {
+          response.body?.cancel().catch(() => undefined);
+          reject(bodyTimedOut);
+        }, Math.max(1, limitMs - (Date.now() - startedAt)));
+        read.then(resolve, reject);
+      });
+      return { response, body: parseBody(text) };
     };
-    return await untilAborted(exchange(), signal);
+    return await (attempt.signal ? untilAborted(exchange(), attempt.signal) : exchange());
   } catch (error) {
+    if (tooLarge && error === tooLarge) throw error;
     if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
-    if (timeout.aborted) throw new TimeoutError(`No answer within ${attempt.timeoutMs} ms`, details);
-    const codes = errorCodes(error);
-    const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause: error });
+    if (error === bodyTimedOut || (error instanceof Error && error.name === 'TimeoutError')) {
+      const message = attempt.deadlineMs === undefined ? `No answer within ${attempt.timeoutMs} ms` : `No answer before the call's deadline of ${attempt.deadlineMs} ms`;
+      throw new TimeoutError(message, details);
+    }
+    // ky's NetworkError keeps the Request (with its Authorization header): keep only what it wraps.
+    const cause = error instanceof Error && error.name === 'NetworkError' && error.cause !== undefined ? error.cause : error;
+    const codes = errorCodes(cause);
+    const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause });
     if (codes.some((code) => NOT_SENT_CODES.has(code))) notSent.add(connectionError);
     throw connectionError;
+  } finally {
+    clearTimeout(bodyTimer);
   }
 }

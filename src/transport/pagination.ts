@@ -1,9 +1,11 @@
 /**
  * List results. The spec does not say how lists are paged, so a page may be a bare array (the
  * whole list) or a `{count, next, previous, results}` envelope whose `next` is followed. Every
- * page is its own request and passes the throttle like any other.
+ * page is its own request and passes the throttle like any other; a list reads at most
+ * `maxPages` pages and never the same page twice.
  * @module
  */
+import { ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 
 /** One page of a list. */
@@ -23,20 +25,36 @@ export interface Page<Item> {
 /** How the transport fetches one page: `cursor` is undefined for the first page, else the `next` value. */
 export type PageFetcher<Item> = (cursor: string | number | undefined) => Promise<WithResponse<{ items: Item[]; count?: number | undefined; next: string | number | null }>>;
 
-function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnType<PageFetcher<Item>>>, seen: Set<string>): Page<Item> {
+/** What bounds a list: the URL each cursor designates (to see a loop) and the most pages to read. */
+export interface PageLimits {
+  /** The URL of the page a cursor designates; undefined for the first page. */
+  urlOf(cursor: string | number | undefined): string;
+  maxPages: number;
+}
+
+const unbounded: PageLimits = { urlOf: (cursor) => String(cursor ?? ''), maxPages: Number.POSITIVE_INFINITY };
+
+function pagingError(code: string, message: string): ResponseValidationError {
+  return new ResponseValidationError([{ field: 'next', path: ['next'], code, message }]);
+}
+
+function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnType<PageFetcher<Item>>>, read: readonly string[], limits: PageLimits): Page<Item> {
   const { items, count, next } = result.data;
-  // A `next` that points back to a page already read would loop forever; stop there instead.
-  const nextKey = next == null ? undefined : String(next);
-  const hasNext = nextKey !== undefined && !seen.has(nextKey);
+  const hasNext = next != null;
   const page = {
     items,
     count,
     hasNextPage: () => hasNext,
     async getNextPage() {
       if (!hasNext) throw new RangeError('There is no next page');
-      const nextSeen = new Set(seen).add(nextKey!);
-      const nextResult = await fetchPage(next!);
-      return buildPage(fetchPage, nextResult, nextSeen);
+      // A `next` that leads back to a page already read (the first one included) would loop
+      // forever, and one that never ends would too: both fail the list rather than repeat or
+      // silently cut it, so nobody mistakes a partial list for the whole.
+      const url = limits.urlOf(next);
+      if (read.includes(url)) throw pagingError('pagination_loop', `the next link leads back to page ${read.indexOf(url) + 1}, already read`);
+      if (read.length >= limits.maxPages) throw pagingError('too_many_pages', `the list has more than ${limits.maxPages} pages (maxPages)`);
+      const nextResult = await fetchPage(next);
+      return buildPage(fetchPage, nextResult, [...read, url], limits);
     },
   };
   // Not enumerable, so a logged or serialised page shows its items once.
@@ -55,9 +73,9 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
  * ```
  */
 export class ListPromise<Item> extends ApiPromise<Page<Item>> implements AsyncIterable<Item> {
-  constructor(fetchPage: PageFetcher<Item>) {
+  constructor(fetchPage: PageFetcher<Item>, limits: PageLimits = unbounded) {
     super(
-      fetchPage(undefined).then((result) => ({ data: buildPage(fetchPage, result, new Set()), response: result.response })),
+      fetchPage(undefined).then((result) => ({ data: buildPage(fetchPage, result, [limits.urlOf(undefined)], limits), response: result.response })),
     );
   }
 

@@ -1,11 +1,13 @@
 /**
  * Retries with p-retry (loaded on first use), waiting through the client's {@link Clock} so a
  * virtual clock drives back-off in tests. p-retry has no per-error delay, so the wait is ours:
- * `Retry-After` for a 429, full-jitter exponential back-off otherwise.
+ * `Retry-After` for a 429 or a 503, full-jitter exponential back-off otherwise. No wait runs past the
+ * call's deadline: when the next one would, the last error stands at once.
  * @module
  */
-import { AbortError, PartnerSdkError, RateLimitError } from '../errors.js';
+import { AbortError, PartnerSdkError, RateLimitError, ServerError } from '../errors.js';
 import type { Clock } from './clock.js';
+import { markNeverSent } from './http.js';
 
 /** First back-off step (full jitter draws a wait between 0 and the step, which doubles per retry). */
 const BACKOFF_BASE_MS = 500;
@@ -29,6 +31,8 @@ export interface RetryOptions {
   signal?: AbortSignal | undefined;
   /** Whether this failure may be repeated at all. */
   isRetryable(error: unknown): boolean;
+  /** Milliseconds left before the call's deadline (undefined: no deadline). */
+  remainingMs?(): number | undefined;
   onRetry?(notice: RetryNotice): void;
   random?: () => number;
 }
@@ -36,6 +40,7 @@ export interface RetryOptions {
 /** How long to wait before retry number `retryIndex` (0-based) after `error`. */
 export function retryDelayMs(error: unknown, retryIndex: number, random: () => number = Math.random): number {
   if (error instanceof RateLimitError) return error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+  if (error instanceof ServerError && error.retryAfterMs !== undefined) return error.retryAfterMs;
   const step = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retryIndex);
   return Math.floor(random() * step);
 }
@@ -60,6 +65,9 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
   const retryAfter = async (error: unknown, attemptNumber: number): Promise<boolean> => {
     if (!options.isRetryable(error)) return false;
     const delayMs = retryDelayMs(error, attemptNumber - 1, options.random);
+    const remaining = options.remainingMs?.();
+    // A wait that would end after the deadline is not started: the call fails now, not later.
+    if (remaining !== undefined && delayMs >= remaining) return false;
     options.onRetry?.({ error, attempt: attemptNumber, delayMs });
     await options.clock.sleep(delayMs, options.signal);
     return true;
@@ -81,7 +89,8 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
     });
   } catch (error) {
     if (options.signal?.aborted && !(error instanceof AbortError)) {
-      throw new AbortError('The call was aborted', { cause: options.signal.reason });
+      // Aborted during a retry sleep: the attempt that failed before it stands as not sent again.
+      throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
     }
     if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempts;
     throw error;

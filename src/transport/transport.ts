@@ -1,15 +1,26 @@
 /**
- * The request pipeline, one layer each: throttle -> HTTP (fetch) -> map errors -> retry (p-retry)
+ * The request pipeline, one layer each: throttle -> HTTP (ky) -> map errors -> retry (p-retry)
  * -> validate output. Resources hand it a path, a body, the caller's options and a parser; it
- * hands back the parsed data with the raw response.
+ * hands back the parsed data with the raw response. Every error leaving it is scrubbed of the
+ * secrets by value, and every call ends by its deadline.
  * @module
  */
-import { AbortError, ConnectionError, PartnerApiError, PartnerSdkError, RateLimitError, TimeoutError } from '../errors.js';
+import {
+  AbortError,
+  ConnectionError,
+  PartnerApiError,
+  PartnerSdkError,
+  RateLimitError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  TimeoutError,
+} from '../errors.js';
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
-import { sendAttempt, wasNeverSent } from './http.js';
+import { markNeverSent, sendAttempt, wasNeverSent } from './http.js';
+import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
@@ -23,8 +34,18 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /** Retries after the first attempt for this call, overriding the client's `maxRetries`. */
   maxRetries?: number | undefined;
+  /**
+   * Time limit of the whole call, overriding the client's `deadlineMs`: rate-limit waits, every
+   * attempt, retry sleeps and the look-ups a create may need all end by then.
+   */
+  deadlineMs?: number | undefined;
 }
 
+// The absolute deadline a call fixed when it started, carried into its sub-requests (timezone
+// look-up, look-ups by key, retrieve fallback, polling) so they share it instead of restarting it.
+const CALL_DEADLINE = Symbol('callDeadline');
+/** Per-call options with the call's deadline fixed: what {@link Transport.subRequestOptions} returns. */
+export type CallOptions = RequestOptions & { readonly [CALL_DEADLINE]?: { at: number; ms: number } | undefined };
 
 /** What hooks receive. Never headers: the request's carry the credentials. */
 export interface RequestEvent {
@@ -60,11 +81,19 @@ export interface ClientHooks {
 export interface TransportSettings {
   baseUrl: string;
   auth: BasicAuth;
+  /** The secrets no error, log line or hook payload may show. */
+  secrets: Secrets;
   limiter: RateLimiter | undefined;
   clock: Clock;
   fetch: typeof fetch | undefined;
   timeoutMs: number;
   maxRetries: number;
+  /** Default time limit of a whole call; undefined for none. */
+  deadlineMs: number | undefined;
+  /** Largest answer body accepted, in bytes. */
+  maxResponseBytes: number;
+  /** Most pages one list call reads. */
+  maxPages: number;
   logger: Logger;
   hooks: ClientHooks;
 }
@@ -86,8 +115,7 @@ export interface RequestSpec<T> {
   parse(body: unknown, response: Response | null, where: { method: string; url: string }): T;
   /**
    * Called when an attempt fails, before the retry decision; may settle the call with a body found
-   * elsewhere (a create found by its idempotency key) or throw another error. Returns undefined to
-   * let the failure stand.
+   * elsewhere or throw another error. Returns undefined to let the failure stand.
    */
   recover?(error: unknown, attempt: number): Promise<{ body: unknown } | undefined>;
   /** Replaces the default retry decision. */
@@ -97,19 +125,31 @@ export interface RequestSpec<T> {
 /** The path prefix of every operation (spec: "all paths start with /api/v1/partnership/"). */
 export const API_PREFIX = '/api/v1/partnership';
 
-/** True when the failed request certainly never reached the server (refused connection, DNS failure): even a create may be sent again. */
+/** Most redirects followed for one read (each within the service's origin). */
+const MAX_REDIRECTS = 5;
+
+/** True when the failed request certainly never reached the server (refused connection, DNS failure, a wait that ended before sending): even a create may be sent again. */
 export function neverReachedServer(error: unknown): boolean {
-  return error instanceof ConnectionError && !(error instanceof TimeoutError) && wasNeverSent(error);
+  return wasNeverSent(error);
 }
 
-/** True when a failed attempt may have been carried out all the same: no answer (dropped, timed out), 408 or 5xx. */
+/**
+ * True when a failed attempt may have been carried out all the same: no answer (dropped, timed
+ * out), 408, 5xx, a redirect (a write is never followed), an answer too large to read, or a 2xx
+ * outside the contract.
+ */
 export function outcomeUnknown(error: unknown): boolean {
-  return error instanceof ConnectionError || (error instanceof PartnerApiError && (error.status === 408 || error.status >= 500));
+  if (wasNeverSent(error)) return false;
+  if (error instanceof ConnectionError || error instanceof ResponseValidationError) return true;
+  if (error instanceof ResponseTooLargeError) return error.status < 400 || error.status === 408 || error.status >= 500;
+  return error instanceof PartnerApiError && (error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400));
 }
 
 /** Default retry decision: 429 always; network errors, 408 and 5xx only where a repeat is harmless. */
 function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
   if (error instanceof RateLimitError) return true;
+  if (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) return false;
+  if (error instanceof PartnerApiError && error.status < 400) return false;
   return safeToRepeat ? outcomeUnknown(error) : neverReachedServer(error);
 }
 
@@ -129,11 +169,62 @@ export class Transport {
     return this.#settings.baseUrl;
   }
 
+  /** The secrets of this client, to scrub an error built outside the pipeline. */
+  get secrets(): Secrets {
+    return this.#settings.secrets;
+  }
+
+  /** Most pages one list call reads. */
+  get maxPages(): number {
+    return this.#settings.maxPages;
+  }
+
   /** The full URL of a path under the API prefix. */
   urlFor(path: string, query?: RequestSpec<unknown>['query']): URL {
     const url = new URL(`${this.#settings.baseUrl}${API_PREFIX}${path}`);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     return url;
+  }
+
+  /** A URL as errors, logs and hooks may show it: credentials, secret-named query values and every secret value removed. */
+  safeUrl(url: URL): string {
+    return this.#settings.secrets.scrubText(redactUrl(url));
+  }
+
+  /**
+   * The one place a call's options are handed on to the requests it makes itself (the timezone
+   * look-up, look-ups by key, the retrieve fallback, polling): the caller's signal, timeout and
+   * retries as given, and the call's deadline fixed now, so every sub-request ends by it.
+   */
+  subRequestOptions(options: RequestOptions | undefined): CallOptions {
+    const given = (options ?? {}) as CallOptions;
+    checkRequestOptions(given);
+    return {
+      signal: given.signal,
+      timeoutMs: given.timeoutMs,
+      maxRetries: given.maxRetries,
+      deadlineMs: given.deadlineMs,
+      [CALL_DEADLINE]: this.#deadlineOf(given),
+    };
+  }
+
+  /** Milliseconds left before the deadline of `options` (undefined: none). */
+  remainingMs(options: CallOptions): number | undefined {
+    const deadline = options[CALL_DEADLINE];
+    return deadline === undefined ? undefined : deadline.at - this.#settings.clock.now();
+  }
+
+  /** The error of a call whose deadline passed before it could send (nothing was sent). */
+  deadlineError(options: CallOptions, where: { method?: string; url?: string } = {}): TimeoutError {
+    const ms = options[CALL_DEADLINE]?.ms ?? this.#settings.deadlineMs;
+    return markNeverSent(new TimeoutError(`The call's deadline of ${ms} ms passed`, where));
+  }
+
+  #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {
+    const fixed = options[CALL_DEADLINE];
+    if (fixed) return fixed;
+    const ms = options.deadlineMs ?? this.#settings.deadlineMs;
+    return ms === undefined ? undefined : { at: this.#settings.clock.now() + ms, ms };
   }
 
   #hook(name: keyof ClientHooks, event: RequestEvent): void {
@@ -142,76 +233,100 @@ export class Transport {
     try {
       hook(event);
     } catch (error) {
-      this.#settings.logger.warn(`hook ${name} threw; ignored`, { error: error instanceof Error ? error.message : String(error) });
+      this.#settings.logger.warn(`hook ${name} threw; ignored`, { error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)) });
     }
   }
 
-  /** Runs one call through the whole pipeline. */
+  /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
+    try {
+      return await this.#request(spec);
+    } catch (error) {
+      throw this.#settings.secrets.scrubError(error);
+    }
+  }
+
+  async #request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     const settings = this.#settings;
     const options = spec.options ?? {};
     checkRequestOptions(options);
+    const call: CallOptions = { ...options, [CALL_DEADLINE]: this.#deadlineOf(options as CallOptions) };
+    const deadline = call[CALL_DEADLINE];
     const signal = options.signal;
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
-    const safeUrl = redactUrl(url);
+    const safeUrl = this.safeUrl(url);
     const where = { method: spec.method, url: safeUrl };
     const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const isRetryable = spec.isRetryable ?? ((error: unknown) => isRetryableByDefault(error, spec.safeToRepeat));
+    const remainingMs = () => this.remainingMs(call);
+
+    const acquireSlot = async () => {
+      const left = remainingMs();
+      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait).
+      const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit]) : limit) : signal;
+      try {
+        await settings.limiter!.acquire({ signal: waitSignal });
+      } catch (error) {
+        if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
+        if (limit?.aborted) throw this.deadlineError(call, where);
+        throw error;
+      }
+    };
 
     const attemptOnce = async (attempt: number) => {
-      if (signal?.aborted) throw new AbortError('The call was aborted', { cause: signal.reason });
-      if (settings.limiter) {
-        try {
-          await settings.limiter.acquire({ signal });
-        } catch (error) {
-          if (signal?.aborted) throw new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason });
-          throw error;
-        }
-      }
-      this.#hook('onRequest', { ...where, attempt });
+      if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
+      if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
+      if (settings.limiter) await acquireSlot();
+      const left = remainingMs();
+      if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
       settings.logger.debug?.(`${spec.method} ${safeUrl}`, { attempt });
       const startedAt = Date.now();
-      const answer = await sendAttempt({
-        method: spec.method,
-        url: url.toString(),
-        safeUrl,
-        headers: {
-          accept: 'application/json',
-          ...spec.headers,
-          authorization: settings.auth.header(),
-        },
-        json: spec.body,
-        timeoutMs,
-        signal,
-        fetch: settings.fetch,
-      });
-      const { response, body } = answer;
-      this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs: Date.now() - startedAt });
-      if (response.ok) return answer;
-      const error = errorFromResponse({
-        status: response.status,
-        // The error keeps what the server answered; an answer that echoes the credentials must not.
-        headers: settings.auth.redact(headersToObject(response.headers)),
-        body: settings.auth.redact(body),
-        ...where,
-        attempts: attempt,
-        now: settings.clock.now(),
-      });
-      if (error instanceof RateLimitError) {
-        const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
-        // The service counts per partner, so every caller of this bucket must wait, not just us.
-        await settings.limiter?.pause(pauseMs);
-        this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
+      let target = url;
+      for (let redirects = 0; ; redirects += 1) {
+        const answer = await sendAttempt({
+          method: spec.method,
+          url: target.href,
+          safeUrl: target === url ? safeUrl : this.safeUrl(target),
+          headers: {
+            accept: 'application/json',
+            ...spec.headers,
+            authorization: settings.auth.header(),
+          },
+          json: spec.body,
+          timeoutMs: left !== undefined && left < timeoutMs ? left : timeoutMs,
+          deadlineMs: left !== undefined && left < timeoutMs ? deadline!.ms : undefined,
+          maxResponseBytes: settings.maxResponseBytes,
+          signal,
+          fetch: settings.fetch,
+          beforeRequest: settings.hooks.onRequest ? () => this.#hook('onRequest', { ...where, attempt }) : undefined,
+        });
+        const { response, body } = answer;
+        this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs: Date.now() - startedAt });
+        if (response.ok) return answer;
+        const next = this.#redirectTarget(spec.method, target, response);
+        if (next && redirects < MAX_REDIRECTS) {
+          target = next;
+          continue;
+        }
+        const error = this.#errorFor(response, body, where, attempt, next === undefined && isRedirect(response) ? target : undefined);
+        if (error instanceof RateLimitError) {
+          const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+          // The service counts per partner, so every caller of this bucket must wait, not just us.
+          await settings.limiter?.pause(pauseMs);
+          this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
+        }
+        throw error;
       }
-      throw error;
     };
 
     const operation = async (attempt: number): Promise<{ response: Response | null; body: unknown }> => {
       try {
-        return await attemptOnce(attempt);
+        const answer = await attemptOnce(attempt);
+        return answer;
       } catch (error) {
         if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempt;
-        if (spec.recover && !(error instanceof AbortError)) {
+        if (spec.recover) {
           const recovered = await spec.recover(error, attempt);
           if (recovered) return { response: null, body: recovered.body };
         }
@@ -224,6 +339,7 @@ export class Transport {
       clock: settings.clock,
       signal,
       isRetryable,
+      remainingMs,
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
@@ -233,4 +349,41 @@ export class Transport {
     });
     return { data: spec.parse(answer.body, answer.response, where), response: answer.response };
   }
+
+  /**
+   * Where a redirect may be followed: only for a read, and only within the service's origin (the
+   * credentials go nowhere else). Undefined when it must not be followed.
+   */
+  #redirectTarget(method: string, from: URL, response: Response): URL | undefined {
+    if (method !== 'GET' || !isRedirect(response)) return undefined;
+    const location = response.headers.get('location');
+    if (!location) return undefined;
+    let target: URL;
+    try {
+      target = new URL(location, from);
+    } catch {
+      return undefined;
+    }
+    return target.origin === new URL(this.#settings.baseUrl).origin ? target : undefined;
+  }
+
+  /** The error for an answer outside 2xx; `refusedRedirectFrom` set for a redirect not followed. */
+  #errorFor(response: Response, body: unknown, where: { method: string; url: string }, attempt: number, refusedRedirectFrom: URL | undefined): PartnerApiError {
+    const secrets = this.#settings.secrets;
+    const status = response.status === 0 ? 302 : response.status;
+    const details = { status, headers: secrets.scrub(headersToObject(response.headers)), body: secrets.scrub(body), ...where, attempts: attempt };
+    if (!refusedRedirectFrom) return errorFromResponse({ ...details, now: this.#settings.clock.now() });
+    let location = '';
+    try {
+      if (details.headers.location) location = ` to ${this.safeUrl(new URL(details.headers.location, refusedRedirectFrom))}`;
+    } catch {
+      location = ' to an unreadable location';
+    }
+    const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
+    return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
+  }
+}
+
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }

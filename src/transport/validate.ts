@@ -72,13 +72,16 @@ export function parseOutput<Schema extends z.ZodType>(
   return result.data;
 }
 
-/** Checks the `{ signal, timeoutMs, maxRetries }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown }): void {
+/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs }` a caller passes, client-wide or per call. */
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
-  const { signal, timeoutMs, maxRetries } = options;
+  const { signal, timeoutMs, maxRetries, deadlineMs } = options;
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
+  }
+  if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && deadlineMs > 0 && Number.isFinite(deadlineMs))) {
+    refuse('deadlineMs', 'expected a finite number of milliseconds > 0');
   }
   if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
     refuse('maxRetries', 'expected an integer >= 0');

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, IDEMPOTENCY_METADATA_KEY, PartnerClient, silentLogger, TimeoutError } from 'restaurant-partner-sdk';
+import { ConnectionError, IDEMPOTENCY_METADATA_KEY, PartnerApiError, PartnerClient, silentLogger, TimeoutError } from 'restaurant-partner-sdk';
 import { API_TOKEN, createInstantClock, PARTNER_ID, reservationBody, restaurantBody } from '../support/mock-api.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
@@ -47,9 +47,12 @@ describe('over real HTTP', () => {
       response.writeHead(302, { location: `${other.url}/elsewhere/` });
       response.end();
     });
-    await clientFor(service.url).restaurants.list().toArray();
+    const error = await clientFor(service.url).restaurants.list().toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PartnerApiError);
+    expect((error as PartnerApiError).status).toBe(302);
     expect(seenByService[0]).toMatch(/^Basic /);
-    expect(seenByOther).toEqual([undefined]);
+    // Not followed at all: the other origin never sees a request, let alone the credentials.
+    expect(seenByOther).toEqual([]);
   });
 
   it('a refused connection on create is retried without a lookup (the request never left)', async () => {

@@ -16,8 +16,27 @@ describe('toServiceStartTime', () => {
     ['{ date, time }', { date: '2026-12-05', time: '19:30' }, '2026-12-05T19:30:00+01:00'],
     ['Date', new Date('2026-12-05T18:30:00.000Z'), '2026-12-05T19:30:00+01:00'],
     ['luxon DateTime in another zone', DateTime.fromISO('2026-12-05T13:30:00', { zone: 'America/New_York' }), '2026-12-05T19:30:00+01:00'],
+    ['offset without a colon (+0100)', '2026-12-05T19:30:00+0100', '2026-12-05T19:30:00+01:00'],
+    ['offset in hours only (+01)', '2026-12-05T18:30:00+00', '2026-12-05T19:30:00+01:00'],
+    ['comma fraction', '2026-12-05T19:30:00,250+01:00', '2026-12-05T19:30:00+01:00'],
+    ['a space for T, with offset', '2026-12-05 19:30:00+01:00', '2026-12-05T19:30:00+01:00'],
+    ['a space for T, local, comma fraction', '2026-12-05 19:30:00,5', '2026-12-05T19:30:00+01:00'],
   ] as const)('%s', (_label, input, expected) => {
     expect(toServiceStartTime(input as never, zone)).toBe(expected);
+  });
+
+  it('create accepts every ISO 8601 form a response is read in, and refuses an impossible one naming start_time', async () => {
+    for (const start_time of ['2026-12-05T19:30:00+0100', '2026-12-05T19:30:00+01', '2026-12-05T19:30:00,5+01:00', '2026-12-05 19:30:00']) {
+      api.reply(() => json([restaurantBody({ id: 7, timezone: zone })]), (call) => json(reservationBody(call.body as object), 201));
+      await api.client().reservations.create(7, { start_time, adults: 2 });
+      expect((api.calls.at(-1)!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+01:00');
+      api.calls.length = 0;
+    }
+    api.reply(() => json([restaurantBody({ id: 7, timezone: zone })]));
+    const error = await api.client().reservations.create(7, { start_time: '2026-13-05T19:30:00+01', adults: 2 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe('start_time');
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(0);
   });
 
   it('refuses a local time inside the spring-forward gap, naming start_time and saying why', () => {

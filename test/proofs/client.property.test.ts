@@ -94,6 +94,8 @@ function stubbedClient(answer: (request: SentRequest) => Response | Promise<Resp
     rateLimit: false,
     maxRetries: 0,
     timeoutMs: 5_000,
+    // One look-up after an unknown create outcome, so no property run waits out a settle window.
+    createLookupWindowMs: 0,
     logger: silentLogger,
     fetch: fetchStub as typeof fetch,
   });

@@ -66,11 +66,27 @@ describe('reservations.list', () => {
     expect(api.calls).toHaveLength(1);
   });
 
-  it('stops when `next` points back to a page already read', async () => {
+  it('fails, rather than repeating items or cutting the list silently, when `next` points back to a page already read', async () => {
     api.always((call) => json({ next: `${call.url.pathname}?page=2`, results: [reservationBody({ id: 1 })] }));
-    const items = await api.client().reservations.list(7).toArray();
-    expect(items).toHaveLength(2);
+    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
     expect(api.calls).toHaveLength(2);
+  });
+
+  it('detects a `next` leading back to the first page itself', async () => {
+    api.always((call) => json({ next: call.url.pathname, results: [reservationBody({ id: 1 })] }));
+    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
+    expect(api.calls).toHaveLength(1);
+  });
+
+  it('reads at most maxPages pages of a list whose `next` never ends', async () => {
+    let page = 1;
+    api.always((call) => json({ next: `${call.url.pathname}?page=${++page}`, results: [reservationBody({ id: page })] }));
+    const error = await api.client({ maxPages: 5 }).reservations.list(7).toArray().catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'too_many_pages' });
+    expect(api.calls).toHaveLength(5);
   });
 
   it('raises ResponseValidationError naming the field of a bad item', async () => {
@@ -112,10 +128,13 @@ describe('reservations.list filters', () => {
 
 describe('reservations.create', () => {
   it('POSTs the body in the restaurant zone with Idempotency-Key header and the same key in metadata', async () => {
-    api.reply(RESTAURANTS, (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201));
+    api.reply(RESTAURANTS, () => json([]), (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201));
     const reservation = await api.client().reservations.create(7, { ...base, first_name: 'Ada', metadata: { order: 'A-1' } }, { idempotencyKey: 'order-A-1' });
     expect(reservation.id).toBe(9);
-    const post = api.calls[1]!;
+    // The caller's own key is looked up before the first send.
+    expect(api.calls[1]!.route).toBe('/restaurants/7/reservations/');
+    expect(api.calls[1]!.method).toBe('GET');
+    const post = api.calls[2]!;
     expect(post.method).toBe('POST');
     expect(post.route).toBe('/restaurants/7/reservations/');
     expect(post.headers.get('idempotency-key')).toBe('order-A-1');
@@ -177,9 +196,15 @@ describe('reservations.create', () => {
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
   });
 
-  it('a 201 with an unreadable body and nothing found keeps the ResponseValidationError', async () => {
-    api.reply(RESTAURANTS, () => json({ id: 'not-a-number' }, 201), () => json([]));
-    await expect(api.client().reservations.create(7, base)).rejects.toBeInstanceOf(ResponseValidationError);
+  it('a 201 with an unreadable body and nothing found after the settle window is ambiguous, never a plain failure', async () => {
+    const clock = createInstantClock();
+    api.always((call) => (call.method === 'POST' ? json({ id: 'not-a-number' }, 201) : call.route === '/restaurants/' ? RESTAURANTS() : json([])));
+    const error = await api.client({ clock }).reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.cause).toBeInstanceOf(ResponseValidationError);
+    // Look-ups at once, then spread over the 10 s settle window on the client's clock.
+    expect(clock.sleeps).toEqual([1000, 2000, 3000, 4000]);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
   });
 
   describe('input rules at their boundaries, with no request sent', () => {
@@ -269,31 +294,55 @@ describe('reservations.create', () => {
     ]);
   });
 
-  it('after a 500 with no reservation carrying the key, sends again with the same key', async () => {
-    api.reply(
-      RESTAURANTS,
-      () => json({ detail: 'boom' }, 503),
-      () => json([reservationBody({ id: 1, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'someone-else' } })]),
-      (call) => json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201),
+  it('after a 500 with no reservation carrying the key, never sends again: AmbiguousCreateError with the key', async () => {
+    api.always((call) =>
+      call.method === 'POST'
+        ? json({ detail: 'boom' }, 503)
+        : call.route === '/restaurants/'
+          ? RESTAURANTS()
+          : json([reservationBody({ id: 1, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'someone-else' } })]),
     );
-    const reservation = await api.client().reservations.create(7, base);
+    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(error.cause).toBeInstanceOf(ServerError);
+    expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('hands its per-call options to its sub-requests: maxRetries reaches the timezone look-up and the look-up by key', async () => {
+    api.reply(() => json({ detail: 'busy' }, 503));
+    const timezoneFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0 }).catch((caught) => caught);
+    expect(timezoneFailure).toBeInstanceOf(ServerError);
+    expect(api.calls).toHaveLength(1);
+    api.calls.length = 0;
+    api.reply(RESTAURANTS, () => json({ detail: 'busy' }, 503));
+    const lookupFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0, idempotencyKey: 'order-7' }).catch((caught) => caught);
+    expect(lookupFailure).toBeInstanceOf(AmbiguousCreateError);
+    expect(api.calls.map((call) => `${call.method} ${call.route}`)).toEqual(['GET /restaurants/', 'GET /restaurants/7/reservations/']);
+  });
+
+  it('with idempotencyKeyHonoured, a 5xx is retried with the same key', async () => {
+    api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 503), (call) => json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201));
+    const reservation = await api.client({ idempotencyKeyHonoured: true }).reservations.create(7, base);
     expect(reservation.id).toBe(2);
     const posts = api.calls.filter((call) => call.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts[0]!.headers.get('idempotency-key')).toBe(posts[1]!.headers.get('idempotency-key'));
   });
 
-  it('after a dropped connection, looks up before sending again', async () => {
-    api.reply(RESTAURANTS, () => HttpResponse.error(), () => json([]), (call) => json(reservationBody(call.body as object), 201));
-    await api.client().reservations.create(7, base);
-    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
+  it('after a dropped connection, looks the key up and never sends again', async () => {
+    api.reply(RESTAURANTS, () => HttpResponse.error());
+    api.always(() => json([]));
+    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
+    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'GET', 'GET', 'GET', 'GET']);
   });
 
   it('after a timeout with no reservation found, throws AmbiguousCreateError carrying the key and never resends', async () => {
-    api.reply(RESTAURANTS, async () => {
+    api.reply(RESTAURANTS, () => json([]), async () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return json(reservationBody(), 201);
-    }, () => json([]));
+    });
+    api.always(() => json([]));
     const error = await api.client({ timeoutMs: 30 }).reservations.create(7, base, { idempotencyKey: 'k-1' }).catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.idempotencyKey).toBe('k-1');
@@ -303,7 +352,7 @@ describe('reservations.create', () => {
   });
 
   it('after a timeout, returns the reservation when the lookup finds it', async () => {
-    api.reply(RESTAURANTS, async () => {
+    api.reply(RESTAURANTS, () => json([]), async () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return json(reservationBody(), 201);
     }, () => json([reservationBody({ id: 88, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'k-2' } })]));
@@ -335,10 +384,10 @@ describe('reservations.create', () => {
     expect(clock.sleeps).toEqual([3000]);
   });
 
-  it('gives up after maxRetries 500s proven absent, throwing the ServerError', async () => {
+  it('with idempotencyKeyHonoured, gives up after maxRetries 500s and, nothing found, is ambiguous', async () => {
     api.always((call) => (call.method === 'POST' ? json({ detail: 'boom' }, 500) : call.route.startsWith('/restaurants/7') ? json([]) : RESTAURANTS()));
-    const error = await api.client({ maxRetries: 1 }).reservations.create(7, base).catch((caught) => caught);
-    expect(error).toBeInstanceOf(ServerError);
+    const error = await api.client({ maxRetries: 1, idempotencyKeyHonoured: true }).reservations.create(7, base).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.attempts).toBe(2);
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(2);
   });
@@ -462,8 +511,24 @@ describe('waitForConfirmation', () => {
 
   it('throws TimeoutError at the deadline', async () => {
     api.always(() => json(reservationBody({ confirmed: false })));
-    const error = await api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 5000, intervalMs: 2000 }).catch((caught) => caught);
+    const error = await api.client().reservations.waitForConfirmation(7, 41, { deadlineMs: 5000, intervalMs: 2000 }).catch((caught) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(api.calls).toHaveLength(4);
+    // Reads at 0, 2 and 4 s; none is sent once the wait's deadline has passed.
+    expect(api.calls).toHaveLength(3);
+  });
+
+  it('still accepts timeoutMs, the deprecated name of deadlineMs, and refuses neither given', async () => {
+    api.always(() => json(reservationBody({ confirmed: false })));
+    const error = await api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 3000, intervalMs: 2000 }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(api.calls).toHaveLength(2);
+    await expect(api.client().reservations.waitForConfirmation(7, 41, {})).rejects.toMatchObject({ name: 'InputValidationError', field: 'timeoutMs' });
+  });
+
+  it('hands its signal, per-read timeout and retries to every read', async () => {
+    api.reply(() => json({ detail: 'busy' }, 503), () => json({ detail: 'busy' }, 503));
+    const error = await api.client({ maxRetries: 5 }).reservations.waitForConfirmation(7, 41, { deadlineMs: 60_000, maxRetries: 1 }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(api.calls).toHaveLength(2);
   });
 });

@@ -39,7 +39,8 @@ describe('input JSON cannot carry, refused before any request', () => {
   });
 
   it('sends a printable key with inner spaces unchanged', async () => {
-    api.reply(() => json([restaurantBody({ id: 7 })]), (call) => json({ ...(call.body as object), id: 1 }, 201));
+    // The restaurants (timezone), the look-up of the caller's key, then the create.
+    api.reply(() => json([restaurantBody({ id: 7 })]), () => json([]), (call) => json({ ...(call.body as object), id: 1 }, 201));
     await api.client().reservations.create(7, base, { idempotencyKey: 'order 42 / try 1' });
     expect(api.calls.at(-1)!.headers.get('idempotency-key')).toBe('order 42 / try 1');
   });

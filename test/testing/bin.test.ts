@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
+import { readFileSync } from 'node:fs';
+import { DEMO_PARTNER, DIALECT_VALUES } from 'restaurant-partner-sdk/testing';
 import { basic } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,12 +66,24 @@ describe('restaurant-partner-fake bin', () => {
       [['--rate-limit', 'fast'], '--rate-limit must be a positive number or off'],
       [['--port', '99999'], '--port must be'],
       [['--colour'], "Unknown option '--colour'"],
+      [['--max-sandboxes', 'many'], '--max-sandboxes must be'],
+      [['--sandbox-idle-minutes', '0'], '--sandbox-idle-minutes must be'],
     ] as const) {
       const result = spawnSync(process.execPath, [...bin, ...args], { cwd: root, encoding: 'utf8', timeout: 10_000 });
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(message);
       expect(result.stdout).toBe('');
     }
+  });
+
+  it('--help names every option the parser accepts and every dialect key with its values', () => {
+    const result = spawnSync(process.execPath, [...bin, '--help'], { cwd: root, encoding: 'utf8', timeout: 10_000 });
+    expect(result.status).toBe(0);
+    const source = readFileSync(`${root}src/bin/restaurant-partner-fake.ts`, 'utf8');
+    const options = [...source.matchAll(/^\s+'?([a-z-]+)'?: \{ type: '(?:string|boolean)'/gm)].map((match) => match[1]!);
+    expect(options).toEqual(expect.arrayContaining(['port', 'allow-remote-control', 'max-sandboxes']));
+    for (const option of options) expect(result.stdout, option).toContain(`--${option}`);
+    for (const [key, values] of Object.entries(DIALECT_VALUES)) expect(result.stdout).toContain(`${key}=${values.join('|')}`);
   });
 
   it('starts empty with --seed none', async () => {

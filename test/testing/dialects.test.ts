@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultDialect, resolveDialect, type Dialect } from 'restaurant-partner-sdk/testing';
-import { parseDialectArguments } from '../../src/testing/dialects.js';
+import { parseDialectArguments } from '../../src/testing/backend/dialects.js';
 import { DRIVERS, createDriver } from './helpers.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;

@@ -2,7 +2,8 @@
  * Test drivers for the fake: the same rule tests run against `fake.handle` (in-process) and
  * against the standalone `node:http` server on loopback, with plain fetch and hand-written Basic auth.
  */
-import { createFakeService, startFakeServer, type FakeService, type FakeServiceOptions } from 'restaurant-partner-sdk/testing';
+import { createFakeService, type FakeService, type FakeServiceOptions } from 'restaurant-partner-sdk/testing';
+import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 
 export const API = '/api/v1/partnership';
 /** A Tuesday, 09:00 in Brussels. */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InputValidationError } from 'restaurant-partner-sdk';
+import { ConnectionError, InputValidationError } from 'restaurant-partner-sdk';
 import { parseRetryAfter, redactUrl, RETRY_AFTER_CAP_MS } from '../../src/transport/errors.js';
 import { path } from '../../src/transport/path.js';
 import { retryDelayMs } from '../../src/transport/retry.js';
 import { createBasicAuth } from '../../src/transport/auth.js';
+import { createSecrets, rememberWebhookToken } from '../../src/transport/secrets.js';
 
 describe('path', () => {
   it('percent-encodes ids and refuses . and ..', () => {
@@ -43,28 +44,55 @@ describe('retryDelayMs', () => {
   });
 });
 
-describe('createBasicAuth', () => {
+describe('createBasicAuth and createSecrets', () => {
   it('encodes uuid:token as UTF-8 base64 and exposes nothing but the header', () => {
     const auth = createBasicAuth('p', 'tökén');
     expect(auth.header()).toBe(`Basic ${Buffer.from('p:tökén', 'utf8').toString('base64')}`);
-    expect(Object.keys(auth)).toEqual(['header', 'redact']);
+    expect(Object.keys(auth)).toEqual(['header']);
     expect(JSON.stringify(auth)).not.toContain('tökén');
   });
 
-  it('redacts the credentials wherever an answer echoes them, and leaves other text alone', () => {
-    const auth = createBasicAuth('partner-1', 'tok-123456');
-    const encoded = Buffer.from('partner-1:tok-123456', 'utf8').toString('base64');
-    const answer = { detail: 'bad token tok-123456', nested: [{ header: `Basic ${encoded}` }, 'partner-1:tok-123456'], count: 3, code: 'no_availability' };
-    const redacted = auth.redact(answer);
-    expect(JSON.stringify(redacted)).not.toContain('tok-123456');
-    expect(redacted).toEqual({ detail: 'bad token [REDACTED]', nested: [{ header: 'Basic [REDACTED]' }, '[REDACTED]'], count: 3, code: 'no_availability' });
-    expect(answer.detail).toBe('bad token tok-123456');
-    expect(auth.redact('plain text')).toBe('plain text');
+  it('scrubs the credentials by value wherever an answer echoes them, in every form, and leaves other text alone', () => {
+    const secrets = createSecrets('partner-1', 'tok-123456/+=');
+    const encoded = Buffer.from('partner-1:tok-123456/+=', 'utf8').toString('base64');
+    const answer = {
+      detail: 'bad token tok-123456/+=',
+      nested: [{ header: `Basic ${encoded}` }, 'partner-1:tok-123456/+='],
+      link: `https://x.test/?t=${encodeURIComponent('tok-123456/+=')}`,
+      ['tok-123456/+=']: 'as a key',
+      count: 3,
+      code: 'no_availability',
+    };
+    const scrubbed = secrets.scrub(answer);
+    expect(JSON.stringify(scrubbed)).not.toContain('tok-123456');
+    expect(JSON.stringify(scrubbed)).not.toContain(encoded);
+    expect(scrubbed).toMatchObject({ detail: 'bad token [REDACTED]', nested: [{ header: 'Basic [REDACTED]' }, '[REDACTED]'], link: 'https://x.test/?t=[REDACTED]', '[REDACTED]': 'as a key', count: 3 });
+    expect(answer.detail).toBe('bad token tok-123456/+=');
+    expect(secrets.scrub('plain text')).toBe('plain text');
   });
 
-  it('redacts an answer nested far deeper than the stack allows without throwing', () => {
-    const auth = createBasicAuth('partner-1', 'tok-123456');
+  it('scrubs a webhook token once any client has seen it', () => {
+    const secrets = createSecrets('partner-1', 'tok-123456');
+    expect(secrets.scrubText('whk-token-abcdef echoed')).toBe('whk-token-abcdef echoed');
+    rememberWebhookToken('whk-token-abcdef');
+    expect(secrets.scrubText('whk-token-abcdef echoed')).toBe('[REDACTED] echoed');
+  });
+
+  it('scrubs an answer nested far deeper than the stack allows without throwing', () => {
+    const secrets = createSecrets('partner-1', 'tok-123456');
     const answer = JSON.parse(`${'{"a":'.repeat(100_000)}"tok-123456"${'}'.repeat(100_000)}`);
-    expect(JSON.stringify(auth.redact(answer))).not.toContain('tok-123456');
+    expect(JSON.stringify(secrets.scrub(answer))).not.toContain('tok-123456');
+  });
+
+  it('replaces a foreign cause by a plain copy without its extra fields (undici keeps the raw bytes)', () => {
+    const secrets = createSecrets('partner-1', 'tok-123456');
+    const raw = Object.assign(new Error('Parse Error: tok-123456'), { code: 'HPE_INVALID', data: Buffer.from('Authorization: tok-123456') });
+    const error = new ConnectionError('Connection failed', { cause: new TypeError('fetch failed', { cause: raw }) });
+    const safe = secrets.scrubError(error);
+    expect(safe).toBe(error);
+    const inner = (safe.cause as Error).cause as Error & { code?: string; data?: unknown };
+    expect(inner.message).toBe('Parse Error: [REDACTED]');
+    expect(inner.code).toBe('HPE_INVALID');
+    expect(inner.data).toBeUndefined();
   });
 });

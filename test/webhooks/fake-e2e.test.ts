@@ -7,7 +7,8 @@
 import { DateTime } from 'luxon';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { createFakeService, startFakeServer } from 'restaurant-partner-sdk/testing';
+import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { buildDelivery, createWebhookReceiver, type WebhookEvent, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger } from './helpers.js';
 import { type RunningServer, startExpressApp, startFetchStyleServer } from './servers.js';

@@ -17,26 +17,39 @@ export class SlidingWindowLimiter {
   readonly #windowMs: number;
   #recent = new Map<string, number[]>();
 
-  /** `requestsPerSecond` >= 1 allows that many per second; below 1 allows one per `1 / rps` seconds. */
+  /**
+   * Allows `ceil(rps)` requests in any window of `ceil(rps) / rps` seconds: 2 per second as 2 in
+   * 1 s, 2.5 per second as 3 in 1.2 s, 0.5 per second as 1 in 2 s. Over time exactly `rps`.
+   */
   constructor(readonly requestsPerSecond: number) {
     if (!(requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
       throw new RangeError('rate limit must be a positive number of requests per second, or false');
     }
-    this.#limit = requestsPerSecond >= 1 ? Math.floor(requestsPerSecond) : 1;
-    this.#windowMs = requestsPerSecond >= 1 ? 1000 : 1000 / requestsPerSecond;
+    this.#limit = Math.ceil(requestsPerSecond);
+    this.#windowMs = (1000 * this.#limit) / requestsPerSecond;
   }
 
   /** Counts the request if it fits in the window; otherwise says how long to wait (whole seconds, at least 1). */
   admit(partnerId: string, now: number): Admission {
+    const admission = this.peek(partnerId, now);
+    if (admission.allowed) this.count(partnerId, now);
+    return admission;
+  }
+
+  /** Whether a request would fit now, without counting it. */
+  peek(partnerId: string, now: number): Admission {
     const recent = (this.#recent.get(partnerId) ?? []).filter((at) => at > now - this.#windowMs);
-    if (recent.length >= this.#limit) {
-      this.#recent.set(partnerId, recent);
-      const waitMs = recent[0]! + this.#windowMs - now;
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
-    }
+    this.#recent.set(partnerId, recent);
+    if (recent.length < this.#limit) return { allowed: true };
+    const waitMs = recent[0]! + this.#windowMs - now;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+
+  /** Counts a request admitted now. */
+  count(partnerId: string, now: number): void {
+    const recent = this.#recent.get(partnerId) ?? [];
     recent.push(now);
     this.#recent.set(partnerId, recent);
-    return { allowed: true };
   }
 
   /** Forgets every window (reset). */

@@ -40,7 +40,8 @@ export const defaultDialect: Readonly<Dialect> = Object.freeze({
   idempotencyKey: 'honoured',
 });
 
-const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
+/** Every dialect key with its values, the default first (`--help` and the README are made from it). */
+export const DIALECT_VALUES: { readonly [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   list: ['envelope', 'array'],
   profile: ['object', 'list'],
   duration: ['iso', 'hms'],
@@ -51,6 +52,18 @@ const allowedValues: { [Key in keyof Dialect]: readonly Dialect[Key][] } = {
   idempotencyKey: ['honoured', 'ignored'],
 };
 
+/** What each key decides, for `--help`-like listings and the README. */
+export const DIALECT_DESCRIPTIONS: { readonly [Key in keyof Dialect]: string } = {
+  list: 'reservation list: `{count, next, previous, results}` paged by `page`/`page_size`, or a bare array of every item',
+  profile: 'profile: one object (the spec\'s example) or a one-element list (the spec\'s prose)',
+  duration: 'reservation `duration`: `PT2H` or `02:00:00`',
+  createStatus: 'status of a successful reservation or webhook create',
+  deleteStatus: 'status of a webhook delete (no body either way)',
+  cancelBody: 'cancel answer: 200 with the reservation, or 204 without a body',
+  pageLinks: 'envelope `next`/`previous`: absolute URLs or path and query',
+  idempotencyKey: '`Idempotency-Key` on creates: the same key and body replay the first answer, or every POST books anew',
+};
+
 /**
  * Checks a partial dialect (values may be strings, as from the command line) and fills the
  * defaults. Throws a RangeError naming the key and the allowed values.
@@ -59,9 +72,9 @@ export function resolveDialect(input: Partial<Record<keyof Dialect, unknown>> = 
   const dialect: Record<string, unknown> = { ...defaultDialect };
   for (const [key, raw] of Object.entries(input)) {
     if (raw === undefined) continue;
-    const allowed = (allowedValues as Record<string, readonly unknown[]>)[key];
+    const allowed = (DIALECT_VALUES as Record<string, readonly unknown[]>)[key];
     if (!allowed) {
-      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(allowedValues).join(', ')}`);
+      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`);
     }
     const value = allowed.find((candidate) => String(candidate) === String(raw));
     if (value === undefined) {

@@ -3,7 +3,9 @@
  * zones, so a newcomer can poke the standalone server with curl at once.
  * @module
  */
-import type { FakeService } from './service.js';
+import { addPartner } from './partners.js';
+import { addRestaurant } from './restaurants.js';
+import type { World } from './world.js';
 
 /** Fixed credentials of the demo partner (printed in the standalone server's JSON start line). */
 export const DEMO_PARTNER = Object.freeze({
@@ -12,12 +14,9 @@ export const DEMO_PARTNER = Object.freeze({
   name: 'Demo Booking Partner',
 });
 
-/** Which data a fake starts with: `demo`, `none`, or a function that adds it. */
-export type SeedOption = 'demo' | 'none' | ((fake: FakeService) => void);
-
-/** Adds the demo data set to a fake. */
-export function seedDemo(fake: FakeService): void {
-  const partner = fake.addPartner({ ...DEMO_PARTNER, website_url: 'https://partner.example' });
+/** Adds the demo data set to a fake world. */
+export function seedDemo(world: World): void {
+  const partner = addPartner(world, { ...DEMO_PARTNER, website_url: 'https://partner.example' });
   const linked = [
     {
       display_name: 'Le Petit Sablon',
@@ -50,9 +49,9 @@ export function seedDemo(fake: FakeService): void {
       longitude: -74.0078,
     },
   ];
-  for (const input of linked) fake.addRestaurant({ ...input, partnerIds: [partner.partnerId] });
+  for (const input of linked) addRestaurant(world, { ...input, partnerIds: [partner.partnerId] });
   // Not linked to the demo partner: its id answers 404, as the live service hides it.
-  fake.addRestaurant({
+  addRestaurant(world, {
     display_name: 'Canal House (not linked)',
     schema_name: 'canal_house',
     timezone: 'Europe/Amsterdam',

@@ -4,7 +4,8 @@
  * @module
  */
 import type { DueWork } from './clock.js';
-import { FieldCollector, isPlainObject, fail, badRequest } from './wire.js';
+import { invalid } from './errors.js';
+import { FieldCollector, isPlainObject } from './validation.js';
 
 /**
  * Operation names, mirroring the client's methods so a test reads like the code it exercises.
@@ -82,7 +83,7 @@ export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
 
 /** Checks a fault given as JSON (control route) or from code; a bad one is a 400 field map. */
 export function parseFault(input: unknown): ActiveFault {
-  if (!isPlainObject(input)) return fail(badRequest({ non_field_errors: ['Expected a JSON object describing the fault.'] }));
+  if (!isPlainObject(input)) throw invalid({ non_field_errors: ['Expected a JSON object describing the fault.'] });
   const fields = new FieldCollector();
   let operation: OperationName | undefined;
   if (input.operation !== undefined) {
@@ -90,10 +91,11 @@ export function parseFault(input: unknown): ActiveFault {
       fields.add('operation', `Unknown operation; expected one of ${OPERATIONS.join(', ')}.`);
     } else operation = input.operation as OperationName;
   }
-  const status = fields.integer(input, 'status', { min: 100, max: 599 });
-  const latencyMs = fields.integer(input, 'latencyMs', { min: 0, max: 600_000 }) ?? 0;
+  // A final status: 1xx answers are informational and cannot end an exchange (fetch refuses them).
+  const status = fields.integer(input, 'status', { min: 200, max: 599 });
+  const latencyMs = fields.integer(input, 'latencyMs', { min: 0, max: MAX_LATENCY_MS }) ?? 0;
   const networkError = fields.boolean(input, 'networkError') ?? false;
-  const times = fields.integer(input, 'times', { min: 1, max: 1_000_000 }) ?? 1;
+  const times = fields.integer(input, 'times', { min: 1, max: MAX_FAULT_TIMES }) ?? 1;
   // A month at most: further than any settle window a client would wait through.
   const commitDelayMs = fields.integer(input, 'commitDelayMs', { min: 0, max: MAX_COMMIT_DELAY_MS });
   let phase: 'before' | 'after' = input.commitDelayMs === undefined ? 'before' : 'after';
@@ -108,7 +110,18 @@ export function parseFault(input: unknown): ActiveFault {
   if (input.headers !== undefined) {
     if (!isPlainObject(input.headers) || Object.values(input.headers).some((value) => typeof value !== 'string')) {
       fields.add('headers', 'Expected an object of string values.');
-    } else Object.assign(headers, input.headers);
+    } else if (Object.keys(input.headers).length > MAX_FAULT_HEADERS) {
+      fields.add('headers', `At most ${MAX_FAULT_HEADERS} headers.`);
+    } else {
+      for (const [name, value] of Object.entries(input.headers as Record<string, string>)) {
+        const problem = headerProblem(name, value);
+        if (problem) fields.add(`headers.${name}`, problem);
+        else headers[name.toLowerCase()] = value;
+      }
+    }
+  }
+  if (input.body !== undefined && JSON.stringify(input.body).length > MAX_FAULT_BODY_CHARACTERS) {
+    fields.add('body', `At most ${MAX_FAULT_BODY_CHARACTERS} characters of JSON.`);
   }
   if (status === undefined && !networkError && latencyMs === 0 && !fields.hasErrors) {
     fields.add('non_field_errors', 'A fault needs a status, a latencyMs or networkError: true.');
@@ -120,8 +133,31 @@ export function parseFault(input: unknown): ActiveFault {
   return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs };
 }
 
+/** Longest real-time latency a fault may add: ten minutes (a request waits no longer than its caller). */
+export const MAX_LATENCY_MS = 600_000;
+/** Most requests one fault may hit. */
+export const MAX_FAULT_TIMES = 1_000_000;
+/** Most headers one fault may add. */
+export const MAX_FAULT_HEADERS = 20;
+/** Largest answer body a fault may carry, in characters of JSON. */
+export const MAX_FAULT_BODY_CHARACTERS = 65_536;
+/** An HTTP token (RFC 9110 5.6.2): what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Visible characters, spaces and tabs (RFC 9110 5.5), at most 8 KiB. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
+/** Headers the server sets from the answer itself; a fault that set them would corrupt the framing. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
+
+/** Why a header cannot be carried by an HTTP answer, or undefined when it can. */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name)) return 'Not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only).';
+  if (FRAMING_HEADERS.has(name.toLowerCase())) return 'Set by the server from the answer itself; a fault cannot set it.';
+  if (!HEADER_VALUE.test(value) || value !== value.trim()) return 'Not a valid header value (no line breaks or control characters, no surrounding spaces, at most 8192 characters).';
+  return undefined;
+}
+
 /** Largest `commitDelayMs` accepted: 31 days. */
-const MAX_COMMIT_DELAY_MS = 31 * 86_400_000;
+export const MAX_COMMIT_DELAY_MS = 31 * 86_400_000;
 
 /** The faults waiting to hit, in the order they were added. */
 export class FaultList {

@@ -73,7 +73,9 @@ export function readStartTime(value: string, zone: string): StartTimeReading {
 }
 
 /** The instant as the restaurant's local time with its offset, `2026-12-01T19:00:00+01:00`. */
-export function formatLocal(millis: number, zone: string): string {
+export function formatLocal(instant: number, zone: string): string {
+  // Whole seconds, the documented form, even on a clock that follows real time.
+  const millis = Math.floor(instant / 1000) * 1000;
   const key = `${zone} ${millis}`;
   let formatted = formattedLocalTimes.get(key);
   if (formatted === undefined) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { Duration } from 'luxon';
-import type { Clock } from '../transport/clock.js';
+import type { Clock } from '../../transport/clock.js';
 
 // Captured once so a test that installs fake timers (vi.useFakeTimers) cannot stall the fake's
 // own scheduling: virtual sleeps and due work must keep running whatever the test does to timers.
@@ -39,6 +39,13 @@ interface Sleeper {
   onAbort: (() => void) | undefined;
 }
 
+/**
+ * The latest instant the fake's clock reaches: the end of year 9999, the last one ISO 8601's
+ * four-digit years (and `Date#toISOString`) can write. A move past it is refused, so no request can
+ * leave the clock where timestamps no longer format.
+ */
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Parses a duration given as milliseconds or as an ISO 8601 duration (`PT1H`, `P1D`). */
 function toMilliseconds(duration: number | string): number {
   if (typeof duration === 'number') {
@@ -56,6 +63,7 @@ function toMilliseconds(duration: number | string): number {
 function toEpochMilliseconds(instant: Date | string | number): number {
   const value = instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant);
   if (!Number.isFinite(value)) throw new RangeError(`"${String(instant)}" is not a valid date-time`);
+  if (value > LATEST_INSTANT || value < 0) throw new RangeError(`"${String(instant)}" is outside the years 1970 to 9999 the fake's clock covers`);
   return value;
 }
 
@@ -121,6 +129,9 @@ export class FakeClock implements Clock {
   /** Moves time forward by milliseconds or an ISO 8601 duration, running the work that falls due. */
   async advance(duration: number | string): Promise<void> {
     const milliseconds = toMilliseconds(duration);
+    if (!(this.now() + milliseconds <= LATEST_INSTANT)) {
+      throw new RangeError(`advancing by ${String(duration)} would take the clock past the year 9999`);
+    }
     return this.#moveTo(() => this.now() + milliseconds);
   }
 
@@ -131,7 +142,7 @@ export class FakeClock implements Clock {
     return this.#moveTo(() => target);
   }
 
-  /** @internal The fake registers its delivery queue and its delayed commits here. */
+  /** Registers work to run when time passes (the fake registers its delivery queue and delayed commits). */
   attachDueWork(work: DueWork): void {
     this.#dueWork.push(work);
     this.rearm();
@@ -147,7 +158,7 @@ export class FakeClock implements Clock {
     return earliest;
   }
 
-  /** @internal Re-arms the real-time timer for the next due work (when following real time). */
+  /** Re-arms the real-time timer for the next due work (when following real time); runs what is already due. */
   rearm(): void {
     if (this.#dueTimer) realClearTimeout(this.#dueTimer);
     this.#dueTimer = undefined;
@@ -164,7 +175,7 @@ export class FakeClock implements Clock {
     this.#dueTimer = timer;
   }
 
-  /** @internal Runs what is due now; serialised so two passes never deliver the same attempt twice. */
+  /** Runs what is due now; serialised so two passes never deliver the same attempt twice. */
   runDue(): Promise<void> {
     const run = this.#running.then(async () => {
       for (const work of this.#dueWork) await work.runDue(this.now());
@@ -173,14 +184,16 @@ export class FakeClock implements Clock {
     return run;
   }
 
-  /** @internal Stops the real-time timer (the fake is being disposed). */
+  /** Stops the real-time timer (the fake is being disposed). */
   dispose(): void {
     if (this.#dueTimer) realClearTimeout(this.#dueTimer);
     this.#dueTimer = undefined;
   }
 
   #setNow(target: number): void {
-    if (target > this.now()) this.#offset += target - this.now();
+    // A virtual sleep asked for more than the clock can hold stops at its end instead of breaking it.
+    const bounded = Math.min(target, LATEST_INSTANT);
+    if (bounded > this.now()) this.#offset += bounded - this.now();
   }
 
   async #moveTo(target: () => number): Promise<void> {

@@ -7,11 +7,12 @@
  * with back-off on the fake's clock.
  * @module
  */
-import { buildDelivery, TEST_EVENT } from '../webhooks/delivery.js';
-import type { Reservation } from '../resources/reservations.schemas.js';
+import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
+import type { Reservation } from '../../resources/reservations.schemas.js';
 import type { DueWork, FakeClock } from './clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
-import { isPlainObject } from './wire.js';
+import { isPlainObject } from './validation.js';
+import { isoSeconds } from './webhooks.js';
 
 /** An in-process receiver for a webhook url (instead of real HTTP). */
 export type DeliveryHandler = (request: Request) => Response | Promise<Response>;
@@ -33,6 +34,9 @@ export interface DeliveryOptions {
 /** Default waits before each retry of a failed delivery: 1 min, 5 min, 30 min, 2 h (five attempts in all). */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([60_000, 300_000, 1_800_000, 7_200_000]);
 
+/** Most delivery attempts kept in the log (`fake.deliveries`). */
+export const MAX_DELIVERY_LOG = 1000;
+
 const normaliseUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
 
 /** The delivery queue and log of one fake. */
@@ -41,6 +45,7 @@ export class Deliveries implements DueWork {
   readonly #retryDelaysMs: readonly number[];
   readonly #timeoutMs: number;
   #fetch: DeliveryFetch = (request) => fetch(request);
+  readonly #listeners = new Set<(entry: DeliveryLogEntry) => void>();
 
   constructor(
     private readonly getState: () => FakeState,
@@ -66,17 +71,20 @@ export class Deliveries implements DueWork {
     this.#fetch = sender;
   }
 
-  /** Queues an event for every enabled webhook of the partner subscribed to it, due now. */
-  enqueue(event: EventType, partnerId: string, restaurantId: number, reservation: Record<string, unknown>): void {
+  /**
+   * The deliveries an event causes, one per enabled webhook of the partner subscribed to it, due
+   * now. Queued (`queue: true`) for the clock's next pass, or handed back for the caller to
+   * attempt with {@link attemptNow} before it answers.
+   */
+  enqueue(event: EventType, partnerId: string, restaurantId: number, reservation: Record<string, unknown>, queue = true): PendingDelivery[] {
     const state = this.getState();
     const now = this.clock.now();
-    let queued = 0;
+    const items: PendingDelivery[] = [];
     for (const webhook of state.webhooks.values()) {
       if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event]) continue;
       // One id per event and webhook, kept across retries, so a receiver can drop duplicates.
       const eventId = `evt_${crypto.randomUUID()}`;
-      queued += 1;
-      state.pendingDeliveries.push({
+      items.push({
         sequence: state.nextDeliverySequence++,
         eventId,
         event,
@@ -88,7 +96,17 @@ export class Deliveries implements DueWork {
         dueAt: now,
       });
     }
-    if (queued > 0) this.clock.rearm();
+    if (queue && items.length > 0) {
+      state.pendingDeliveries.push(...items);
+      this.clock.rearm();
+    }
+    return items;
+  }
+
+  /** Makes the first attempt of these deliveries now (retries then follow on the fake's clock). */
+  async attemptNow(items: readonly PendingDelivery[]): Promise<void> {
+    const state = this.getState();
+    for (const item of items) await this.#attemptAndSchedule(state, item);
   }
 
   nextDueAt(): number | undefined {
@@ -101,18 +119,27 @@ export class Deliveries implements DueWork {
     const due = state.pendingDeliveries.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt || a.sequence - b.sequence);
     if (due.length === 0) return;
     state.pendingDeliveries = state.pendingDeliveries.filter((item) => !due.includes(item));
-    for (const item of due) {
-      const webhook = state.webhooks.get(item.webhookId);
-      // "Deletion is permanent; no further deliveries are attempted"; paused webhooks get nothing either.
-      if (!webhook || !webhook.is_enabled) continue;
-      const entry = await this.#attempt(webhook, item);
-      const delay = this.#retryDelaysMs[item.attempt - 1];
-      if (!entry.ok && delay !== undefined && this.getState() === state) {
-        const next: PendingDelivery = { ...item, attempt: item.attempt + 1, dueAt: this.clock.now() + delay };
-        entry.nextAttemptAt = new Date(next.dueAt).toISOString();
-        state.pendingDeliveries.push(next);
-      }
+    for (const item of due) await this.#attemptAndSchedule(state, item);
+  }
+
+  async #attemptAndSchedule(state: FakeState, item: PendingDelivery): Promise<void> {
+    const webhook = state.webhooks.get(item.webhookId);
+    // "Deletion is permanent; no further deliveries are attempted"; paused webhooks get nothing either.
+    if (!webhook || !webhook.is_enabled) return;
+    const entry = await this.#attempt(webhook, item);
+    const delay = this.#retryDelaysMs[item.attempt - 1];
+    if (!entry.ok && delay !== undefined && this.getState() === state) {
+      const next: PendingDelivery = { ...item, attempt: item.attempt + 1, dueAt: this.clock.now() + delay };
+      entry.nextAttemptAt = new Date(next.dueAt).toISOString();
+      state.pendingDeliveries.push(next);
+      this.clock.rearm();
     }
+  }
+
+  /** Calls `listener` with every logged attempt until the returned function is called. */
+  onAttempt(listener: (entry: DeliveryLogEntry) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Sends a `TEST` delivery now (no retries), recording it like a real one. */
@@ -138,7 +165,7 @@ export class Deliveries implements DueWork {
         event: item.event,
         restaurantId: item.restaurantId,
         reservation: item.reservation as Reservation | null,
-        createdAt: new Date(item.createdAt).toISOString(),
+        createdAt: isoSeconds(item.createdAt),
       },
       // The token at the time of the attempt: "the old token stops being valid at regeneration".
       webhook.authToken,
@@ -188,7 +215,11 @@ export class Deliveries implements DueWork {
       body: delivery.body,
       response,
     };
-    this.getState().deliveries.push(entry);
+    const log = this.getState().deliveries;
+    log.push(entry);
+    // Bounded: the oldest attempts go first once the log is full.
+    if (log.length > MAX_DELIVERY_LOG) log.splice(0, log.length - MAX_DELIVERY_LOG);
+    for (const listener of this.#listeners) listener(entry);
     this.log(`delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${status ?? error}`);
     return entry;
   }

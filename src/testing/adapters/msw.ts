@@ -1,0 +1,31 @@
+/**
+ * The MSW adapter: wraps the fake's `handle` as MSW request handlers for `setupServer(...)` (or a
+ * browser worker). No behaviour lives here beyond conversion. It takes the msw module as an
+ * argument, so nothing loads msw until a partner asks for handlers.
+ * @module
+ */
+import type { HttpHandler } from 'msw';
+import type { FakeBackend } from '../backend/backend.js';
+
+/** The part of msw the adapter uses. */
+export interface MswModule {
+  http: { all: (path: string, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler };
+  bypass: (request: Request) => Request;
+}
+
+/**
+ * MSW handlers serving the fake's partner API (`* /api/v1/partnership/*` on any host, so the
+ * partner's own configured base URL works unchanged) and its control routes (`* /_fake/*`).
+ * Also makes the fake send its webhook deliveries with `bypass()`, so an active `setupServer` in
+ * the same process does not swallow them.
+ */
+export function createMswHandlers(handle: (request: Request) => Promise<Response>, backend: FakeBackend, msw: MswModule): HttpHandler[] {
+  backend.deliveries.setFetch((request) => fetch(msw.bypass(request)));
+  const serve = async ({ request }: { request: Request }) => handle(request);
+  return [
+    msw.http.all('*/api/v1/partnership/*', serve),
+    msw.http.all('*/api/v1/partnership/profile', serve),
+    msw.http.all('*/_fake/*', serve),
+    msw.http.all('*/_fake', serve),
+  ];
+}

@@ -1,0 +1,212 @@
+/**
+ * The `node:http` adapter: serves the fake's `handle` on a real port (loopback by default), for
+ * suites in other languages and for tests of real sockets. Converts IncomingMessage to Request and
+ * Response to ServerResponse; an injected network error destroys the socket. Whatever arrives on
+ * the socket, it answers or drops that one connection: no request can stop the process.
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { createFakeService, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+
+/** Options of {@link startFakeServer}. */
+export interface FakeServerOptions extends FakeServiceOptions {
+  /** Port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to bind; default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Serve this fake instead of creating one. */
+  fake?: FakeService;
+  /**
+   * Answer `/_fake/` control routes from other machines, from pages of other origins and under
+   * other host names too (default false: loopback callers only, with this server's own `Host`, and
+   * no foreign `Origin`, so a web page you visit cannot drive the fake).
+   */
+  allowRemoteControl?: boolean;
+}
+
+/** A running standalone fake. */
+export interface RunningFakeServer {
+  /** `http://host:port`, the `baseUrl` to give a client. */
+  url: string;
+  port: number;
+  fake: FakeService;
+  /** Stops accepting, drops open connections, and resolves when closed. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
+
+/** Methods WHATWG fetch refuses to carry in a `Request`: the fake serves none of them. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/** Hop-by-hop headers describe this socket, not the request the fake reasons about. */
+const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|upgrade|proxy-connection|te|trailer)$/i;
+
+/** An answer the adapter gives itself, before the fake sees the request. */
+function answer(outgoing: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ detail });
+  outgoing.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  outgoing.end(body);
+}
+
+/** Names under which this server is itself: its bound address and the loopback names, with its port. */
+function ownHosts(boundHost: string, port: number): Set<string> {
+  const names = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const bound = boundHost.includes(':') && !boundHost.startsWith('[') ? `[${boundHost}]` : boundHost;
+  names.add(`${bound.toLowerCase()}:${port}`);
+  return names;
+}
+
+/**
+ * Why a control call must be refused, or undefined. The control API has no credentials by design,
+ * so the guards are: loopback callers only; a `Host` naming this server (a DNS-rebinding page
+ * reaches 127.0.0.1 under its own host name); no `Origin` of another site (browsers send one with
+ * every cross-origin POST, a plain HTML form's included, and `Sec-Fetch-Site` besides).
+ */
+function controlRefusal(incoming: IncomingMessage, hosts: Set<string>): string | undefined {
+  if (!LOOPBACK.test(incoming.socket.remoteAddress ?? '')) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
+  const host = (incoming.headers.host ?? '').toLowerCase();
+  if (!hosts.has(host)) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
+  const origin = incoming.headers.origin;
+  if (origin !== undefined) {
+    let originHost: string | undefined;
+    try {
+      const parsed = new URL(origin);
+      if (parsed.protocol === 'http:') originHost = parsed.host.toLowerCase();
+    } catch {
+      originHost = undefined;
+    }
+    if (originHost === undefined || !hosts.has(originHost.includes(':') ? originHost : `${originHost}:80`)) {
+      return 'The control API refuses calls from web pages of other origins; start the server with --allow-remote-control to accept them.';
+    }
+  }
+  if (incoming.headers['sec-fetch-site'] === 'cross-site') return 'The control API refuses cross-site calls from browsers; start the server with --allow-remote-control to accept them.';
+  return undefined;
+}
+
+/** The request's path and query, or why the request target cannot be served. */
+function requestPath(target: string, hosts: Set<string>): { path: string } | { status: number; detail: string } {
+  if (target.startsWith('/')) return { path: target };
+  if (target === '*') return { path: '/' };
+  // Absolute form (RFC 9112 3.2.2) is for proxies; an origin server serves it only for itself.
+  let parsed: URL;
+  try {
+    parsed = new URL(target);
+  } catch {
+    return { status: 400, detail: 'The request target is not a valid path or URL.' };
+  }
+  const authority = `${parsed.hostname.toLowerCase()}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
+  if (parsed.protocol !== 'http:' || !hosts.has(authority)) {
+    return { status: 421, detail: 'This server is not a proxy: it serves its own address only.' };
+  }
+  return { path: `${parsed.pathname}${parsed.search}` };
+}
+
+function toRequest(incoming: IncomingMessage, url: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
+    const name = incoming.rawHeaders[index]!;
+    if (HOP_BY_HOP.test(name)) continue;
+    headers.append(name, incoming.rawHeaders[index + 1]!);
+  }
+  const method = incoming.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(url, {
+    method,
+    headers,
+    signal,
+    ...(hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  if (body) headers['content-length'] = String(body.byteLength);
+  outgoing.writeHead(response.status, headers);
+  outgoing.end(body);
+}
+
+/**
+ * Starts the fake as an HTTP server.
+ *
+ * @example
+ * ```ts
+ * const server = await startFakeServer({ seed: 'demo', port: 0 });
+ * const response = await fetch(`${server.url}/api/v1/partnership/restaurants/`, { headers: { authorization } });
+ * await server.close();
+ * ```
+ */
+export async function startFakeServer(options: FakeServerOptions = {}): Promise<RunningFakeServer> {
+  const fake = options.fake ?? createFakeService(options);
+  const host = options.host ?? '127.0.0.1';
+  let origin = '';
+  let hosts = new Set<string>();
+  const server = createServer((incoming, outgoing) => {
+    try {
+      serve(incoming, outgoing);
+    } catch {
+      // Nothing a client sends may stop the process: at worst its own connection ends.
+      incoming.socket.destroy();
+    }
+  });
+  const serve = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const method = (incoming.method ?? 'GET').toUpperCase();
+    if (FORBIDDEN_METHODS.has(method)) return answer(outgoing, 405, `Method "${method}" not allowed.`);
+    const target = requestPath(incoming.url ?? '/', hosts);
+    if ('status' in target) return answer(outgoing, target.status, target.detail);
+    let url: URL;
+    try {
+      url = new URL(target.path, origin);
+    } catch {
+      return answer(outgoing, 400, 'The request target is not a valid path.');
+    }
+    const abort = new AbortController();
+    outgoing.on('close', () => {
+      if (!outgoing.writableFinished) abort.abort(new Error('client went away'));
+    });
+    const request = toRequest(incoming, url.href, abort.signal);
+    const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts);
+    void fake
+      .handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal })
+      .then(async (response) => {
+        if (response.type === 'error') {
+          incoming.socket.destroy();
+          return;
+        }
+        await writeResponse(response, outgoing);
+      })
+      .catch(() => incoming.socket.destroy());
+  };
+  server.keepAliveTimeout = 5_000;
+  // A client that sends headers or a body slowly holds a socket, never the process: bounded waits.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const printableHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${printableHost}:${address.port}`;
+  hosts = ownHosts(address.address, address.port);
+  return {
+    url: origin,
+    port: address.port,
+    fake,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        fake.dispose();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

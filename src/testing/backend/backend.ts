@@ -1,0 +1,215 @@
+/**
+ * One fake world: state, clock, dialect, rate limit, deliveries, faults, delayed commits,
+ * snapshots and the request journal. Both faces (the partner API and the control API) and the
+ * public `FakeService` act on a backend; a sandbox of the standalone server is another backend.
+ * @module
+ */
+import type { Reservation } from '../../resources/reservations.schemas.js';
+import { FakeClock, type FakeClockOptions } from './clock.js';
+import { Deliveries, type DeliveryOptions } from './deliveries.js';
+import { resolveDialect, type Dialect } from './dialects.js';
+import { DelayedCommits, FaultList } from './faults.js';
+import { Journal } from './journal.js';
+import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './rate-limit.js';
+import { reservationView } from './reservations.js';
+import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
+import { emptyState, type EventType, type FakeState, type PendingDelivery, type ReservationRecord } from './state.js';
+import type { World } from './world.js';
+
+/** Options of one world. */
+export interface BackendOptions {
+  /** Adds the starting data (run again by `reset()`). */
+  seed?: (backend: FakeBackend) => void;
+  rateLimit?: RateLimitSetting;
+  dialect?: Partial<Dialect>;
+  clock?: FakeClockOptions | FakeClock;
+  deliveries?: DeliveryOptions;
+  /** One line per request and delivery. */
+  logger?: ((line: string) => void) | undefined;
+  /** Entries the request journal keeps. */
+  journalLimit?: number;
+}
+
+/** A reservation as the control API shows it: the partner view plus who made it. */
+export type FakeReservation = Reservation & {
+  /** `partner` for a booking through the partner API, else the other channel's name. */
+  channel: string;
+  /** The booking partner's id, or null for another channel. */
+  partnerId: string | null;
+};
+
+/** An opaque copy of a world's state, for `restore`. */
+export interface StateCopy {
+  readonly kind: 'restaurant-partner-fake-snapshot';
+}
+
+/** Most named snapshots kept at once (each is a copy of the whole state). */
+export const MAX_NAMED_SNAPSHOTS = 50;
+
+const copies = new WeakMap<StateCopy, FakeState>();
+
+export class FakeBackend implements World {
+  readonly clock: FakeClock;
+  readonly dialect: Dialect;
+  readonly deliveries: Deliveries;
+  readonly faults = new FaultList();
+  readonly delayedCommits = new DelayedCommits();
+  readonly namedSnapshots = new Map<string, StateCopy>();
+  readonly journal: Journal;
+  readonly log: (line: string) => void;
+  readonly errorLog: (line: string) => void;
+  #state: FakeState = emptyState();
+  #seed: ((backend: FakeBackend) => void) | undefined;
+  #rateLimit: RateLimitSetting = 1;
+  readonly #initialRateLimit: RateLimitSetting;
+  #limiter: SlidingWindowLimiter | undefined;
+  #realTimeLimiter: SlidingWindowLimiter | undefined;
+  /** Deliveries emitted by the call running now, attempted before it answers. */
+  #collecting: PendingDelivery[] | undefined;
+
+  constructor(options: BackendOptions = {}) {
+    this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
+    this.dialect = resolveDialect(options.dialect);
+    this.log = options.logger ?? (() => undefined);
+    // An internal error is always worth a line, even when request logging is off.
+    this.errorLog = options.logger ?? ((line) => console.error(line));
+    this.journal = new Journal(options.journalLimit);
+    this.#seed = options.seed;
+    this.#initialRateLimit = options.rateLimit ?? 1;
+    this.setRateLimit(this.#initialRateLimit);
+    this.deliveries = new Deliveries(() => this.#state, this.clock, this.log, options.deliveries);
+    this.clock.attachDueWork(this.deliveries);
+    this.clock.attachDueWork(this.delayedCommits);
+  }
+
+  /** Adds the starting data; the owner calls it once it is ready to be seeded through. */
+  seedNow(): void {
+    this.#seed?.(this);
+  }
+
+  get state(): FakeState {
+    return this.#state;
+  }
+
+  /** "Events cover the partner's own reservations": other-channel bookings send nothing. */
+  emit(event: EventType, record: ReservationRecord): void {
+    if (record.channel.kind !== 'partner') return;
+    const items = this.deliveries.enqueue(event, record.channel.partnerId, record.restaurantId, { ...this.view(record) }, this.#collecting === undefined);
+    this.#collecting?.push(...items);
+  }
+
+  /**
+   * Runs one call (a partner request or a restaurant-side action) and makes the first delivery
+   * attempt of every event it caused before resolving, so whoever caused an event finds it
+   * delivered when its call returns; retries follow on the clock. Only what `run` does before
+   * its first `await` is collected (every rule that sends events is synchronous).
+   */
+  async withDeliveries<Result>(run: () => Result | Promise<Result>): Promise<Result> {
+    const outer = this.#collecting;
+    const collected: PendingDelivery[] = [];
+    this.#collecting = collected;
+    let result: Result | Promise<Result>;
+    try {
+      result = run();
+    } finally {
+      this.#collecting = outer;
+    }
+    const value = await result;
+    if (collected.length > 0) await this.deliveries.attemptNow(collected);
+    return value;
+  }
+
+  /** The reservation as the partner API shows it, in this world's dialect. */
+  view(record: ReservationRecord): Reservation {
+    return reservationView(record, this.#state.restaurants.get(record.restaurantId)!, this.dialect.duration);
+  }
+
+  /** Every reservation of a restaurant, whatever its channel, by start time then id. */
+  allReservations(restaurantId: number): FakeReservation[] {
+    return [...this.#state.reservations.values()]
+      .filter((record) => record.restaurantId === restaurantId)
+      .sort((a, b) => a.start - b.start || a.id - b.id)
+      .map((record) => ({
+        ...this.view(record),
+        channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
+        partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
+      }));
+  }
+
+  /** Every restaurant with its configuration and linked partners. */
+  restaurants(): FakeRestaurant[] {
+    return [...this.#state.restaurants.values()].map((restaurant) => describeRestaurant(this, restaurant));
+  }
+
+  /** Partners with credentials, as the standalone server prints them. */
+  partners(): { partnerId: string; apiToken: string; name: string }[] {
+    return [...this.#state.partners.values()].map(({ partnerId, apiToken, name }) => ({ partnerId, apiToken, name }));
+  }
+
+  get rateLimit(): RateLimitSetting {
+    return this.#rateLimit;
+  }
+
+  /** Changes the rate limit (windows start afresh). */
+  setRateLimit(setting: RateLimitSetting): void {
+    const limiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+    this.#rateLimit = setting;
+    this.#limiter = limiter;
+    this.#realTimeLimiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+  }
+
+  /**
+   * Counts a request against the partner's window on the fake's clock. On a frozen clock, a caller
+   * that does not sleep on the fake's clock (MSW with the app's own client, real HTTP) waits in
+   * real time as told, and a window on a clock that never moves would refuse it for ever: for it,
+   * the request passes when it fits the window on the fake's clock or on real time.
+   * `fake.clientOptions()` sleeps on the fake's clock and is counted on it alone.
+   */
+  admit(partnerId: string, onFakeClock: boolean): Admission {
+    if (!this.#limiter || !this.#realTimeLimiter) return { allowed: true };
+    const fakeNow = this.clock.now();
+    if (!this.clock.frozen || onFakeClock) return this.#limiter.admit(partnerId, fakeNow);
+    const realNow = performance.now();
+    const onFake = this.#limiter.peek(partnerId, fakeNow);
+    const onReal = this.#realTimeLimiter.peek(partnerId, realNow);
+    if (onFake.allowed || onReal.allowed) {
+      this.#limiter.count(partnerId, fakeNow);
+      this.#realTimeLimiter.count(partnerId, realNow);
+      return { allowed: true };
+    }
+    return { allowed: false, retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds) };
+  }
+
+  snapshot(): StateCopy {
+    const copy: StateCopy = Object.freeze({ kind: 'restaurant-partner-fake-snapshot' as const });
+    copies.set(copy, structuredClone(this.#state));
+    return copy;
+  }
+
+  /** Puts back a snapshot (pending delivery retries included). */
+  restore(snapshot: StateCopy): void {
+    const state = copies.get(snapshot);
+    if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
+    this.#state = structuredClone(state);
+    this.clock.rearm();
+  }
+
+  /**
+   * Back to the seeded state: data, deliveries, faults, delayed commits, named snapshots, the
+   * journal, and the rate limit given at start. The clock and delivery handlers stay.
+   */
+  reset(): void {
+    this.#state = emptyState();
+    this.faults.clear();
+    this.delayedCommits.clear();
+    this.namedSnapshots.clear();
+    this.journal.clear();
+    this.setRateLimit(this.#initialRateLimit);
+    this.#seed?.(this);
+    this.clock.rearm();
+  }
+
+  dispose(): void {
+    this.clock.dispose();
+  }
+}

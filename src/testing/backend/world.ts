@@ -1,0 +1,16 @@
+/**
+ * What a domain module sees of one fake world: its state, clock and dialect, and a way to send
+ * events. An interface, so the domain modules never import the backend class (no cycles).
+ * @module
+ */
+import type { FakeClock } from './clock.js';
+import type { Dialect } from './dialects.js';
+import type { EventType, FakeState, ReservationRecord } from './state.js';
+
+export interface World {
+  readonly state: FakeState;
+  readonly clock: FakeClock;
+  readonly dialect: Dialect;
+  /** Sends `event` for the reservation to its partner's webhooks; nothing for other-channel bookings. */
+  emit(event: EventType, record: ReservationRecord): void;
+}

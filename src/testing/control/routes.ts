@@ -1,0 +1,306 @@
+/**
+ * The control face: every `/_fake/` route in one table (method, path, body, what it does, and the
+ * backend call), from which `GET /_fake/` and the README's table are generated, and one matcher.
+ * Like moto's own `moto_api`, it is a service over the same backend as the partner API.
+ * @module
+ */
+import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
+import { FakeError, invalid, notFound } from '../backend/errors.js';
+import { parseFault } from '../backend/faults.js';
+import { addPartner, link } from '../backend/partners.js';
+import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
+import { addRestaurant } from '../backend/restaurants.js';
+import { isPlainObject, requireObject } from '../backend/validation.js';
+import { empty, json, nearestRoute, readJsonBody, refusal } from '../http.js';
+import type { ControlCall } from './call.js';
+import { stateView } from './views.js';
+
+/** One control route. `body` documents the JSON it takes (`?` marks optional keys). */
+export interface ControlRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: string;
+  does: string;
+  run(call: ControlCall): Response | Promise<Response>;
+}
+
+const ok = (body: unknown) => json(200, body);
+const created = (body: unknown) => json(201, body);
+
+function actor(body: Record<string, unknown>): 'restaurant' | 'customer' {
+  if (body.by === undefined || body.by === 'restaurant') return 'restaurant';
+  if (body.by === 'customer') return 'customer';
+  throw invalid({ by: ['Expected "restaurant" or "customer".'] });
+}
+
+/** A positive integer path parameter; anything else names nothing (404). */
+function id(raw: string | undefined): number {
+  if (raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0) return Number(raw);
+  throw notFound();
+}
+
+function clockView(call: ControlCall) {
+  return { now: new Date(call.backend.clock.now()).toISOString(), frozen: call.backend.clock.frozen };
+}
+
+/** A restaurant-side action: its events' first delivery attempts are made before it answers. */
+async function restaurantAction(call: ControlCall, act: (input: Record<string, unknown>) => ReturnType<typeof confirmAsRestaurant>): Promise<Response> {
+  const input = requireObject(call.body, true);
+  const record = await call.backend.withDeliveries(() => act(input));
+  return ok(call.backend.view(record));
+}
+
+function needsSandboxHost(call: ControlCall) {
+  if (!call.sandboxes) throw notFound('Sandboxes are created on the standalone server\'s own control API, not inside a sandbox.');
+  return call.sandboxes;
+}
+
+/** Every control route. `GET /_fake/` lists them; the README's table is checked against them. */
+export const CONTROL_ROUTES: readonly ControlRoute[] = [
+  { method: 'GET', path: '/_fake/', does: 'lists these routes', run: () => ok({ routes: CONTROL_ROUTES.map(describeRoute), table: CONTROL_ROUTES.map(({ method, path, body, does }) => ({ method, path, body: body ?? null, does })) }) },
+  { method: 'GET', path: '/_fake/state', does: 'everything at once: clock, rate limit, dialect, partners, restaurants, reservations of every channel, webhooks, faults, deliveries', run: (call) => ok(stateView(call.backend)) },
+  { method: 'POST', path: '/_fake/partners', body: '{name?, partnerId?, apiToken?, description?, website_url?}', does: 'adds a partner, answers its credentials', run: (call) => created(addPartner(call.backend, call.body ?? {})) },
+  { method: 'GET', path: '/_fake/restaurants', does: 'every restaurant with its configuration and linked partners', run: (call) => ok(call.backend.restaurants()) },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants',
+    body: '{display_name?, schema_name?, timezone?, confirmation_mode?, availability?, partnerIds?, address?, website?, latitude?, longitude?}',
+    does: 'adds a restaurant (`availability`: `{openingPeriods: [{days, start, end}], slotIntervalMinutes, durations: [{maxPartySize, duration}], capacityCovers, horizonDays, minimumLeadTimeMinutes}`)',
+    run: (call) => created(addRestaurant(call.backend, call.body ?? {})),
+  },
+  { method: 'POST', path: '/_fake/links', body: '{partnerId, restaurantId}', does: 'makes a restaurant accessible to a partner', run: (call) => created(link(call.backend, call.body)) },
+  {
+    method: 'GET',
+    path: '/_fake/restaurants/:restaurantId/reservations',
+    does: 'every reservation of the restaurant, every channel, with `channel` and `partnerId`',
+    run: (call) => {
+      const restaurantId = id(call.params.restaurantId);
+      if (!call.backend.state.restaurants.has(restaurantId)) throw notFound(`No restaurant ${restaurantId}.`);
+      return ok(call.backend.allReservations(restaurantId));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations',
+    body: '{start_time, adults, channel?, ...}',
+    does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
+    run: (call) => created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
+  },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/confirm',
+    does: 'the restaurant confirms (RESERVATION_CONFIRMED)',
+    run: (call) => restaurantAction(call, () => confirmAsRestaurant(call.backend, id(call.params.restaurantId), id(call.params.reservationId))),
+  },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/modify',
+    body: '{by?, start_time?, adults?, children?, first_name?, last_name?, email?, phone?, comment?, language?}',
+    does: 'the restaurant or the customer modifies (RESERVATION_MODIFIED)',
+    run: (call) => restaurantAction(call, (input) => (actor(input), modifyAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId), input))),
+  },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/cancel',
+    body: '{by?: "restaurant" | "customer"}',
+    does: 'the restaurant or the customer cancels (RESERVATION_CANCELLED)',
+    run: (call) => restaurantAction(call, (input) => (actor(input), cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId)))),
+  },
+  { method: 'GET', path: '/_fake/clock', does: 'the fake\'s time', run: (call) => ok(clockView(call)) },
+  {
+    method: 'POST',
+    path: '/_fake/clock/advance',
+    body: '{duration: "PT1H"} or {milliseconds}',
+    does: 'moves the clock forward, running delivery retries and delayed commits that fall due',
+    run: async (call) => {
+      const input = requireObject(call.body);
+      if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
+      await clockMove('duration', () => call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number)));
+      return ok(clockView(call));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/clock/set',
+    body: '{now}',
+    does: 'sets the clock (never backwards)',
+    run: async (call) => {
+      const input = requireObject(call.body);
+      if (typeof input.now !== 'string') throw invalid({ now: ['Expected an ISO 8601 date-time.'] });
+      await clockMove('now', () => call.backend.clock.set(input.now as string));
+      return ok(clockView(call));
+    },
+  },
+  { method: 'GET', path: '/_fake/deliveries', does: 'the delivery log, oldest first', run: (call) => ok(structuredClone(call.backend.state.deliveries)) },
+  {
+    method: 'POST',
+    path: '/_fake/deliveries/flush',
+    does: 'attempts every delivery that is due, then answers the log',
+    run: async (call) => {
+      await call.backend.clock.runDue();
+      return ok(structuredClone(call.backend.state.deliveries));
+    },
+  },
+  { method: 'GET', path: '/_fake/faults', does: 'faults still waiting to hit', run: (call) => ok(call.backend.faults.pending) },
+  {
+    method: 'POST',
+    path: '/_fake/faults',
+    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
+    does: 'injects a fault',
+    run: (call) => {
+      call.backend.faults.add(parseFault(call.body));
+      return created(call.backend.faults.pending);
+    },
+  },
+  { method: 'DELETE', path: '/_fake/faults', does: 'removes every pending fault', run: (call) => (call.backend.faults.clear(), empty(204)) },
+  { method: 'GET', path: '/_fake/rate-limit', does: 'the rate limit in force', run: (call) => ok({ requestsPerSecond: call.backend.rateLimit }) },
+  {
+    method: 'POST',
+    path: '/_fake/rate-limit',
+    body: '{requestsPerSecond: number | false}',
+    does: 'changes the rate limit until the next reset (`false` for none)',
+    run: (call) => {
+      const value = requireObject(call.body).requestsPerSecond;
+      if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))) throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
+      call.backend.setRateLimit(value as number | false);
+      return ok({ requestsPerSecond: call.backend.rateLimit });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/snapshots',
+    body: '{name}',
+    does: `keeps a named copy of the state (at most ${MAX_NAMED_SNAPSHOTS}; reset drops them)`,
+    run: (call) => {
+      const input = requireObject(call.body);
+      if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100) throw invalid({ name: ['Expected a name of 1 to 100 characters.'] });
+      const snapshots = call.backend.namedSnapshots;
+      if (!snapshots.has(input.name) && snapshots.size >= MAX_NAMED_SNAPSHOTS) throw new FakeError(409, `At most ${MAX_NAMED_SNAPSHOTS} named snapshots; reset to drop them.`, { code: 'too_many_snapshots' });
+      snapshots.set(input.name, call.backend.snapshot());
+      return created({ name: input.name });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/snapshots/:name/restore',
+    does: 'puts a named snapshot back',
+    run: (call) => {
+      const name = call.params.name!;
+      const snapshot = call.backend.namedSnapshots.get(name);
+      if (!snapshot) throw notFound(`No snapshot named ${JSON.stringify(name)}.`);
+      call.backend.restore(snapshot);
+      return ok({ name });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/reset',
+    does: 'back to the seeded state: data, deliveries, faults, named snapshots, journal and the starting rate limit (the clock stays)',
+    run: (call) => {
+      call.backend.reset();
+      return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
+    },
+  },
+  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first (no credentials)', run: (call) => ok(call.backend.journal.entries) },
+  {
+    method: 'POST',
+    path: '/_fake/sandboxes',
+    body: '{seed?, rateLimit?, dialect?}',
+    does: 'creates an isolated world; answers `{id, url, controlUrl, partners, restaurants}`',
+    run: (call) => created(needsSandboxHost(call).create(call.body ?? {}, call.url.origin)),
+  },
+  { method: 'GET', path: '/_fake/sandboxes', does: 'the sandboxes alive', run: (call) => ok(needsSandboxHost(call).list(call.url.origin)) },
+  {
+    method: 'DELETE',
+    path: '/_fake/sandboxes/:sandboxId',
+    does: 'ends a sandbox',
+    run: (call) => {
+      if (!needsSandboxHost(call).remove(call.params.sandboxId!)) throw notFound(`No sandbox ${JSON.stringify(call.params.sandboxId)}.`);
+      return empty(204);
+    },
+  },
+];
+
+async function clockMove(field: string, move: () => Promise<void>): Promise<void> {
+  try {
+    await move();
+  } catch (error) {
+    if (error instanceof RangeError) throw invalid({ [field]: [error.message] });
+    throw error;
+  }
+}
+
+/** `POST /_fake/faults {operation?, ...}`: a route as one line. */
+export function describeRoute(route: ControlRoute): string {
+  return `${route.method} ${route.path}${route.body ? ` ${route.body}` : ''}`;
+}
+
+/**
+ * Control input keys are camelCase; the snake_case spelling a suite in Python or Ruby reaches for
+ * first is accepted too.
+ */
+const KEY_ALIASES: Record<string, string> = {
+  partner_id: 'partnerId',
+  restaurant_id: 'restaurantId',
+  api_token: 'apiToken',
+  partner_ids: 'partnerIds',
+  latency_ms: 'latencyMs',
+  network_error: 'networkError',
+  commit_delay_ms: 'commitDelayMs',
+  opening_periods: 'openingPeriods',
+  slot_interval_minutes: 'slotIntervalMinutes',
+  capacity_covers: 'capacityCovers',
+  horizon_days: 'horizonDays',
+  minimum_lead_time_minutes: 'minimumLeadTimeMinutes',
+  max_party_size: 'maxPartySize',
+  rate_limit: 'rateLimit',
+  requests_per_second: 'requestsPerSecond',
+};
+
+function normaliseControlKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normaliseControlKeys);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [KEY_ALIASES[key] ?? key, normaliseControlKeys(inner)]));
+}
+
+/** A template as a pattern with named groups (a trailing slash optional). */
+function pattern(path: string): RegExp {
+  const body = path.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)');
+  return new RegExp(`^${body}/?$`);
+}
+
+const COMPILED = CONTROL_ROUTES.map((route) => ({ route, pattern: pattern(route.path) }));
+
+function decode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Serves `/_fake/...`; `path` starts with `/_fake`. JSON in, JSON out, no credentials. */
+export async function handleControl(call: Omit<ControlCall, 'params' | 'body'>, request: Request, path: string): Promise<Response> {
+  const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
+  const matching = COMPILED.filter((candidate) => candidate.pattern.test(path));
+  if (matching.length === 0) {
+    const nearest = nearestRoute(path, CONTROL_ROUTES.map((route) => route.path));
+    return json(404, { detail: `No control route ${method} ${path}. Nearest: ${nearest}. GET /_fake/ lists them.` });
+  }
+  const found = matching.find((candidate) => candidate.route.method === method);
+  if (!found) return json(405, { detail: `Method "${method}" not allowed.` }, { allow: [...new Set(matching.map((candidate) => candidate.route.method))].join(', ') });
+  try {
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(found.pattern.exec(path)!.groups ?? {})) {
+      const value = decode(raw);
+      // A broken percent-escape names nothing that exists.
+      if (value === undefined) throw notFound(`No such ${name}: the path segment ${JSON.stringify(raw)} has a broken percent-escape.`);
+      params[name] = value;
+    }
+    const body = method === 'GET' || method === 'DELETE' ? undefined : normaliseControlKeys(await readJsonBody(request));
+    return await found.route.run({ ...call, params, body });
+  } catch (error) {
+    if (error instanceof FakeError) return refusal(error);
+    throw error;
+  }
+}

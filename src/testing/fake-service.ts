@@ -1,0 +1,446 @@
+/**
+ * The public face of the fake, `FakeService`: JavaScript methods over one backend (the same calls
+ * the control API makes), `handle(request)` for the partner API and the control API, and the
+ * sandboxes of a standalone server. Adapters (MSW, `node:http`) only convert requests and answers.
+ * @module
+ */
+import type { HttpHandler } from 'msw';
+import type { Reservation } from '../resources/reservations.schemas.js';
+import { createRateLimiter } from '../transport/throttle.js';
+import type { Clock } from '../transport/clock.js';
+import type { RateLimiter } from '../transport/rate-limiter.js';
+import { createMswHandlers, type MswModule } from './adapters/msw.js';
+import { API_ROOT, handleApi } from './api/router.js';
+import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
+import { FakeClock, type FakeClockOptions } from './backend/clock.js';
+import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
+import type { Dialect } from './backend/dialects.js';
+import { FakeError } from './backend/errors.js';
+import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
+import { redactedPath, type JournalEntry } from './backend/journal.js';
+import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
+import type { RateLimitSetting } from './backend/rate-limit.js';
+import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from './backend/reservations.js';
+import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
+import { seedDemo } from './backend/seed.js';
+import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import { CONTROL_ROUTES, handleControl } from './control/routes.js';
+import { errorResponse, nearestRoute } from './http.js';
+import { SANDBOX_PREFIX, Sandboxes, type SandboxOptions } from './sandboxes.js';
+
+/** Which data a fake starts with: `demo`, `none`, or a function that adds it. */
+export type SeedOption = 'demo' | 'none' | ((fake: FakeService) => void);
+
+/** Options of {@link createFakeService}. */
+export interface FakeServiceOptions {
+  /** Data to start with (and to go back to on `reset()`): `none` (default), `demo`, or a function. */
+  seed?: SeedOption;
+  /** Requests per second per partner (default 1, as the spec), fractions allowed, or `false` for no limit. */
+  rateLimit?: RateLimitSetting;
+  /** Answers where the spec is silent; see {@link Dialect}. */
+  dialect?: Partial<Dialect>;
+  /** Clock options, or a clock of your own. */
+  clock?: FakeClockOptions | FakeClock;
+  /** Base URL handed out by `clientOptions()`. Default `https://partner-api.fake.invalid` (never resolves, so nothing leaks to a real host). */
+  baseUrl?: string;
+  /** Delivery retry delays and timeout. */
+  deliveries?: DeliveryOptions;
+  /** Receives one line per request and delivery (the standalone server prints them on stderr). */
+  logger?: (line: string) => void;
+  /** Entries `fake.requests` keeps (default 500, oldest dropped first). */
+  journalLimit?: number;
+  /** Limits of the sandboxes `POST /_fake/sandboxes` creates. */
+  sandboxes?: SandboxOptions;
+}
+
+/** Per-request facts an adapter knows and the fake cannot (the caller's address, its headers' origin). */
+export interface HandleContext {
+  /** false refuses the `/_fake/` control routes (the standalone server sets it for callers it must not obey). */
+  controlAllowed?: boolean;
+  /** Why control is refused, said in the 403 answer. */
+  controlRefusal?: string;
+}
+
+/** Options that make a `PartnerClient` talk to this fake in-process, on the fake's clock. */
+export interface FakeClientOptions {
+  baseUrl: string;
+  partnerId: string;
+  apiToken: string;
+  rateLimit: RateLimiter | false;
+  clock: Clock;
+  fetch: typeof fetch;
+}
+
+/** An opaque copy of the fake's state (`fake.snapshot()`), for `fake.restore()`. */
+export type FakeSnapshot = StateCopy;
+
+/** What the standalone server prints on start and `POST /_fake/reset` answers. */
+export interface SeedDescription {
+  partners: FakePartner[];
+  restaurants: FakeRestaurant[];
+}
+
+/** Options of {@link FakeService.waitForDelivery}. */
+export interface WaitForDeliveryOptions {
+  /** Real-time limit (default 5000 ms): deliveries go over real HTTP or to in-process handlers. */
+  timeoutMs?: number;
+}
+
+/** The backend behind each fake, for the adapters of this package (never part of the public API). */
+const backends = new WeakMap<FakeService, FakeBackend>();
+
+/** The backend of a fake (for the MSW and `node:http` adapters). */
+export function backendOf(fake: FakeService): FakeBackend {
+  return backends.get(fake)!;
+}
+
+/** Loads msw synchronously where Node can (`require` of ESM), for the `handlers` property. */
+function requireMsw(): MswModule {
+  const moduleApi = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule?.('node:module') as
+    | { createRequire(url: string): (name: string) => unknown }
+    | undefined;
+  if (!moduleApi) throw new Error('fake.handlers loads msw synchronously, which only Node does; elsewhere (a browser worker) use `await fake.mswHandlers()`.');
+  try {
+    return moduleApi.createRequire(import.meta.url)('msw') as MswModule;
+  } catch (error) {
+    throw new Error('fake.handlers needs msw, an optional peer dependency: npm install --save-dev msw (or use fake.clientOptions(partner), which needs no msw).', { cause: error });
+  }
+}
+
+/**
+ * A stateful, in-memory stand-in for the Restaurant Reservation Partner Service.
+ * Create it with {@link createFakeService} (from `restaurant-partner-sdk/testing`).
+ */
+export class FakeService {
+  /** The fake's clock: rate limits, lead times, timestamps, delivery retries and delayed commits follow it. */
+  readonly clock: FakeClock;
+  /** The dialect in force (answers where the spec is silent). */
+  readonly dialect: Dialect;
+  /** Base URL `clientOptions()` hands out. */
+  readonly baseUrl: string;
+
+  /** Restaurant-side actions: each sends the spec's event, and makes its first delivery attempts before resolving. */
+  readonly asRestaurant: {
+    /** "The restaurant has manually confirmed the reservation": RESERVATION_CONFIRMED. */
+    confirm(restaurantId: number, reservationId: number): Promise<Reservation>;
+    /** Changes time, party or guest details (re-checks availability): RESERVATION_MODIFIED. */
+    modify(restaurantId: number, reservationId: number, changes: Record<string, unknown>): Promise<Reservation>;
+    /** RESERVATION_CANCELLED (a repeat is a no-op without event). */
+    cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
+  };
+  /** Customer-side actions: modify and cancel, with the same events. */
+  readonly asCustomer: {
+    modify(restaurantId: number, reservationId: number, changes: Record<string, unknown>): Promise<Reservation>;
+    cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
+  };
+
+  readonly #backend: FakeBackend;
+  readonly #sandboxes: Sandboxes;
+  /** Requests from `clientOptions()`, whose client sleeps on the fake's clock. */
+  readonly #onFakeClock = new WeakSet<Request>();
+  /** Delivery attempts a `waitForDelivery` already returned. */
+  readonly #claimed = new WeakSet<object>();
+  #handlers: HttpHandler[] | undefined;
+
+  constructor(options: FakeServiceOptions = {}) {
+    const seed = options.seed ?? 'none';
+    if (seed !== 'demo' && seed !== 'none' && typeof seed !== 'function') throw new RangeError(`seed must be "demo", "none" or a function (got "${String(seed)}")`);
+    this.#backend = new FakeBackend({
+      seed: seed === 'demo' ? seedDemo : typeof seed === 'function' ? () => seed(this) : undefined,
+      rateLimit: options.rateLimit,
+      dialect: options.dialect,
+      clock: options.clock,
+      deliveries: options.deliveries,
+      logger: options.logger,
+      journalLimit: options.journalLimit,
+    });
+    backends.set(this, this.#backend);
+    this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, { deliveries: options.deliveries, logger: options.logger });
+    this.clock = this.#backend.clock;
+    this.dialect = this.#backend.dialect;
+    this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');
+    const backend = this.#backend;
+    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => backend.view(record));
+    this.asRestaurant = {
+      confirm: (restaurantId, reservationId) => act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
+      modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
+      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
+    };
+    this.asCustomer = { modify: this.asRestaurant.modify, cancel: this.asRestaurant.cancel };
+    this.#backend.seedNow();
+  }
+
+  /**
+   * MSW handlers for `setupServer(...fake.handlers)`, built on first use (msw loads then, so a
+   * suite that never uses them never needs msw). In a browser worker use `await fake.mswHandlers()`.
+   */
+  get handlers(): HttpHandler[] {
+    this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, requireMsw());
+    return this.#handlers;
+  }
+
+  /** MSW handlers, loading msw with a dynamic import (works in browsers too). */
+  async mswHandlers(): Promise<HttpHandler[]> {
+    if (!this.#handlers) {
+      const msw = (await import('msw')) as unknown as MswModule;
+      this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, msw);
+    }
+    return this.#handlers;
+  }
+
+  /**
+   * Serves one request: the partner API under `/api/v1/partnership/` (any host, any path prefix),
+   * the control API under `/_fake/`, and both again under `/sandboxes/<id>` for each sandbox.
+   * Never throws: unexpected errors answer 500 JSON. An injected network error answers
+   * `Response.error()`; adapters turn it into a dropped connection.
+   */
+  async handle(request: Request, context: HandleContext = {}): Promise<Response> {
+    let backend = this.#backend;
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return errorResponse(400, 'The request URL is not valid.');
+    }
+    let path = url.pathname;
+    let prefix = '';
+    const inSandbox = path.startsWith(SANDBOX_PREFIX);
+    if (inSandbox) {
+      const end = path.indexOf('/', SANDBOX_PREFIX.length);
+      const id = path.slice(SANDBOX_PREFIX.length, end < 0 ? undefined : end);
+      const sandbox = this.#sandboxes.use(id);
+      if (!sandbox) return errorResponse(404, `No sandbox ${JSON.stringify(id)}: it was deleted, expired after being idle, or never existed. POST /_fake/sandboxes creates one.`);
+      backend = sandbox;
+      prefix = path.slice(0, end < 0 ? undefined : end);
+      path = end < 0 ? '/' : path.slice(end);
+    }
+    const started = backend.clock.now();
+    let face: JournalEntry['face'] = 'other';
+    let operation: string | null = null;
+    let partnerId: string | null = null;
+    let response: Response;
+    try {
+      const apiIndex = path.indexOf(`${API_ROOT}/`);
+      if (apiIndex >= 0 || path.endsWith(`${API_ROOT}/profile`)) {
+        face = 'partner';
+        const rest = apiIndex >= 0 ? path.slice(apiIndex + API_ROOT.length) : '/profile';
+        const outcome = await handleApi(backend, request, url, rest, this.#onFakeClock.has(request));
+        ({ response, operation, partnerId } = outcome);
+      } else if (path === '/_fake' || path.startsWith('/_fake/')) {
+        face = 'control';
+        if (context.controlAllowed === false) response = errorResponse(403, context.controlRefusal ?? 'The control API answers loopback callers only.');
+        else response = await handleControl({ backend, url, controlRoot: `${url.origin}${prefix}/_fake`, sandboxes: inSandbox ? undefined : this.#sandboxes }, request, path);
+      } else {
+        const nearest = nearestRoute(path, [`${API_ROOT}/restaurants/`, ...CONTROL_ROUTES.map((route) => route.path)]);
+        response = errorResponse(404, `Not found: no route ${request.method} ${path}. The partner API is under ${API_ROOT}/ and the control API under /_fake/ (nearest: ${nearest}).`);
+      }
+    } catch (error) {
+      if (error instanceof FakeError) response = errorResponse(error.status, error.detail, error.body);
+      else if (request.signal.aborted) {
+        // The caller left (a dropped connection mid-request): nothing went wrong in the fake.
+        response = errorResponse(400, 'The client went away before the request was read.');
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        backend.errorLog(`fake: internal error on ${request.method} ${path}: ${error instanceof Error ? error.stack : message}`);
+        response = errorResponse(500, `Internal error in the fake: ${message}`);
+      }
+    }
+    const status = response.type === 'error' ? null : response.status;
+    const shownPath = redactedPath(new URL(`${path}${url.search}`, url.origin));
+    // The journal lists what the fake received, not the fake being read: its own reads stay out.
+    if (!(face === 'control' && request.method === 'GET')) {
+      backend.journal.record({ at: new Date(started).toISOString(), method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
+    }
+    backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
+    return response;
+  }
+
+  // ---- Control methods (the same backend calls the /_fake/ routes make) ----
+
+  /** Adds a partner and answers its credentials. */
+  addPartner(input: AddPartnerInput = {}): FakePartner {
+    return addPartner(this.#backend, input);
+  }
+
+  /** Adds a restaurant (default: Europe/Brussels, synchronous, lunch and dinner every day, 40 covers). */
+  addRestaurant(input: AddRestaurantInput = {}): FakeRestaurant {
+    return addRestaurant(this.#backend, input);
+  }
+
+  /** Makes a restaurant accessible to a partner. */
+  link(partnerId: string, restaurantId: number): void {
+    link(this.#backend, { partnerId, restaurantId });
+  }
+
+  /** A booking from another channel: takes capacity, is invisible to partners, sends no event. */
+  addOtherChannelBooking(restaurantId: number, input: Record<string, unknown>): Reservation {
+    return this.#backend.view(bookFromOtherChannel(this.#backend, restaurantId, input));
+  }
+
+  /** Every reservation of a restaurant, whatever its channel, with `channel` and `partnerId` added. */
+  allReservations(restaurantId: number): FakeReservation[] {
+    return this.#backend.allReservations(restaurantId);
+  }
+
+  /** The delivery log, oldest first (a copy; the latest 1000 attempts). */
+  get deliveries(): DeliveryLogEntry[] {
+    return structuredClone(this.#backend.state.deliveries);
+  }
+
+  /** The request journal, oldest first (a copy; no credentials; the fake's own control reads left out). */
+  get requests(): JournalEntry[] {
+    return this.#backend.journal.entries;
+  }
+
+  /** Waits until every delivery that is due has been attempted. */
+  async flush(): Promise<void> {
+    await this.clock.runDue();
+  }
+
+  /**
+   * Resolves with the first answered delivery attempt of `event` (any HTTP status) that no earlier
+   * call returned, waiting for one when none is logged yet; rejects with a `FakeError` (408) after
+   * `timeoutMs` of real time, naming what was delivered meanwhile.
+   *
+   * @example
+   * ```ts
+   * await client.reservations.cancel(restaurant.id, booking.id);
+   * const delivery = await fake.waitForDelivery('RESERVATION_CANCELLED');
+   * ```
+   */
+  waitForDelivery(event: EventType | 'TEST', options: WaitForDeliveryOptions = {}): Promise<DeliveryLogEntry> {
+    const timeoutMs = options.timeoutMs ?? 5000;
+    const matches = (entry: DeliveryLogEntry) => entry.event === event && entry.status !== null;
+    const log = this.#backend.state.deliveries;
+    const found = log.find((entry) => matches(entry) && !this.#claimed.has(entry));
+    if (found) {
+      this.#claimed.add(found);
+      return Promise.resolve(structuredClone(found));
+    }
+    return new Promise((resolve, reject) => {
+      const stop = this.#backend.deliveries.onAttempt((entry) => {
+        if (!matches(entry) || this.#claimed.has(entry)) return;
+        this.#claimed.add(entry);
+        clearTimeout(timer);
+        stop();
+        resolve(structuredClone(entry));
+      });
+      const timer = setTimeout(() => {
+        stop();
+        const seen = this.#backend.state.deliveries.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
+        reject(new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' }));
+      }, timeoutMs);
+    });
+  }
+
+  /** Receives deliveries for `url` in-process instead of over HTTP. Returns a function that unregisters it. */
+  registerDeliveryHandler(url: string, handler: DeliveryHandler): () => void {
+    return this.#backend.deliveries.registerHandler(url, handler);
+  }
+
+  /**
+   * Makes matching requests fail: a status, real-time latency, or a dropped connection, once or
+   * `times` times, `before` the operation (default) or `after` it took effect, or `after` with
+   * `commitDelayMs` (the fault answers at once and the operation commits later on the fake's clock).
+   *
+   * @example
+   * ```ts
+   * fake.injectFault({ operation: 'reservations.create', status: 503, phase: 'after' });
+   * fake.injectFault({ operation: 'reservations.create', status: 504, commitDelayMs: 3000 });
+   * ```
+   */
+  injectFault(fault: FaultSpec): void {
+    this.#backend.faults.add(parseFault(fault));
+  }
+
+  /** Removes every pending fault. */
+  clearFaults(): void {
+    this.#backend.faults.clear();
+  }
+
+  /** Faults still waiting to hit. */
+  get faults(): readonly ActiveFault[] {
+    return this.#backend.faults.pending;
+  }
+
+  /** The rate limit in force (requests per second per partner), or false. */
+  get rateLimit(): RateLimitSetting {
+    return this.#backend.rateLimit;
+  }
+
+  /** Changes the rate limit until the next `reset()` (windows start afresh). */
+  setRateLimit(setting: RateLimitSetting): void {
+    this.#backend.setRateLimit(setting);
+  }
+
+  /** A copy of the whole state (not the clock, faults or rate-limit windows). */
+  snapshot(): FakeSnapshot {
+    return this.#backend.snapshot();
+  }
+
+  /** Puts back a snapshot (pending delivery retries included). */
+  restore(snapshot: FakeSnapshot): void {
+    this.#backend.restore(snapshot);
+  }
+
+  /**
+   * Back to the seeded state: clears data, deliveries, faults, delayed commits, named snapshots,
+   * the journal and rate-limit windows, and puts back the rate limit given at creation. The clock
+   * and delivery handlers stay.
+   */
+  reset(): void {
+    this.#backend.reset();
+  }
+
+  /** Partners (with credentials) and restaurants, as printed by the standalone server. */
+  describeSeed(): SeedDescription {
+    return { partners: this.#backend.partners(), restaurants: this.#backend.restaurants() };
+  }
+
+  /**
+   * Options for `new PartnerClient(...)` that talk to this fake in-process: requests go straight
+   * into `handle` (no MSW needed), and the rate limiter and retry sleeps run on the fake's clock,
+   * so a suite never sleeps in real time.
+   *
+   * @example
+   * ```ts
+   * const fake = createFakeService();
+   * const partner = fake.addPartner();
+   * const client = new PartnerClient(fake.clientOptions(partner));
+   * ```
+   */
+  clientOptions(partner: { partnerId: string; apiToken: string }): FakeClientOptions {
+    const rate = this.rateLimit;
+    const send = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      this.#onFakeClock.add(request);
+      const response = await this.handle(request);
+      // What fetch does when the connection drops: reject with a TypeError.
+      if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('connection dropped by the fake (injected networkError)') });
+      return response;
+    };
+    return {
+      baseUrl: this.baseUrl,
+      partnerId: partner.partnerId,
+      apiToken: partner.apiToken,
+      rateLimit: rate === false ? false : createRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
+      clock: this.clock,
+      fetch: send as typeof fetch,
+    };
+  }
+
+  /** Stops the clock's real-time timer (pending retries stay queued) and ends every sandbox. */
+  dispose(): void {
+    this.#backend.dispose();
+    this.#sandboxes.dispose();
+  }
+}
+
+/**
+ * Creates a fake service. `.clientOptions(partner)` builds `PartnerClient` options (no msw
+ * needed); `.handlers` are ready for MSW's `setupServer(...)`; `.handle(request)` serves a fetch
+ * `Request` directly.
+ */
+export function createFakeService(options: FakeServiceOptions = {}): FakeService {
+  return new FakeService(options);
+}

@@ -1,0 +1,53 @@
+/**
+ * Every limit the fake enforces, in one table read from the constants its checks use; the
+ * README's table of limits is tested against it. Lengths count characters (Unicode code points),
+ * as the client's checks do, never UTF-16 units.
+ * @module
+ */
+import { MAX_NAMED_SNAPSHOTS } from './backend/backend.js';
+import { MAX_DELIVERY_LOG } from './backend/deliveries.js';
+import { MAX_COMMIT_DELAY_MS, MAX_FAULT_BODY_CHARACTERS, MAX_FAULT_HEADERS, MAX_FAULT_TIMES, MAX_LATENCY_MS } from './backend/faults.js';
+import { DEFAULT_JOURNAL_LIMIT } from './backend/journal.js';
+import { MAX_DESCRIPTION_LENGTH, MAX_PROFILE_NAME_LENGTH, MAX_WEBSITE_URL_LENGTH } from './backend/partners.js';
+import * as reservations from './backend/reservations.js';
+import { RESTAURANT_TEXT_LIMITS } from './backend/restaurants.js';
+import { MAX_JSON_DEPTH } from './backend/validation.js';
+import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH } from './backend/webhooks.js';
+import { MAX_BODY_BYTES } from './http.js';
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SANDBOX_IDLE_MS } from './sandboxes.js';
+
+/** One limit: what it applies to, its value, and whether the spec states it. */
+export interface FakeLimit {
+  applies: string;
+  limit: string;
+  from: 'spec' | 'fake';
+}
+
+const characters = (count: number) => `${count.toLocaleString('en')} characters`;
+
+export const FAKE_LIMITS: readonly FakeLimit[] = [
+  { applies: 'reservation `adults`', limit: `${reservations.ADULTS.min} to ${reservations.ADULTS.max}`, from: 'spec' },
+  { applies: 'reservation `children`', limit: `${reservations.CHILDREN.min} to ${reservations.CHILDREN.max}, default 0`, from: 'spec' },
+  { applies: 'reservation `first_name`, `last_name`', limit: characters(reservations.MAX_GUEST_NAME_LENGTH), from: 'spec' },
+  { applies: 'reservation `phone`', limit: characters(reservations.MAX_PHONE_LENGTH), from: 'spec' },
+  { applies: 'reservation `email`', limit: `${characters(reservations.MAX_EMAIL_LENGTH)}, one @ and a dot after it`, from: 'fake' },
+  { applies: 'reservation `comment`', limit: characters(reservations.MAX_COMMENT_LENGTH), from: 'fake' },
+  { applies: 'reservation `language`', limit: `${characters(reservations.MAX_LANGUAGE_LENGTH)}, a BCP 47 shape (\`${reservations.LANGUAGE_TAG.source}\`)`, from: 'fake' },
+  { applies: 'reservation `metadata`', limit: `a JSON object of at most ${characters(reservations.MAX_METADATA_JSON_LENGTH)} of JSON`, from: 'fake' },
+  { applies: '`Idempotency-Key` header', limit: `1 to ${characters(reservations.MAX_IDEMPOTENCY_KEY_LENGTH)}`, from: 'fake' },
+  { applies: 'reservation list `page_size`', limit: `default ${reservations.DEFAULT_PAGE_SIZE}, larger values clamped to ${reservations.MAX_PAGE_SIZE}`, from: 'fake' },
+  { applies: 'profile `name`', limit: characters(MAX_PROFILE_NAME_LENGTH), from: 'fake' },
+  { applies: 'profile `website_url`', limit: `${characters(MAX_WEBSITE_URL_LENGTH)}, http or https`, from: 'fake' },
+  { applies: 'profile `description.fr|nl|en|de`', limit: characters(MAX_DESCRIPTION_LENGTH), from: 'fake' },
+  { applies: 'webhook `url`', limit: `${characters(MAX_WEBHOOK_URL_LENGTH)}, http or https, no user:password@`, from: 'spec' },
+  { applies: 'webhook `name`', limit: characters(MAX_WEBHOOK_NAME_LENGTH), from: 'spec' },
+  { applies: 'restaurant `schema_name` (control API)', limit: characters(RESTAURANT_TEXT_LIMITS.schema_name), from: 'spec' },
+  { applies: 'restaurant `display_name` / `address` / `website` (control API)', limit: `${RESTAURANT_TEXT_LIMITS.display_name} / ${RESTAURANT_TEXT_LIMITS.address} / ${RESTAURANT_TEXT_LIMITS.website} characters`, from: 'fake' },
+  { applies: 'request body', limit: `${MAX_BODY_BYTES.toLocaleString('en')} bytes (413 beyond), JSON nested at most ${MAX_JSON_DEPTH} deep`, from: 'fake' },
+  { applies: 'fault `latencyMs` / `times` / `commitDelayMs`', limit: `${MAX_LATENCY_MS.toLocaleString('en')} ms / ${MAX_FAULT_TIMES.toLocaleString('en')} / ${MAX_COMMIT_DELAY_MS.toLocaleString('en')} ms (31 days)`, from: 'fake' },
+  { applies: 'fault `headers` / `body`', limit: `${MAX_FAULT_HEADERS} headers that HTTP can carry / ${characters(MAX_FAULT_BODY_CHARACTERS)} of JSON`, from: 'fake' },
+  { applies: 'the fake\'s clock', limit: 'up to 9999-12-31T23:59:59.999Z', from: 'fake' },
+  { applies: 'delivery log / request journal', limit: `the latest ${MAX_DELIVERY_LOG.toLocaleString('en')} attempts / ${DEFAULT_JOURNAL_LIMIT} requests (\`journalLimit\`), oldest dropped first`, from: 'fake' },
+  { applies: 'named snapshots (control API)', limit: `${MAX_NAMED_SNAPSHOTS}; more are refused (409) until \`reset\``, from: 'fake' },
+  { applies: 'sandboxes', limit: `${DEFAULT_MAX_SANDBOXES} at once, each ending after ${DEFAULT_SANDBOX_IDLE_MS / 60_000} idle minutes (configurable)`, from: 'fake' },
+];

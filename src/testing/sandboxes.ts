@@ -1,0 +1,116 @@
+/**
+ * Sandboxes: isolated worlds on one standalone server, so parallel suites (in any language) share
+ * one process without seeing each other's data, clock, faults, rate limit, deliveries or journal.
+ * Each answers its partner API under `/sandboxes/<id>` and its control API under
+ * `/sandboxes/<id>/_fake/`; an idle one expires.
+ * @module
+ */
+import { FakeBackend, type BackendOptions } from './backend/backend.js';
+import { FakeError, invalid } from './backend/errors.js';
+import type { RateLimitSetting } from './backend/rate-limit.js';
+import { seedDemo } from './backend/seed.js';
+import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';
+import type { SandboxHost } from './control/call.js';
+
+/** Limits of the sandboxes of one server. */
+export interface SandboxOptions {
+  /** Most sandboxes alive at once (default 50); creating one more answers 409. */
+  max?: number;
+  /** A sandbox no request reached for this long (real time) ends (default 15 minutes). */
+  idleTimeoutMs?: number;
+}
+
+interface Sandbox {
+  backend: FakeBackend;
+  lastUsedAt: number;
+}
+
+export const SANDBOX_PREFIX = '/sandboxes/';
+/** Default limits: 50 sandboxes at once, each ending after 15 minutes without a request. */
+export const DEFAULT_MAX_SANDBOXES = 50;
+export const DEFAULT_SANDBOX_IDLE_MS = 15 * 60_000;
+
+export class Sandboxes implements SandboxHost {
+  readonly #sandboxes = new Map<string, Sandbox>();
+  readonly #max: number;
+  readonly #idleTimeoutMs: number;
+
+  constructor(
+    options: SandboxOptions,
+    /** What every sandbox inherits from its server (delivery settings, logger). */
+    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'>,
+  ) {
+    this.#max = options.max ?? DEFAULT_MAX_SANDBOXES;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SANDBOX_IDLE_MS;
+  }
+
+  /** The sandbox's world, marked as used; undefined when it does not exist or has expired. */
+  use(id: string): FakeBackend | undefined {
+    this.#expire();
+    const sandbox = this.#sandboxes.get(id);
+    if (!sandbox) return undefined;
+    sandbox.lastUsedAt = performance.now();
+    return sandbox.backend;
+  }
+
+  create(input: unknown, origin: string): Record<string, unknown> {
+    this.#expire();
+    const body = requireObject(input, true);
+    const fields = new FieldCollector();
+    const seed = body.seed ?? 'demo';
+    if (seed !== 'demo' && seed !== 'none') fields.add('seed', 'Expected "demo" or "none".');
+    const rateLimit = body.rateLimit ?? 1;
+    if (rateLimit !== false && (typeof rateLimit !== 'number' || !(rateLimit > 0) || !Number.isFinite(rateLimit))) fields.add('rateLimit', 'Expected a positive number of requests per second, or false.');
+    if (body.dialect !== undefined && !isPlainObject(body.dialect)) fields.add('dialect', 'Expected an object such as {"list": "array"}.');
+    fields.throwIfAny();
+    if (this.#sandboxes.size >= this.#max) {
+      throw new FakeError(409, `At most ${this.#max} sandboxes at once; delete one (DELETE /_fake/sandboxes/:id) or wait for an idle one to expire.`, { code: 'too_many_sandboxes' });
+    }
+    let backend: FakeBackend;
+    const id = `sbx_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    try {
+      backend = new FakeBackend({
+        ...this.inherited,
+        logger: this.inherited.logger && ((line) => this.inherited.logger!(`[${id}] ${line}`)),
+        seed: seed === 'demo' ? seedDemo : undefined,
+        rateLimit: rateLimit as RateLimitSetting,
+        dialect: body.dialect as Record<string, never> | undefined,
+      });
+    } catch (error) {
+      // An unknown dialect key or value: the message names the key and the allowed values.
+      if (error instanceof RangeError) throw invalid({ dialect: [error.message] });
+      throw error;
+    }
+    backend.seedNow();
+    this.#sandboxes.set(id, { backend, lastUsedAt: performance.now() });
+    return this.#describe(id, backend, origin, true);
+  }
+
+  remove(id: string): boolean {
+    const sandbox = this.#sandboxes.get(id);
+    if (!sandbox) return false;
+    sandbox.backend.dispose();
+    this.#sandboxes.delete(id);
+    return true;
+  }
+
+  list(origin: string): Record<string, unknown>[] {
+    this.#expire();
+    return [...this.#sandboxes].map(([id, sandbox]) => this.#describe(id, sandbox.backend, origin, false));
+  }
+
+  /** Ends every sandbox (the server stops). */
+  dispose(): void {
+    for (const id of [...this.#sandboxes.keys()]) this.remove(id);
+  }
+
+  #describe(id: string, backend: FakeBackend, origin: string, withData: boolean): Record<string, unknown> {
+    const url = `${origin}${SANDBOX_PREFIX}${id}`;
+    return { id, url, controlUrl: `${url}/_fake`, ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}) };
+  }
+
+  #expire(): void {
+    const now = performance.now();
+    for (const [id, sandbox] of this.#sandboxes) if (now - sandbox.lastUsedAt > this.#idleTimeoutMs) this.remove(id);
+  }
+}
