@@ -350,6 +350,8 @@ export const isTimeoutError = (error: unknown): error is TimeoutError => error i
 export const isAbortError = (error: unknown): error is AbortError => error instanceof AbortError;
 /** True when our own input check refused a call. */
 export const isInputValidationError = (error: unknown): error is InputValidationError => error instanceof InputValidationError;
+/** True when an answer was larger than `maxResponseBytes`. */
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
 /** True when the service answered outside the contract. */
 export const isResponseValidationError = (error: unknown): error is ResponseValidationError => error instanceof ResponseValidationError;
 /** True when a create's outcome is unknown. */
