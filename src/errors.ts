@@ -102,11 +102,17 @@ function readFieldErrors(body: unknown): Record<string, string[]> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return result;
   const source = (body as Record<string, unknown>).errors ?? (body as Record<string, unknown>).fields ?? body;
   if (!source || typeof source !== 'object') return result;
-  for (const [field, value] of Object.entries(source as Record<string, unknown>)) {
-    if (field === 'detail' || field === 'code') continue;
-    if (Array.isArray(value)) result[field] = value.map(String);
-    else if (typeof value === 'string') result[field] = [value];
-  }
+  // Nested maps (`{"description": {"fr": ["..."]}}`) are named by dotted path, a few levels deep.
+  const visit = (map: Record<string, unknown>, prefix: string, depth: number) => {
+    for (const [key, value] of Object.entries(map)) {
+      if (depth === 0 && (key === 'detail' || key === 'code')) continue;
+      const field = `${prefix}${key}`;
+      if (Array.isArray(value)) result[field] = value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item) ?? String(item)));
+      else if (typeof value === 'string') result[field] = [value];
+      else if (value && typeof value === 'object' && depth < 4) visit(value as Record<string, unknown>, `${field}.`, depth + 1);
+    }
+  };
+  visit(source as Record<string, unknown>, '', 0);
   return result;
 }
 

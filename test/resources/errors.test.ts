@@ -25,6 +25,12 @@ describe('error messages', () => {
     expect(badRequest.fieldErrors).toEqual({ email: ['Enter a valid email address.'], phone: ['Too long.', 'Not a number.'] });
   });
 
+  it('nested field errors are named by their dotted path', () => {
+    const error = new BadRequestError('HTTP 400: Invalid input.', { status: 400, body: { description: { fr: ['Too long.'] }, detail: 'Invalid input.' } });
+    expect(error.fieldErrors).toEqual({ 'description.fr': ['Too long.'] });
+    expect(error.message).toBe('HTTP 400: Invalid input. description.fr: Too long.');
+  });
+
   it('the field summary is bounded, whatever the body holds', () => {
     const body = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`field_${index}`, ['x'.repeat(100)]]));
     const error = new BadRequestError('HTTP 400', { status: 400, body });
