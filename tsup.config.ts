@@ -1,4 +1,6 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
+import { buildSimulatorAssets } from './src/testing/ui/build.js';
 
 export default defineConfig({
   entry: {
@@ -17,5 +19,11 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // Every dependency stays external: partners' bundlers dedupe them, and msw must never be bundled.
-  external: [/^node:/, 'zod', 'p-retry', 'luxon', 'msw'],
+  external: [/^node:/, 'zod', 'p-retry', 'luxon', 'msw', 'esbuild'],
+  // The simulator page's assets (GET /_fake/ui), built for the browser and shipped as files.
+  async onSuccess() {
+    const assets = await buildSimulatorAssets('src/testing/ui/page');
+    await mkdir('dist/testing/ui', { recursive: true });
+    for (const [name, text] of Object.entries(assets)) await writeFile(`dist/testing/ui/${name}`, text);
+  },
 });

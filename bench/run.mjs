@@ -312,6 +312,8 @@ async function benchFake() {
   for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
     record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
   }
+  const { measureFakeRpsRatio } = await import('./fake-ratio.mjs');
+  record('fake_rps_ratio', await measureFakeRpsRatio({ root, startProcess, notes }), 'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)', '>= 0.5');
 }
 
 /** Requests per second the standalone fake serves for a list of 50, measured by a separate load process. */

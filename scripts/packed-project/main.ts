@@ -24,6 +24,11 @@ fake.dispose();
 const server = await startFakeServer({ seed: 'demo', rateLimit: false });
 const overHttp = new PartnerClient({ baseUrl: server.url, ...server.fake.describeSeed().partners[0]!, rateLimit: false });
 const served = (await overHttp.restaurants.list().toArray()).length;
+// The simulator page's assets ship in the tarball and the standalone server finds them where npm installs them.
+for (const path of ['/_fake/ui', '/_fake/ui/simulator.js', '/_fake/ui/simulator.css']) {
+  const page = await fetch(`${server.url}${path}`);
+  if (page.status !== 200 || (await page.text()).length < 1000) throw new Error(`GET ${path} answered ${page.status}`);
+}
 await server.close();
-if (served !== 3) throw new Error(`the standalone fake served ${served} restaurants`);
-console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, standalone fake served ${served} restaurants`);
+if (served !== 3) throw new Error(`the standalone fake served ${served} restaurants and the simulator page`);
+console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, standalone fake served ${served} restaurants and the simulator page`);

@@ -23,6 +23,7 @@ const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--s
 
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
+Open /_fake/ui in a browser to act as the restaurant (the simulator page).
 The control API answers loopback callers addressing this server by its own host name, and no page
 of another origin; --allow-remote-control lifts all three guards (it has no credentials).
 --rate-limit takes requests per second per partner, fractions included (2.5), or off.
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
   // Signals are handled before the start line is printed: a script may stop us as soon as it reads it.
   const seed = server.fake.describeSeed();
   process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);
-  log(`restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/`);
+  log(`restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/, simulator page at ${server.url}/_fake/ui`);
 }
 
 main().catch((error: unknown) => {

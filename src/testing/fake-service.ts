@@ -59,6 +59,8 @@ export interface HandleContext {
   controlAllowed?: boolean;
   /** Why control is refused, said in the 403 answer. */
   controlRefusal?: string;
+  /** true when the caller is not on loopback: control views then withhold partners' API tokens. */
+  remoteViewer?: boolean;
 }
 
 /** Options that make a `PartnerClient` talk to this fake in-process, on the fake's clock. */
@@ -229,7 +231,7 @@ export class FakeService {
       } else if (path === '/_fake' || path.startsWith('/_fake/')) {
         face = 'control';
         if (context.controlAllowed === false) response = errorResponse(403, context.controlRefusal ?? 'The control API answers loopback callers only.');
-        else response = await handleControl({ backend, url, controlRoot: `${url.origin}${prefix}/_fake`, sandboxes: inSandbox ? undefined : this.#sandboxes }, request, path);
+        else response = await handleControl({ backend, url, controlRoot: `${url.origin}${prefix}/_fake`, sandboxes: inSandbox ? undefined : this.#sandboxes, remoteViewer: context.remoteViewer === true }, request, path);
       } else {
         const nearest = nearestRoute(path, [`${API_ROOT}/restaurants/`, ...CONTROL_ROUTES.map((route) => route.path)]);
         response = errorResponse(404, `Not found: no route ${request.method} ${path}. The partner API is under ${API_ROOT}/ and the control API under /_fake/ (nearest: ${nearest}).`);
@@ -246,10 +248,10 @@ export class FakeService {
       }
     }
     const status = response.type === 'error' ? null : response.status;
-    const shownPath = redactedPath(new URL(`${path}${url.search}`, url.origin));
+    const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
     // The journal lists what the fake received, not the fake being read: its own reads stay out.
     if (!(face === 'control' && request.method === 'GET')) {
-      backend.journal.record({ at: new Date(started).toISOString(), method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
+      backend.journal.record({ at: started, method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
     }
     backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
     return response;

@@ -10,8 +10,17 @@ import { parseJsonText } from './backend/validation.js';
 /** Largest request body the fake reads (the spec shows none; 1 MiB is far above any real request). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** A JSON answer that keeps its text, so the `node:http` adapter writes it without reading a stream back. */
+export class JsonResponse extends Response {
+  readonly serialized: string;
+  constructor(status: number, text: string, headers: Record<string, string>) {
+    super(text, { status, headers: { 'content-type': 'application/json', ...headers } });
+    this.serialized = text;
+  }
+}
+
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new JsonResponse(status, JSON.stringify(body), headers);
 }
 
 export function empty(status: number, headers: Record<string, string> = {}): Response {

@@ -9,6 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createFakeService, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+import { JsonResponse } from '../http.js';
+import { isSimulatorPath, serveSimulatorPage } from '../ui/serve.js';
 
 /** Options of {@link startFakeServer}. */
 export interface FakeServerOptions extends FakeServiceOptions {
@@ -104,21 +106,37 @@ function requestPath(target: string, hosts: Set<string>): { path: string } | { s
   return { path: `${parsed.pathname}${parsed.search}` };
 }
 
+/**
+ * The request as the fake reads it: method, URL, headers, signal and (for methods that carry one)
+ * the body stream. A plain object instead of a WHATWG `Request`, whose construction (header
+ * validation, body stream set-up) cost the standalone server a fifth of its time per request;
+ * the fake reads nothing else of a request.
+ */
 function toRequest(incoming: IncomingMessage, url: string, signal: AbortSignal): Request {
-  const headers = new Headers();
-  for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
-    const name = incoming.rawHeaders[index]!;
-    if (HOP_BY_HOP.test(name)) continue;
-    headers.append(name, incoming.rawHeaders[index + 1]!);
-  }
   const method = incoming.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(url, {
+  let body: ReadableStream<Uint8Array> | null | undefined;
+  const headers = {
+    get(name: string): string | null {
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.test(lower)) return null;
+      const value = incoming.headers[lower];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    has(name: string): boolean {
+      return headers.get(name) !== null;
+    },
+  };
+  return {
     method,
+    url,
     headers,
     signal,
-    ...(hasBody ? { body: Readable.toWeb(incoming) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
-  } as RequestInit);
+    get body() {
+      body ??= hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null;
+      return body;
+    },
+  } as unknown as Request;
 }
 
 async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
@@ -126,7 +144,8 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  // A JSON answer of the fake keeps its text: no need to read its body stream back.
+  const body = response instanceof JsonResponse && !response.bodyUsed ? Buffer.from(response.serialized) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.byteLength);
   outgoing.writeHead(response.status, headers);
   outgoing.end(body);
@@ -172,8 +191,13 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     });
     const request = toRequest(incoming, url.href, abort.signal);
     const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts);
-    void fake
-      .handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal })
+    const remoteViewer = !LOOPBACK.test(incoming.socket.remoteAddress ?? '');
+    // The simulator page is static; the control API's own guard decides who gets it.
+    const answered =
+      refusal === undefined && isSimulatorPath(url.pathname)
+        ? serveSimulatorPage(request)
+        : fake.handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal, remoteViewer });
+    void answered
       .then(async (response) => {
         if (response.type === 'error') {
           incoming.socket.destroy();

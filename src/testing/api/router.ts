@@ -53,7 +53,20 @@ export function templatePattern(path: string): RegExp {
 
 const COMPILED = API_ROUTES.map((route) => ({ ...route, pattern: templatePattern(route.path) }));
 
+/** Recently decoded `Authorization` values: a suite sends the same few again and again. */
+const decoded = new Map<string, { username: string; password: string } | undefined>();
+const DECODED_MAX = 256;
+
 function decodeBasic(header: string | null): { username: string; password: string } | undefined {
+  if (header === null) return undefined;
+  if (decoded.has(header)) return decoded.get(header);
+  const result = decodeBasicUncached(header);
+  if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
+  decoded.set(header, result);
+  return result;
+}
+
+function decodeBasicUncached(header: string | null): { username: string; password: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
   if (!match) return undefined;
   let decoded: string;

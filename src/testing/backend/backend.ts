@@ -64,6 +64,8 @@ export class FakeBackend implements World {
   readonly #initialRateLimit: RateLimitSetting;
   #limiter: SlidingWindowLimiter | undefined;
   #realTimeLimiter: SlidingWindowLimiter | undefined;
+  /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
+  readonly #viewTexts = new WeakMap<ReservationRecord, string>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
 
@@ -122,6 +124,23 @@ export class FakeBackend implements World {
   /** The reservation as the partner API shows it, in this world's dialect. */
   view(record: ReservationRecord): Reservation {
     return reservationView(record, this.#state.restaurants.get(record.restaurantId)!, this.dialect.duration);
+  }
+
+  /**
+   * The same view as JSON text, kept per record until a rule changes the record (`changed`): a
+   * list of 50 answered again and again is then joined, not rebuilt and serialised each time.
+   */
+  viewJson(record: ReservationRecord): string {
+    let text = this.#viewTexts.get(record);
+    if (text === undefined) {
+      text = JSON.stringify(this.view(record));
+      this.#viewTexts.set(record, text);
+    }
+    return text;
+  }
+
+  changed(record: ReservationRecord): void {
+    this.#viewTexts.delete(record);
   }
 
   /** Every reservation of a restaurant, whatever its channel, by start time then id. */

@@ -70,6 +70,8 @@ export interface FaultSpec {
 
 /** A fault as stored, with its remaining count. */
 export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
+  /** Names the fault for `DELETE /_fake/faults/:id` (counts up from 1 per fake). */
+  id: number;
   operation: OperationName | undefined;
   status: number | undefined;
   latencyMs: number;
@@ -82,7 +84,7 @@ export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
 }
 
 /** Checks a fault given as JSON (control route) or from code; a bad one is a 400 field map. */
-export function parseFault(input: unknown): ActiveFault {
+export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
   if (!isPlainObject(input)) throw invalid({ non_field_errors: ['Expected a JSON object describing the fault.'] });
   const fields = new FieldCollector();
   let operation: OperationName | undefined;
@@ -162,9 +164,17 @@ export const MAX_COMMIT_DELAY_MS = 31 * 86_400_000;
 /** The faults waiting to hit, in the order they were added. */
 export class FaultList {
   #faults: ActiveFault[] = [];
+  #nextId = 1;
 
-  add(fault: ActiveFault): void {
-    this.#faults.push(fault);
+  add(fault: Omit<ActiveFault, 'id'>): void {
+    this.#faults.push({ ...fault, id: this.#nextId++ });
+  }
+
+  /** Removes one fault by id; false when no such fault is waiting (it may have hit already). */
+  remove(id: number): boolean {
+    const before = this.#faults.length;
+    this.#faults = this.#faults.filter((fault) => fault.id !== id);
+    return this.#faults.length < before;
   }
 
   /** Takes (and counts down) the first fault matching this operation and phase. */

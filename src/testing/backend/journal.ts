@@ -30,7 +30,7 @@ const SECRET_NAME = /token|secret|password|passwd|key|auth|signature|credential/
 
 /** The path and query of `url`, secret-looking query values hidden. */
 export function redactedPath(url: URL): string {
-  if (url.search === '') return url.pathname;
+  if (url.search === '' || !SECRET_NAME.test(url.search)) return `${url.pathname}${url.search}`;
   const query = new URLSearchParams(url.search);
   for (const name of new Set(query.keys())) if (SECRET_NAME.test(name)) query.set(name, '[redacted]');
   return `${url.pathname}?${query.toString()}`;
@@ -38,19 +38,21 @@ export function redactedPath(url: URL): string {
 
 /** A ring of the latest entries. */
 export class Journal {
-  #entries: JournalEntry[] = [];
+  #entries: (Omit<JournalEntry, 'at'> & { at: number })[] = [];
   #sequence = 0;
 
   constructor(readonly limit = DEFAULT_JOURNAL_LIMIT) {}
 
-  record(entry: Omit<JournalEntry, 'sequence'>): void {
+  /** Records a request; `at` is epoch milliseconds on the fake's clock (formatted when read). */
+  record(entry: Omit<JournalEntry, 'sequence' | 'at'> & { at: number }): void {
     this.#entries.push({ sequence: ++this.#sequence, ...entry });
-    if (this.#entries.length > this.limit) this.#entries.splice(0, this.#entries.length - this.limit);
+    // Dropped in batches, so a full journal does not shift its array on every request.
+    if (this.#entries.length > this.limit * 1.25) this.#entries.splice(0, this.#entries.length - this.limit);
   }
 
   /** A copy, oldest first. */
   get entries(): JournalEntry[] {
-    return this.#entries.map((entry) => ({ ...entry }));
+    return this.#entries.slice(-this.limit).map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
   }
 
   clear(): void {

@@ -193,6 +193,7 @@ export function createReservation(world: World, partner: PartnerRecord, restaura
 /** Applies one row of the transition table and sends its event. */
 function move(world: World, record: ReservationRecord, action: ReservationAction): ReservationRecord {
   const event = applyTransition(record, action, world.clock.now());
+  world.changed(record);
   if (event) world.emit(event, record);
   return record;
 }
@@ -268,6 +269,7 @@ export function modifyAsRestaurantOrCustomer(world: World, restaurantId: number,
     comment: guest.comment !== undefined ? guest.comment : record.comment,
     language: guest.language !== undefined ? guest.language : record.language,
   });
+  world.changed(record);
   return move(world, record, 'modify');
 }
 

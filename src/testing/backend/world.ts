@@ -13,4 +13,6 @@ export interface World {
   readonly dialect: Dialect;
   /** Sends `event` for the reservation to its partner's webhooks; nothing for other-channel bookings. */
   emit(event: EventType, record: ReservationRecord): void;
+  /** Says a reservation changed (its cached wire form is dropped). Every rule that changes one calls it. */
+  changed(record: ReservationRecord): void;
 }

@@ -20,4 +20,8 @@ export interface ControlCall {
   /** The URL up to `/_fake` (a sandbox's prefix included). */
   controlRoot: string;
   sandboxes: SandboxHost | undefined;
+  /** The request itself (its headers: `If-None-Match` on `GET /_fake/state`). */
+  request: Request;
+  /** true when the caller is not on loopback: views withhold partners' API tokens. */
+  remoteViewer: boolean;
 }

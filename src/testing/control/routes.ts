@@ -13,7 +13,7 @@ import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
-import { stateView } from './views.js';
+import { liveState, removeFault } from './live-state.js';
 
 /** One control route. `body` documents the JSON it takes (`?` marks optional keys). */
 export interface ControlRoute {
@@ -58,7 +58,13 @@ function needsSandboxHost(call: ControlCall) {
 /** Every control route. `GET /_fake/` lists them; the README's table is checked against them. */
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
   { method: 'GET', path: '/_fake/', does: 'lists these routes', run: () => ok({ routes: CONTROL_ROUTES.map(describeRoute), table: CONTROL_ROUTES.map(({ method, path, body, does }) => ({ method, path, body: body ?? null, does })) }) },
-  { method: 'GET', path: '/_fake/state', does: 'everything at once: clock, rate limit, dialect, partners, restaurants, reservations of every channel, webhooks, faults, deliveries', run: (call) => ok(stateView(call.backend)) },
+  {
+    method: 'GET',
+    path: '/_fake/state',
+    body: '?deliveries=N',
+    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, reservations of every channel, webhooks, faults, deliveries (the latest N); `ETag`, and 304 to `If-None-Match` while nothing changed; API tokens withheld from callers not on loopback',
+    run: liveState,
+  },
   { method: 'POST', path: '/_fake/partners', body: '{name?, partnerId?, apiToken?, description?, website_url?}', does: 'adds a partner, answers its credentials', run: (call) => created(addPartner(call.backend, call.body ?? {})) },
   { method: 'GET', path: '/_fake/restaurants', does: 'every restaurant with its configuration and linked partners', run: (call) => ok(call.backend.restaurants()) },
   {
@@ -112,24 +118,22 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     path: '/_fake/clock/advance',
     body: '{duration: "PT1H"} or {milliseconds}',
     does: 'moves the clock forward, running delivery retries and delayed commits that fall due',
-    run: async (call) => {
-      const input = requireObject(call.body);
-      if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
-      await clockMove('duration', () => call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number)));
-      return ok(clockView(call));
-    },
+    run: (call) =>
+      clockMove(call, 'duration', (input) => {
+        if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
+        return call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number));
+      }),
   },
   {
     method: 'POST',
     path: '/_fake/clock/set',
     body: '{now}',
     does: 'sets the clock (never backwards)',
-    run: async (call) => {
-      const input = requireObject(call.body);
-      if (typeof input.now !== 'string') throw invalid({ now: ['Expected an ISO 8601 date-time.'] });
-      await clockMove('now', () => call.backend.clock.set(input.now as string));
-      return ok(clockView(call));
-    },
+    run: (call) =>
+      clockMove(call, 'now', (input) => {
+        if (typeof input.now !== 'string') throw invalid({ now: ['Expected an ISO 8601 date-time.'] });
+        return call.backend.clock.set(input.now);
+      }),
   },
   { method: 'GET', path: '/_fake/deliveries', does: 'the delivery log, oldest first', run: (call) => ok(structuredClone(call.backend.state.deliveries)) },
   {
@@ -153,6 +157,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     },
   },
   { method: 'DELETE', path: '/_fake/faults', does: 'removes every pending fault', run: (call) => (call.backend.faults.clear(), empty(204)) },
+  { method: 'DELETE', path: '/_fake/faults/:faultId', does: 'removes one pending fault (by the `id` `GET /_fake/faults` shows)', run: removeFault },
   { method: 'GET', path: '/_fake/rate-limit', does: 'the rate limit in force', run: (call) => ok({ requestsPerSecond: call.backend.rateLimit }) },
   {
     method: 'POST',
@@ -221,13 +226,15 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   },
 ];
 
-async function clockMove(field: string, move: () => Promise<void>): Promise<void> {
+/** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
+async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
   try {
-    await move();
+    await move(requireObject(call.body));
   } catch (error) {
     if (error instanceof RangeError) throw invalid({ [field]: [error.message] });
     throw error;
   }
+  return ok(clockView(call));
 }
 
 /** `POST /_fake/faults {operation?, ...}`: a route as one line. */
@@ -280,7 +287,7 @@ function decode(segment: string): string | undefined {
 }
 
 /** Serves `/_fake/...`; `path` starts with `/_fake`. JSON in, JSON out, no credentials. */
-export async function handleControl(call: Omit<ControlCall, 'params' | 'body'>, request: Request, path: string): Promise<Response> {
+export async function handleControl(call: Omit<ControlCall, 'params' | 'body' | 'request'>, request: Request, path: string): Promise<Response> {
   const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
   const matching = COMPILED.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) {
@@ -298,7 +305,7 @@ export async function handleControl(call: Omit<ControlCall, 'params' | 'body'>, 
       params[name] = value;
     }
     const body = method === 'GET' || method === 'DELETE' ? undefined : normaliseControlKeys(await readJsonBody(request));
-    return await found.route.run({ ...call, params, body });
+    return await found.route.run({ ...call, params, body, request });
   } catch (error) {
     if (error instanceof FakeError) return refusal(error);
     throw error;

@@ -14,7 +14,7 @@ export function stateView(backend: FakeBackend) {
     dialect: { ...backend.dialect },
     partners: backend.partners(),
     restaurants: backend.restaurants(),
-    reservations: [...state.restaurants.keys()].flatMap((restaurantId) => backend.allReservations(restaurantId)),
+    reservations: [...state.restaurants.keys()].flatMap((restaurantId) => backend.allReservations(restaurantId).map((reservation) => ({ ...reservation, restaurantId }))),
     webhooks: [...state.webhooks.values()].map((webhook) => ({ ...webhookView(webhook), partnerId: webhook.partnerId })),
     faults: backend.faults.pending,
     deliveries: structuredClone(state.deliveries),

@@ -1,0 +1,63 @@
+/**
+ * Partners with their credentials and a curl line to paste. A viewer that is not on loopback gets
+ * no token from the fake, and the page shows a placeholder instead.
+ * @module
+ */
+import type { LiveState } from '../../control/live-state.js';
+
+type PartnerView = LiveState['partners'][number];
+import { announce } from './act.js';
+import { controlRoot } from './api.js';
+import { h, hiddenText, setText, syncList } from './dom.js';
+
+function curlLine(partner: PartnerView): string {
+  const api = new URL('../api/v1/partnership/restaurants/', controlRoot).href;
+  return `curl -u '${partner.partnerId}:${partner.apiToken ?? '$API_TOKEN'}' '${api}'`;
+}
+
+export function createPartnersView(container: HTMLElement): (overview: LiveState) => void {
+  const list = h('ul', { className: 'cards', 'aria-label': 'Partners' });
+  const empty = h('p', { className: 'muted' }, 'No partners. Add one with POST /_fake/partners.');
+  const remoteNote = h('p', { className: 'note' }, 'You reach the fake from outside loopback: API tokens are withheld.');
+  container.append(h('h2', { id: 'partners-heading' }, 'Partners'), remoteNote, empty, list);
+  return (overview) => {
+    remoteNote.hidden = !overview.remoteViewer;
+    empty.hidden = overview.partners.length > 0;
+    syncList(
+      list,
+      overview.partners,
+      (partner) => partner.partnerId,
+      (partner) => {
+        const name = h('h3', {});
+        const id = h('code', { className: 'partner-id' });
+        const token = h('code', { className: 'partner-token' });
+        const curl = h('code', { className: 'curl' });
+        const copy = h('button', { type: 'button' }, 'Copy curl line', hiddenText(` for ${partner.name}`));
+        copy.addEventListener('click', async () => {
+          try {
+            await navigator.clipboard.writeText(curl.textContent ?? '');
+            announce('Curl line copied.');
+          } catch {
+            // No clipboard permission: select the line so Ctrl+C copies it.
+            getSelection()?.selectAllChildren(curl);
+            announce('Curl line selected: press Ctrl+C to copy it.');
+          }
+        });
+        return h(
+          'li',
+          { className: 'card' },
+          name,
+          h('dl', { className: 'facts' }, h('dt', {}, 'Partner id'), h('dd', {}, id), h('dt', {}, 'API token'), h('dd', {}, token)),
+          h('pre', { className: 'curl-line' }, curl),
+          copy,
+        );
+      },
+      (entry, partner) => {
+        setText(entry.querySelector('h3')!, partner.name);
+        setText(entry.querySelector('.partner-id')!, partner.partnerId);
+        setText(entry.querySelector('.partner-token')!, partner.apiToken ?? 'withheld (not on loopback)');
+        setText(entry.querySelector('.curl')!, curlLine(partner));
+      },
+    );
+  };
+}
