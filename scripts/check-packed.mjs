@@ -75,13 +75,24 @@ try {
   // A project on msw 2: the peer range must let npm install it, and the handlers must work there.
   writeFileSync(join(msw2Scratch, 'package.json'), JSON.stringify({ name: 'partner-app-msw2', private: true, type: 'module' }));
   cpSync(join(scratch, tarball), join(msw2Scratch, tarball));
-  run(npmCommand, [...npmPrefix, 'install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, 'msw@2', `typescript@${typescript}`, '@types/node@22'], msw2Scratch);
+  // Also the oldest TypeScript the README states (5.4) and the one before it, to prove that floor.
+  run(npmCommand, [...npmPrefix, 'install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, 'msw@2', `typescript@${typescript}`, '@types/node@22', 'typescript-5.4@npm:typescript@5.4', 'typescript-5.3@npm:typescript@5.3'], msw2Scratch);
   const msw = JSON.parse(run(process.execPath, ['-p', "JSON.stringify(require('msw/package.json').version)"], msw2Scratch));
   if (!msw.startsWith('2.')) throw new Error(`expected msw 2 in the msw 2 project, got ${msw}`);
   cpSync(join(root, 'scripts/packed-project/msw2.ts'), join(msw2Scratch, 'main.ts'));
   writeFileSync(join(msw2Scratch, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['main.ts'] }));
   run(process.execPath, [join(msw2Scratch, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], msw2Scratch);
   process.stdout.write(run(process.execPath, ['main.ts'], msw2Scratch).replace('msw 2 project', `msw ${msw} project`));
+  // The core and webhooks entries (msw's own types need a newer TypeScript); ES2022, the newest
+  // target TypeScript 5.3 and 5.4 know.
+  cpSync(join(root, 'scripts/packed-project/hover-sample.ts'), join(msw2Scratch, 'floor.ts'));
+  writeFileSync(join(msw2Scratch, 'tsconfig.floor.json'), JSON.stringify({ compilerOptions: { ...base, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext' }, files: ['floor.ts'] }));
+  run(process.execPath, [join(msw2Scratch, 'node_modules/typescript-5.4/bin/tsc'), '-p', 'tsconfig.floor.json'], msw2Scratch);
+  const older = spawnSync(process.execPath, [join(msw2Scratch, 'node_modules/typescript-5.3/bin/tsc'), '-p', 'tsconfig.floor.json'], { cwd: msw2Scratch, encoding: 'utf8' });
+  if (older.status === 0 || !older.stdout.includes("Cannot find name 'NoInfer'")) {
+    throw new Error(`the README states TypeScript 5.4 as the floor, but TypeScript 5.3 ${older.status === 0 ? 'compiles too' : `fails otherwise:\n${older.stdout}`}`);
+  }
+  console.log('TypeScript 5.4 type-checks the core and webhooks types (skipLibCheck off); 5.3 fails inside zod (NoInfer), as the README states');
 } finally {
   rmSync(scratch, { recursive: true, force: true });
   rmSync(msw2Scratch, { recursive: true, force: true });
