@@ -25,7 +25,7 @@ function load(root, url, authorization, durationMs) {
  * Measures the ratio. `startProcess(script, args)` starts a node script and resolves with
  * `{info, stop}` (its first stdout line as JSON); `notes` collects remarks for the table.
  */
-export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 5, durationMs = 2000 }) {
+export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 9, durationMs = 2000 }) {
   const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'none', '--quiet']);
   const scratch = mkdtempSync(join(tmpdir(), 'fake-ratio-'));
   let bare;

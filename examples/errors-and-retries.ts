@@ -56,8 +56,9 @@ const copies = (await client.reservations.list(restaurant!.id).toArray()).filter
 console.log(`  booked #${booked.id}; reservations at that time: ${copies.length} (never a duplicate)`);
 
 console.log('5. When the outcome of a create cannot be known, AmbiguousCreateError carries its key:');
-// The service commits the booking but answers 500, and the look-up by key fails as well.
-const impatient = new PartnerClient({ ...options, maxRetries: 0, logger: { warn() {}, error() {} } });
+// The service commits the booking but answers 500, and the look-up by key fails as well (this
+// client looks the key up once, rather than over the default 10 s settle window).
+const impatient = new PartnerClient({ ...options, maxRetries: 0, createLookupWindowMs: 0, logger: { warn() {}, error() {} } });
 fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
 fake.injectFault({ operation: 'reservations.list', status: 503, times: 1 });
 try {

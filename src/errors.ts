@@ -229,6 +229,8 @@ export class ResponseTooLargeError extends PartnerSdkError {
     this.attempts = details.attempts ?? 1;
   }
 }
+/** True when an answer was refused for passing `maxResponseBytes`. */
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
 /** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
 export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
@@ -356,8 +358,6 @@ export const isTimeoutError = (error: unknown): error is TimeoutError => error i
 export const isAbortError = (error: unknown): error is AbortError => error instanceof AbortError;
 /** True when our own input check refused a call. */
 export const isInputValidationError = (error: unknown): error is InputValidationError => error instanceof InputValidationError;
-/** True when an answer was larger than `maxResponseBytes`. */
-export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
 /** True when the service answered outside the contract. */
 export const isResponseValidationError = (error: unknown): error is ResponseValidationError => error instanceof ResponseValidationError;
 /** True when a create's outcome is unknown. */

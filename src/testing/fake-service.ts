@@ -157,7 +157,8 @@ export class FakeService {
       journalLimit: options.journalLimit,
     });
     backends.set(this, this.#backend);
-    this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, { deliveries: options.deliveries, logger: options.logger });
+    // A sandbox is seeded like this fake (a seed function, which needs a FakeService, means none).
+    this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, { deliveries: options.deliveries, logger: options.logger, seed: seed === 'demo' ? 'demo' : 'none' });
     this.clock = this.#backend.clock;
     this.dialect = this.#backend.dialect;
     this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');

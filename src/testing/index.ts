@@ -28,7 +28,7 @@ export { FakeClock, type FakeClockOptions } from './backend/clock.js';
 export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './backend/faults.js';
 export { FakeError, FakeError as FakeControlError, isFakeError, isFakeError as isFakeControlError, type FieldErrors } from './backend/errors.js';
-export { CONTROL_ROUTES, type ControlRoute } from './control/routes.js';
+export { CONTROL_ROUTE_LIST as CONTROL_ROUTES, type ControlRouteInfo as ControlRoute } from './control/routes.js';
 export { TRANSITIONS, type ReservationState, type ReservationAction, type Transition } from './backend/transitions.js';
 export type { FakeReservation } from './backend/backend.js';
 export type { JournalEntry } from './backend/journal.js';
@@ -37,6 +37,6 @@ export type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.j
 export { defaultAvailability } from './backend/availability.js';
 export { DEMO_PARTNER } from './backend/seed.js';
 export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './backend/deliveries.js';
-export type { AvailabilityConfig, OpeningPeriod, DurationRule, DeliveryLogEntry, ConfirmationModeValue } from './backend/state.js';
+export type { AvailabilityConfig, OpeningPeriod, DurationRule, DeliveryLogEntry, ConfirmationModeValue, EventType } from './backend/state.js';
 export type { RateLimitSetting } from './backend/rate-limit.js';
 export { buildDelivery, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from '../webhooks/delivery.js';

@@ -37,8 +37,8 @@ export class Sandboxes implements SandboxHost {
 
   constructor(
     options: SandboxOptions,
-    /** What every sandbox inherits from its server (delivery settings, logger). */
-    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'>,
+    /** What every sandbox inherits from its server (delivery settings, logger, and its seed as the default). */
+    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'> & { seed: 'demo' | 'none' },
   ) {
     this.#max = options.max ?? DEFAULT_MAX_SANDBOXES;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SANDBOX_IDLE_MS;
@@ -57,7 +57,8 @@ export class Sandboxes implements SandboxHost {
     this.#expire();
     const body = requireObject(input, true);
     const fields = new FieldCollector();
-    const seed = body.seed ?? 'demo';
+    // Seeded like the server unless the body says otherwise.
+    const seed = body.seed ?? this.inherited.seed;
     if (seed !== 'demo' && seed !== 'none') fields.add('seed', 'Expected "demo" or "none".');
     const rateLimit = body.rateLimit ?? 1;
     if (rateLimit !== false && (typeof rateLimit !== 'number' || !(rateLimit > 0) || !Number.isFinite(rateLimit))) fields.add('rateLimit', 'Expected a positive number of requests per second, or false.');
@@ -70,7 +71,7 @@ export class Sandboxes implements SandboxHost {
     const id = `sbx_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
     try {
       backend = new FakeBackend({
-        ...this.inherited,
+        deliveries: this.inherited.deliveries,
         logger: this.inherited.logger && ((line) => this.inherited.logger!(`[${id}] ${line}`)),
         seed: seed === 'demo' ? seedDemo : undefined,
         rateLimit: rateLimit as RateLimitSetting,

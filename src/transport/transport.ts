@@ -275,15 +275,16 @@ export class Transport {
     };
 
     const attemptOnce = async (attempt: number) => {
-      if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
-      if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
-      if (settings.limiter) await acquireSlot();
-      const left = remainingMs();
-      if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
-      settings.logger.debug?.(`${spec.method} ${safeUrl}`, { attempt });
-      const startedAt = Date.now();
       let target = url;
+      // Each request of the attempt (a followed redirect is one more) waits for its slot and its deadline.
       for (let redirects = 0; ; redirects += 1) {
+        if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
+        if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
+        if (settings.limiter) await acquireSlot();
+        const left = remainingMs();
+        if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
+        settings.logger.debug?.(`${spec.method} ${safeUrl}`, { attempt });
+        const startedAt = Date.now();
         const answer = await sendAttempt({
           method: spec.method,
           url: target.href,

@@ -12,15 +12,20 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
       driver = await createDriver(kind, { rateLimit: 1 });
     });
 
-    it('answers 401 with WWW-Authenticate: Basic for missing, malformed, unknown or wrong credentials, before anything else', async () => {
+    it('answers 401 with WWW-Authenticate: Basic for missing, malformed, unknown or wrong credentials, before anything but an unknown path', async () => {
       const { partnerId, apiToken } = driver.partner;
       for (const auth of [null, 'Bearer abc', 'Basic !!!', basic(partnerId, `${apiToken}x`), basic(partnerId, ''), basic(crypto.randomUUID(), apiToken), `Basic ${btoa(partnerId)}`]) {
-        for (const path of ['/restaurants/', '/nowhere/', '/restaurants/1/reservations/']) {
+        for (const path of ['/restaurants/', '/restaurants/1/reservations/', '/webhooks/99/']) {
           const answer = await driver.send('GET', path, { auth });
           expect(answer.status, `${auth} ${path}`).toBe(401);
           expect(answer.headers.get('www-authenticate')).toMatch(/^Basic/);
           expect(answer.body.detail).toEqual(expect.any(String));
         }
+        // A path no route serves is a 404 naming the nearest route, credentials or not, as a
+        // Django service resolves URLs before it authenticates.
+        const nowhere = await driver.send('GET', '/restaurant/', { auth });
+        expect(nowhere.status).toBe(404);
+        expect(nowhere.body.detail).toContain('Nearest: /api/v1/partnership/restaurants/');
       }
       // None of those refused calls spent the partner's rate budget.
       expect((await driver.send('GET', '/restaurants/')).status).toBe(200);

@@ -89,3 +89,13 @@ describe('startFakeServer (node:http adapter)', () => {
     await expect(fetch(`${url}/_fake/clock`)).rejects.toThrow(TypeError);
   });
 });
+
+describe('who counts as a caller on this machine', () => {
+  it('is loopback only: 127.0.0.0/8, ::1 and 127.x mapped into IPv6, never a private or public address', async () => {
+    const { isLoopbackAddress } = await import('../../src/testing/adapters/node-server.js');
+    for (const local of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) expect(isLoopbackAddress(local), local).toBe(true);
+    for (const remote of ['10.0.0.5', '192.168.1.2', '172.16.0.1', '8.8.8.8', '::ffff:10.0.0.5', 'fe80::1', '::2', '', undefined]) {
+      expect(isLoopbackAddress(remote), String(remote)).toBe(false);
+    }
+  });
+});

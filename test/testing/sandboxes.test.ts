@@ -82,6 +82,35 @@ describe('sandboxes on one standalone server', () => {
     expect((await call('POST', `${second.body.controlUrl}/sandboxes`, {})).status).toBe(404);
   });
 
+  it('two suites at once on one server, each in its sandbox, each seeing only its own clock, faults and bookings', async () => {
+    server = await startFakeServer({ seed: 'demo', rateLimit: false });
+    const suite = async (name: string, days: number, faultStatus: number) => {
+      const sandbox = (await call('POST', `${server!.url}/_fake/sandboxes`, { rateLimit: false })).body;
+      const partner = sandbox.partners[0];
+      const auth = { authorization: basic(partner.partnerId, partner.apiToken) };
+      const api = (path: string) => `${sandbox.url}/api/v1/partnership${path}`;
+      await call('POST', `${sandbox.controlUrl}/clock/advance`, { duration: `P${days}D` });
+      await call('POST', `${sandbox.controlUrl}/faults`, { operation: 'profile.retrieve', status: faultStatus, times: 3 });
+      const date = new Date(Date.parse((await call('GET', `${sandbox.controlUrl}/clock`)).body.now) + 86_400_000).toISOString().slice(0, 10);
+      const statuses: number[] = [];
+      for (let index = 0; index < 3; index += 1) {
+        statuses.push((await call('GET', api('/profile/'), undefined, auth)).status);
+        const booked = await call('POST', api('/restaurants/1/reservations/'), { start_time: `${date}T${19 + index}:00:00`, adults: 2, first_name: name }, auth);
+        statuses.push(booked.status);
+      }
+      const listed = (await call('GET', api('/restaurants/1/reservations/'), undefined, auth)).body.results.map((reservation: { first_name: string }) => reservation.first_name);
+      const now = (await call('GET', `${sandbox.controlUrl}/clock`)).body.now;
+      return { statuses, listed, now, sandbox };
+    };
+    const [first, second] = await Promise.all([suite('first', 10, 503), suite('second', 40, 418)]);
+    expect(first.statuses).toEqual([503, 201, 503, 201, 503, 201]);
+    expect(second.statuses).toEqual([418, 201, 418, 201, 418, 201]);
+    expect(first.listed).toEqual(['first', 'first', 'first']);
+    expect(second.listed).toEqual(['second', 'second', 'second']);
+    expect(Date.parse(second.now) - Date.parse(first.now)).toBeGreaterThan(29 * 86_400_000);
+    expect(server.fake.allReservations(1)).toEqual([]);
+  });
+
   it('refuses bad input, bounds their number, and expires idle ones', async () => {
     server = await startFakeServer({ rateLimit: false, sandboxes: { max: 2, idleTimeoutMs: 200 } });
     const bad = await call('POST', `${server.url}/_fake/sandboxes`, { seed: 'everything', rateLimit: -1, dialect: 'array' });
@@ -89,6 +118,8 @@ describe('sandboxes on one standalone server', () => {
     expect(Object.keys(bad.body)).toEqual(expect.arrayContaining(['seed', 'rateLimit', 'dialect']));
     expect((await call('POST', `${server.url}/_fake/sandboxes`, { dialect: { list: 'csv' } })).body.dialect).toEqual([expect.stringContaining('list must be one of envelope, array')]);
     const kept = (await call('POST', `${server.url}/_fake/sandboxes`, {})).body;
+    // Seeded like the server (no seed here) unless the body says otherwise.
+    expect(kept.partners).toEqual([]);
     await call('POST', `${server.url}/_fake/sandboxes`, {});
     const third = await call('POST', `${server.url}/_fake/sandboxes`, {});
     expect(third.status).toBe(409);

@@ -4,9 +4,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  createRateLimiter,
   InputValidationError,
   PartnerApiError,
   PartnerClient,
@@ -64,8 +63,7 @@ describe('maxResponseBytes', () => {
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as ResponseTooLargeError).maxResponseBytes).toBe(1024 * 1024);
     // The server is cut off shortly after the limit (socket buffers aside), not left streaming.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(closed).toBe(true);
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 10 });
     expect(sentBytes).toBeLessThan(16 * 1024 * 1024);
   });
 
@@ -110,13 +108,12 @@ describe('deadlineMs and Retry-After', () => {
 
   it('bounds the wait for a rate-limit slot: a call queued past its deadline fails without sending', async () => {
     const server = await serve((_request, response) => sendJson(response, 200, [restaurantBody()]));
-    const clock = createInstantClock();
-    const client = clientFor(server.url, { clock, rateLimit: createRateLimiter({ requestsPerSecond: 1, clock }) });
+    const client = clientFor(server.url, { clock: undefined, rateLimit: { requestsPerSecond: 1 } });
     await client.restaurants.list().toArray();
-    // The next slot is a second away on the client's clock; this call may wait half of that.
-    const error = await client.restaurants.list({ deadlineMs: 500 }).toArray().catch((caught: unknown) => caught);
+    // The next slot is a second away; this call may wait a quarter of that.
+    const error = await client.restaurants.list({ deadlineMs: 250 }).toArray().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as Error).message).toContain("deadline of 500 ms");
+    expect((error as Error).message).toContain('deadline of 250 ms');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -145,8 +142,12 @@ describe('redirects', () => {
       }
       sendJson(response, 200, [restaurantBody()]);
     });
-    expect(await clientFor(server.url).restaurants.list().toArray()).toHaveLength(1);
+    let slots = 0;
+    const countingLimiter = { acquire: async () => void (slots += 1), pause: () => undefined, queueDepth: 0 };
+    expect(await clientFor(server.url, { rateLimit: countingLimiter }).restaurants.list().toArray()).toHaveLength(1);
     expect(server.requests).toEqual(['GET /api/v1/partnership/restaurants/ auth', 'GET /api/v1/partnership/restaurants/?moved=1 auth']);
+    // The followed redirect is a request like any other: it waited for its own rate-limit slot.
+    expect(slots).toBe(2);
   });
 
   it('never follows a redirect for a write, even within the origin', async () => {

@@ -8,7 +8,6 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { launchChromium } from './browser.js';
+import { isSimulatorPath, serveSimulatorPage } from '../../src/testing/ui/serve.js';
 
 const ASYNC_RESTAURANT = 2; // Bistro des Vosges in the demo seed: Europe/Paris, confirmed by hand.
 const SYNC_RESTAURANT = 1; // Le Petit Sablon: Europe/Brussels, confirmed when booked.
@@ -253,21 +253,26 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   });
 
   it('shows a viewer that is not on loopback (--allow-remote-control) no API token, and a curl line with $API_TOKEN', async () => {
-    const address = Object.values(networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
-    if (!address) throw new Error('This test needs a network interface besides loopback, to reach the fake as a remote viewer would.');
-    const open = await startFakeServer({ seed: 'demo', port: 0, host: '0.0.0.0', allowRemoteControl: true });
-    try {
-      await page.goto(`http://${address}:${open.port}/_fake/ui`);
-      await page.locator('body[data-ready]').waitFor();
-      const partners = page.getByRole('region', { name: 'Partners' });
-      await partners.getByText('withheld (not on loopback)').waitFor();
-      expect(await page.content()).not.toContain(DEMO_PARTNER.apiToken);
-      await expect(partners.locator('code.curl').textContent()).resolves.toBe(
-        `curl -u '${DEMO_PARTNER.partnerId}:$API_TOKEN' 'http://${address}:${open.port}/api/v1/partnership/restaurants/'`,
-      );
-    } finally {
-      await open.close();
-    }
+    // Tests send traffic to loopback only, so no socket here can come from another machine. The
+    // page's requests are answered in-process exactly as the node adapter answers a caller whose
+    // socket address is not loopback (remoteViewer); the adapter's own test checks that decision.
+    await page.route(`${server.url}/**`, async (route) => {
+      const sent = route.request();
+      const body = sent.postDataBuffer();
+      const request = new Request(sent.url(), { method: sent.method(), headers: sent.headers(), body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+      const answer = isSimulatorPath(new URL(sent.url()).pathname)
+        ? await serveSimulatorPage(request)
+        : await server.fake.handle(request, { controlAllowed: true, remoteViewer: true });
+      await route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers), body: Buffer.from(await answer.arrayBuffer()) });
+    });
+    await page.goto(`${server.url}/_fake/ui`);
+    await page.locator('body[data-ready]').waitFor();
+    const partners = page.getByRole('region', { name: 'Partners' });
+    await partners.getByText('withheld (not on loopback)').waitFor();
+    expect(await page.content()).not.toContain(DEMO_PARTNER.apiToken);
+    await expect(partners.locator('code.curl').textContent()).resolves.toBe(
+      `curl -u '${DEMO_PARTNER.partnerId}:$API_TOKEN' '${server.url}/api/v1/partnership/restaurants/'`,
+    );
   });
 
   it('gives every button, field and region an accessible name, with every form open', async () => {

@@ -40,6 +40,9 @@ export interface RunningFakeServer {
 
 const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 
+/** Whether a socket's peer address is this machine's loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
+export const isLoopbackAddress = (address: string | undefined): boolean => LOOPBACK.test(address ?? '');
+
 /** Methods WHATWG fetch refuses to carry in a `Request`: the fake serves none of them. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -68,7 +71,7 @@ function ownHosts(boundHost: string, port: number): Set<string> {
  * every cross-origin POST, a plain HTML form's included, and `Sec-Fetch-Site` besides).
  */
 function controlRefusal(incoming: IncomingMessage, hosts: Set<string>): string | undefined {
-  if (!LOOPBACK.test(incoming.socket.remoteAddress ?? '')) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
+  if (!isLoopbackAddress(incoming.socket.remoteAddress)) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
   const host = (incoming.headers.host ?? '').toLowerCase();
   if (!hosts.has(host)) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
   const origin = incoming.headers.origin;
@@ -144,8 +147,15 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  // A JSON answer of the fake keeps its text: no need to read its body stream back.
-  const body = response instanceof JsonResponse && !response.bodyUsed ? Buffer.from(response.serialized) : response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+  // A JSON answer of the fake keeps its text: written as is (encoded once, on the socket), with no
+  // need to read its body stream back.
+  if (response instanceof JsonResponse && !response.bodyUsed) {
+    headers['content-length'] = String(Buffer.byteLength(response.serialized));
+    outgoing.writeHead(response.status, headers);
+    outgoing.end(response.serialized);
+    return;
+  }
+  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.byteLength);
   outgoing.writeHead(response.status, headers);
   outgoing.end(body);
@@ -191,7 +201,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     });
     const request = toRequest(incoming, url.href, abort.signal);
     const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts);
-    const remoteViewer = !LOOPBACK.test(incoming.socket.remoteAddress ?? '');
+    const remoteViewer = !isLoopbackAddress(incoming.socket.remoteAddress);
     // The simulator page is static; the control API's own guard decides who gets it.
     const answered =
       refusal === undefined && isSimulatorPath(url.pathname)

@@ -120,6 +120,13 @@ async function runOperation(backend: FakeBackend, run: ApiOperation, call: ApiCa
  */
 export async function handleApi(backend: FakeBackend, request: Request, url: URL, rest: string, onFakeClock: boolean): Promise<ApiOutcome> {
   const method = request.method.toUpperCase();
+  // A path no route serves is a 404 before authentication, as a Django service resolves URLs first.
+  const matching = COMPILED.filter((route) => route.pattern.test(rest));
+  if (matching.length === 0) {
+    const nearest = nearestRoute(rest, API_ROUTES.map((route) => route.path));
+    const hint = rest.endsWith('/') ? '' : ' Paths end with a slash, as in the spec.';
+    return { response: errorResponse(404, `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`), operation: null, partnerId: null };
+  }
   // Spec, Authentication 3: "When a request has no valid credentials, then the response is
   // 401 Unauthorized." Authentication comes before rate limiting.
   const credentials = decodeBasic(request.headers.get('authorization'));
@@ -134,12 +141,6 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
   if (!admission.allowed) {
     const seconds = admission.retryAfterSeconds;
     return outcome(errorResponse(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, {}, { 'retry-after': String(seconds) }));
-  }
-  const matching = COMPILED.filter((route) => route.pattern.test(rest));
-  if (matching.length === 0) {
-    const nearest = nearestRoute(rest, API_ROUTES.map((route) => route.path));
-    const hint = rest.endsWith('/') ? '' : ' Paths end with a slash, as in the spec.';
-    return outcome(errorResponse(404, `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`));
   }
   const route = matching.find((candidate) => candidate.method === method);
   if (!route) return outcome(errorResponse(405, `Method "${method}" not allowed.`, {}, { allow: matching.map((candidate) => candidate.method).join(', ') }));

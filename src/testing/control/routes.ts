@@ -15,12 +15,16 @@ import { empty, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
 import { liveState, removeFault } from './live-state.js';
 
-/** One control route. `body` documents the JSON it takes (`?` marks optional keys). */
-export interface ControlRoute {
+/** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
+export interface ControlRouteInfo {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: string;
   does: string;
+}
+
+/** A control route with the backend call that serves it. */
+export interface ControlRoute extends ControlRouteInfo {
   run(call: ControlCall): Response | Promise<Response>;
 }
 
@@ -206,12 +210,12 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
     },
   },
-  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first (no credentials)', run: (call) => ok(call.backend.journal.entries) },
+  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first: method, path, status, operation, partner id; no credentials; GETs of the control API itself left out', run: (call) => ok(call.backend.journal.entries) },
   {
     method: 'POST',
     path: '/_fake/sandboxes',
     body: '{seed?, rateLimit?, dialect?}',
-    does: 'creates an isolated world; answers `{id, url, controlUrl, partners, restaurants}`',
+    does: 'creates an isolated world (seeded like the server unless `seed` says otherwise); answers `{id, url, controlUrl, partners, restaurants}`',
     run: (call) => created(needsSandboxHost(call).create(call.body ?? {}, call.url.origin)),
   },
   { method: 'GET', path: '/_fake/sandboxes', does: 'the sandboxes alive', run: (call) => ok(needsSandboxHost(call).list(call.url.origin)) },
@@ -227,6 +231,9 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
 ];
 
 /** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
+/** The route table as partners may read it (the same rows, without the calls behind them). */
+export const CONTROL_ROUTE_LIST: readonly ControlRouteInfo[] = CONTROL_ROUTES;
+
 async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
   try {
     await move(requireObject(call.body));
