@@ -8,6 +8,7 @@ export default defineConfig({
     'webhooks/index': 'src/webhooks/index.ts',
     'testing/index': 'src/testing/index.ts',
     'testing/node': 'src/testing/node.ts',
+    'redis/index': 'src/redis/index.ts',
     'bin/restaurant-partner-fake': 'src/bin/restaurant-partner-fake.ts',
   },
   format: ['esm'],

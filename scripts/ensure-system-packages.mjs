@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Makes sure the system packages some tests need are installed, e.g.
 //   node scripts/ensure-system-packages.mjs redis-server chromium
-// Each argument is a Debian package whose program has the same name (redis-server, chromium).
+// Each argument is a Debian package whose program has the same name (redis-server, chromium), or
+// `package=program` when they differ (e.g. `valkey-server=valkey-server`, `chromium=chromium-browser`).
 // Missing ones are installed with apt-get when this runs as root on Debian or Ubuntu; otherwise it
 // stops with one line saying what to install. Nothing is ever skipped silently.
 import { spawnSync } from 'node:child_process';
@@ -26,7 +27,12 @@ export function findProgram(name) {
 
 /** Installs what is missing of `packages`; returns a one-line message when it cannot. */
 export function ensureSystemPackages(packages) {
-  const missing = packages.filter((name) => !findProgram(name));
+  const wanted = packages.map((spec) => {
+    const [name, program = name] = spec.split('=');
+    return { name, program };
+  });
+  const missing = wanted.filter(({ program }) => !findProgram(program)).map(({ name }) => name);
+  const programOf = (name) => wanted.find((entry) => entry.name === name).program;
   if (missing.length === 0) return undefined;
   const list = missing.join(' ');
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -36,7 +42,7 @@ export function ensureSystemPackages(packages) {
     const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
     const install =
       update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
-    const still = missing.filter((name) => !findProgram(name));
+    const still = missing.filter((name) => !findProgram(programOf(name)));
     if (install && install.status === 0 && still.length === 0) return undefined;
     return `Could not install ${still.join(' ') || list} with apt-get; install it (apt-get install -y --no-install-recommends ${list}) and run the tests again.`;
   }

@@ -15,7 +15,11 @@ import type { RateLimiter } from './transport/rate-limiter.js';
 import { createRateLimiter } from './transport/throttle.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/headers.js';
+import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
+import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
+import { checkRestaurantTimezones } from './restaurant-timezones.js';
 
 /** Options of {@link PartnerClient}. */
 export interface ClientOptions {
@@ -36,11 +40,40 @@ export interface ClientOptions {
   rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
-  /** Where warnings go. Default: warnings and errors to the console. `silentLogger` drops them. */
+  /** Where log lines go. Default: the console. `silentLogger` drops everything. */
   logger?: Logger;
+  /**
+   * Which lines reach the logger: `debug` (every attempt and answer: method, redacted URL, status,
+   * attempt, duration), `info` (retries, rate-limit pauses), `warn` (the default), `error` or
+   * `off`. When not given, the `RESTAURANT_PARTNER_LOG` environment variable decides. Lines never
+   * carry the token or the Basic credential, nor request headers or bodies.
+   */
+  logLevel?: LogLevel;
+  /**
+   * Headers sent with every request (tracing, a gateway's key). Per call, `headers` adds to them or
+   * removes one (`null`). Headers the SDK sets itself (`authorization`, `idempotency-key`,
+   * `content-type`, `accept`, ...) are refused.
+   */
+  defaultHeaders?: Record<string, string>;
+  /**
+   * What an answer outside the documented contract does. `'strict'` (default): throws
+   * `ResponseValidationError` naming the field. `'warn'`: logs one warning naming the fields and
+   * returns the data as received, typed as the contract although the named fields may not match
+   * it. When not given, the `RESTAURANT_PARTNER_RESPONSE_VALIDATION` environment variable decides.
+   */
+  responseValidation?: ResponseValidation;
+  /**
+   * Timezones of restaurants you already know (`{ 12: 'Europe/Brussels' }`, IANA names), so that
+   * the first booking at each does not spend a request reading the restaurants list.
+   */
+  restaurantTimezones?: Record<string | number, string>;
   /** Observers of each attempt, retry and 429. */
   hooks?: ClientHooks;
-  /** Time source for rate-limit waits, retry sleeps and polling. Default: the real clock. */
+  /**
+   * Time source for retry sleeps and polling. Default: the real clock. The limiter built from
+   * `{ requestsPerSecond }` always runs on real time; to pace on this clock too, pass
+   * `rateLimit: createClockRateLimiter({ requestsPerSecond, clock })` from `restaurant-partner-sdk/testing`.
+   */
   clock?: Clock;
   /** Also store each create's idempotency key in `metadata`, so it can be looked up. Default true. */
   idempotencyMetadata?: boolean;
@@ -69,6 +102,12 @@ export interface ClientOptions {
   /** Most pages one list call follows; past it the list fails rather than reading on. Default 1000. */
   maxPages?: number;
 }
+
+/**
+ * What `withOptions` takes: any client option, with `defaultHeaders` merged over the client's
+ * (`null` removes one) rather than replacing them.
+ */
+export type ClientOptionOverrides = Partial<Omit<ClientOptions, 'defaultHeaders'>> & { defaultHeaders?: RequestHeaders };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
@@ -134,7 +173,12 @@ function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hook
   }
 }
 
-function normaliseBaseUrl(baseUrl: unknown): URL {
+/**
+ * The service URL, checked. A `baseUrl` copied with the API prefix (`.../api/v1/partnership/`) is
+ * accepted with the prefix removed (`prefixRemoved`), since the client appends it itself and a
+ * doubled prefix would make every call a 404; an operation's URL is refused.
+ */
+function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean } {
   if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
   let url: URL;
   try {
@@ -148,8 +192,18 @@ function normaliseBaseUrl(baseUrl: unknown): URL {
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
-  return url;
+  if (url.pathname.includes(`${API_PREFIX}/`)) {
+    invalid('baseUrl', `is the URL of an operation; pass the part before ${API_PREFIX}/ (the client appends the paths itself)`);
+  }
+  const prefixRemoved = url.pathname.endsWith(API_PREFIX);
+  if (prefixRemoved) url.pathname = url.pathname.slice(0, -API_PREFIX.length);
+  return { url, prefixRemoved };
 }
+
+// What `withOptions` hands the copy it builds, next to its options: the caches it shares.
+// `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
+// override; the parent's were seeded once, and the service may have corrected them since).
+const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean }>();
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -181,13 +235,17 @@ export class PartnerClient {
   /** The rate limiter every attempt of this client waits on (undefined when turned off). */
   readonly rateLimiter: RateLimiter | undefined;
 
-  readonly #timezones = new Map<string, string | null>();
+  readonly #timezones: Map<string, string | null>;
   #timezoneRefresh: Promise<void> | undefined;
-  readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number };
+  readonly #transport: Transport;
+  readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
+  // Builds a copy with changed options; a closure, so the options (and the token in them) are not
+  // reachable as a field of the client.
+  readonly #copy: (overrides: ClientOptionOverrides) => PartnerClient;
 
   constructor(options: ClientOptions) {
     if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
-    const base = normaliseBaseUrl(options.baseUrl);
+    const { url: base, prefixRemoved } = normaliseBaseUrl(options.baseUrl);
     if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
     if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
     checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries, deadlineMs: options.deadlineMs });
@@ -195,30 +253,38 @@ export class PartnerClient {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const clock = options.clock ?? systemClock;
-    const logger = options.logger ?? consoleLogger;
 
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
+    const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
+    const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
+    const secrets = createSecrets(options.partnerId, options.apiToken);
+    const baseLogger = options.logger ?? consoleLogger;
+    // An unknown RESTAURANT_PARTNER_LOG leaves the level at warn, so its warning is always shown.
+    const logLevel = resolveLogLevel(options.logLevel, (message) => baseLogger.warn(secrets.scrubText(message)));
+    const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
+    const responseValidation = resolveResponseValidation(options.responseValidation, (message) => logger.warn(message));
     this.rateLimiter =
       rateLimit === false
         ? undefined
         : isRateLimiter(rateLimit)
           ? rateLimit
-          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue, clock });
+          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue });
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
     const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    this.#settings = { timeoutMs, maxRetries, deadlineMs };
+    this.#settings = { timeoutMs, maxRetries, deadlineMs, logLevel, responseValidation };
+    if (prefixRemoved) logger.debug?.(`baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`);
     if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
       logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
     }
 
-    const transport = new Transport({
+    const transport = (this.#transport = new Transport({
       baseUrl: this.baseUrl,
       auth: createBasicAuth(options.partnerId, options.apiToken),
-      secrets: createSecrets(options.partnerId, options.apiToken),
+      secrets,
       limiter: this.rateLimiter,
       clock,
       fetch: options.fetch,
@@ -229,7 +295,26 @@ export class PartnerClient {
       maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
       logger,
       hooks: options.hooks ?? {},
-    });
+      defaultHeaders,
+      responseValidation,
+    }));
+    const shared = inherited.get(options);
+    // As given now: a later change to the caller's object must not reach copies made from this client.
+    const given: ClientOptions = { ...options };
+    this.#timezones = shared?.timezones ?? new Map();
+    if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
+    this.#copy = (overrides) => {
+      const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
+      // One budget per partner: the copy waits on the same limiter unless told otherwise.
+      if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
+      // The timezones are the same restaurants' only on the same service for the same partner.
+      const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
+      if (sameRestaurants) {
+        const seed = Object.hasOwn(overrides, 'restaurantTimezones');
+        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed });
+      }
+      return new (this.constructor as typeof PartnerClient)(next);
+    };
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -238,7 +323,12 @@ export class PartnerClient {
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       rememberTimezones: (restaurants) => {
-        for (const restaurant of restaurants) this.#timezones.set(String(restaurant.id), restaurant.timezone ?? null);
+        for (const restaurant of restaurants) {
+          const id = String(restaurant.id);
+          // A list without a zone for a restaurant does not erase one the partner gave (restaurantTimezones).
+          if (restaurant.timezone == null && this.#timezones.get(id)) continue;
+          this.#timezones.set(id, restaurant.timezone ?? null);
+        }
       },
     };
     this.profile = new Profile(context);
@@ -253,15 +343,49 @@ export class PartnerClient {
   async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    this.#timezoneRefresh ??= this.restaurants
-      .list(options)
-      .toArray()
-      .then(() => undefined)
-      .finally(() => {
-        this.#timezoneRefresh = undefined;
-      });
-    await this.#timezoneRefresh;
+    const call = this.#transport.subRequestOptions(options);
+    for (;;) {
+      const shared = this.#timezoneRefresh;
+      if (!shared) {
+        const refresh: Promise<void> = this.restaurants
+          .list(call)
+          .toArray()
+          .then(() => undefined)
+          .finally(() => {
+            if (this.#timezoneRefresh === refresh) this.#timezoneRefresh = undefined;
+          });
+        this.#timezoneRefresh = refresh;
+        await refresh;
+        break;
+      }
+      // Another call's refresh is waited for within this call's own signal and deadline. Its
+      // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
+      const outcome = await this.#transport.within(shared.then(() => 'read' as const, () => 'failed' as const), call);
+      if (outcome === 'read') break;
+    }
     return this.#timezones.get(key) ?? null;
+  }
+
+  /**
+   * A copy of this client with some options changed, for one part of an application (a longer
+   * timeout for a batch job, tracing headers, `responseValidation: 'warn'`).
+   *
+   * Shared with this client unless the override changes them:
+   * - the rate limiter (one budget per partner), unless `rateLimit` is given;
+   * - the cache of restaurants' timezones, unless `baseUrl` or `partnerId` changes (other
+   *   restaurants); given `restaurantTimezones`, the copy starts from this client's cache plus
+   *   those, and no longer shares it.
+   * `defaultHeaders` are merged over this client's (`null` removes one); any other option given
+   * replaces this client's. The result is checked like a new client's options.
+   *
+   * @example
+   * ```ts
+   * const traced = client.withOptions({ defaultHeaders: { traceparent }, timeoutMs: 60_000 });
+   * ```
+   */
+  withOptions(overrides: ClientOptionOverrides): PartnerClient {
+    if (!overrides || typeof overrides !== 'object') invalid('overrides', 'expected an object of client options');
+    return this.#copy(overrides);
   }
 
   /** A safe summary: never the token. */
@@ -273,6 +397,8 @@ export class PartnerClient {
       timeoutMs: this.#settings.timeoutMs,
       maxRetries: this.#settings.maxRetries,
       deadlineMs: this.#settings.deadlineMs,
+      logLevel: this.#settings.logLevel,
+      responseValidation: this.#settings.responseValidation,
       rateLimit: this.rateLimiter ? { queueDepth: this.rateLimiter.queueDepth } : false,
     };
   }

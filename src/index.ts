@@ -9,9 +9,12 @@
  * ```
  * @module
  */
-export { PartnerClient, type ClientOptions } from './client.js';
+export { PartnerClient, type ClientOptions, type ClientOptionOverrides } from './client.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
+export type { LogLevel } from './transport/log-level.js';
+export type { ResponseValidation } from './transport/response-validation.js';
+export type { RequestHeaders } from './transport/headers.js';
 export { ApiPromise, type WithResponse } from './transport/api-promise.js';
 export { ListPromise, type Page } from './transport/pagination.js';
 export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';

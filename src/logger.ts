@@ -1,10 +1,10 @@
 /**
- * Where the SDK writes warnings and errors: one small interface that the client and the webhook
+ * Where the SDK writes its log lines: one small interface that the client and the webhook
  * receiver share, and the console loggers built on it. No logger is ever given a secret.
  * @module
  */
 
-/** Where log lines go. The default prints warnings and errors to the console and nothing else. */
+/** Where log lines go. The client's `logLevel` decides which levels are written at all. */
 export interface Logger {
   debug?(message: string, context?: Record<string, unknown>): void;
   info?(message: string, context?: Record<string, unknown>): void;
@@ -12,16 +12,27 @@ export interface Logger {
   error(message: string, context?: Record<string, unknown>): void;
 }
 
-/** A logger writing warnings and errors to the console under `prefix`, nothing else. */
-export function createConsoleLogger(prefix: string): Logger {
-  return {
-    warn: (message, context) => console.warn(`${prefix} ${message}`, ...(context ? [context] : [])),
-    error: (message, context) => console.error(`${prefix} ${message}`, ...(context ? [context] : [])),
-  };
+type Level = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * A logger writing to the console under `prefix`, for the levels given (default: warnings and
+ * errors only, as the webhook receiver's default logger does).
+ */
+export function createConsoleLogger(prefix: string, levels: readonly Level[] = ['warn', 'error']): Logger {
+  // Debug and info lines say everything in their message (their context repeats it as fields for
+  // structured loggers), so the console shows one line each; a warning's context may add to it.
+  const write = (level: Level) => (message: string, context?: Record<string, unknown>) =>
+    console[level](`${prefix} ${message}`, ...(context && (level === 'warn' || level === 'error') ? [context] : []));
+  const logger: Logger = { warn: () => undefined, error: () => undefined };
+  for (const level of levels) logger[level] = write(level);
+  return logger;
 }
 
-/** The client's default logger: warnings and errors to the console, nothing else. */
-export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]');
+/**
+ * The client's default logger: the console, all four levels. The client's `logLevel` (default
+ * `warn`) decides which lines it is given, so by default only warnings and errors.
+ */
+export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]', ['debug', 'info', 'warn', 'error']);
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = { warn: () => undefined, error: () => undefined };

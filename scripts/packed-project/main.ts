@@ -3,6 +3,7 @@ import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } f
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { buildDeliveryRequest, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
+import { createRedisDuplicateStore, createRedisRateLimiter, type RedisClient, type RedisRateLimiter } from 'restaurant-partner-sdk/redis';
 
 const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '2030-01-07T08:00:00Z' } });
 const client = new PartnerClient(fake.clientOptions(fake.describeSeed().partners[0]!));
@@ -19,6 +20,10 @@ const receiver = createWebhookReceiver({ tokens: ['t0ken'] }).on('RESERVATION_CO
 const answer = await receiver.handle(buildDeliveryRequest('http://localhost/hooks', { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant!.id }, 't0ken'));
 if (answer.status !== 200 || seen.length !== 1) throw new Error(`receiver answered ${answer.status}`);
 fake.dispose();
+
+// The /redis entry resolves and its types check; it needs no Redis package until given a client.
+const useSharedBudget = (redis: RedisClient): RedisRateLimiter => createRedisRateLimiter({ redis, partnerId: 'partner' });
+if (typeof useSharedBudget !== 'function' || typeof createRedisDuplicateStore !== 'function') throw new Error('redis entry is missing');
 
 // The standalone fake from its own entry, over real HTTP.
 const server = await startFakeServer({ seed: 'demo', rateLimit: false });

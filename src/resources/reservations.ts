@@ -21,6 +21,8 @@ import { path } from '../transport/path.js';
 import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
+import { checkTimezone } from '../restaurant-timezones.js';
+import type { RequestHeaders } from '../transport/headers.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -38,6 +40,11 @@ export interface CreateReservationOptions extends RequestOptions {
    * returns the first booking instead of booking again, on any service.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * The restaurant's IANA timezone (`'Europe/Brussels'`), when you know it: `start_time` is
+   * converted with it and no request is spent reading the restaurants list.
+   */
+  timezone?: string | undefined;
 }
 
 /** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
@@ -56,7 +63,15 @@ export interface WaitForConfirmationOptions {
   requestTimeoutMs?: number | undefined;
   /** Retries of each read. */
   maxRetries?: number | undefined;
+  /** Extra headers of each read, as every method's `headers`. */
+  headers?: RequestHeaders | undefined;
 }
+
+/**
+ * The creates with a caller's own key now running in this process, by service, restaurant and key:
+ * each settles to its AmbiguousCreateError, or to undefined.
+ */
+const createsInFlight = new Map<string, Promise<AmbiguousCreateError | undefined>>();
 
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
 const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
@@ -156,21 +171,51 @@ export class Reservations extends Resource {
       }
       // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
       const call = this.transport.subRequestOptions(options);
-      const timezone = await this.context.timezoneFor(rid, call);
+      const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await this.context.timezoneFor(rid, call);
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
       // A caller's own key may have booked already (a repeat after a crash): look first, on any
       // service. A service declared to honour the header answers a repeat with the first booking.
       if (options?.idempotencyKey !== undefined && this.context.idempotencyMetadata && !this.context.idempotencyKeyHonoured) {
-        const earlier = await this.#lookUp(rid, key, call);
-        if (earlier.state === 'found') return { data: earlier.reservation, response: null };
-        if (earlier.state === 'unknown') {
-          if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
-          throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
-        }
+        // Two creates with the same key at once would both look, both find nothing and both book:
+        // the second waits for the first to settle, and its look-up then finds that booking.
+        return this.#oneAtATime(rid, key, call, async () => {
+          const earlier = await this.#lookUp(rid, key, call);
+          if (earlier.state === 'found') return { data: earlier.reservation, response: null };
+          if (earlier.state === 'unknown') {
+            if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
+            throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
+          }
+          return this.#sendCreate(rid, key, body, call);
+        });
       }
       return this.#sendCreate(rid, key, body, call);
     });
+  }
+
+  /**
+   * Runs `work` once every earlier create with the same key (same service and restaurant) in this
+   * process has settled. One that ended with its outcome unknown may still book: then nothing is
+   * sent, and this create is as ambiguous as that one.
+   */
+  async #oneAtATime<T>(rid: number | string, key: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
+    const slot = `${this.transport.baseUrl} ${rid} ${key}`;
+    // The wait ends by the call's own signal and deadline (nothing sent then).
+    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
+      const ended = await this.transport.within(earlier, call, { method: 'POST' });
+      if (ended) throw this.#ambiguous(rid, key, 'An earlier create with this idempotency key, running at the same time, ended with its outcome unknown, so nothing was sent', ended, 0);
+    }
+    const mine = work();
+    const settled = mine.then(
+      () => undefined,
+      (error: unknown) => (error instanceof AmbiguousCreateError ? error : undefined),
+    );
+    createsInFlight.set(slot, settled);
+    try {
+      return await mine;
+    } finally {
+      if (createsInFlight.get(slot) === settled) createsInFlight.delete(slot);
+    }
   }
 
   /**
@@ -192,7 +237,18 @@ export class Reservations extends Resource {
         headers: { 'idempotency-key': key },
         safeToRepeat: false,
         options: call,
-        parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
+        parse: (answer, _response, where) => {
+          const created = parseOutput(Reservation, singleObject(answer, where), where);
+          // An answer carrying another key is some other reservation, not this create's: its outcome is unknown.
+          const carried = created.metadata?.[IDEMPOTENCY_METADATA_KEY];
+          if (this.context.idempotencyMetadata && carried !== undefined && carried !== key) {
+            throw new ResponseValidationError(
+              [{ field: `metadata.${IDEMPOTENCY_METADATA_KEY}`, path: ['metadata', IDEMPOTENCY_METADATA_KEY], code: 'other_reservation', message: "the answer carries another create's idempotency key" }],
+              { ...where, body: answer },
+            );
+          }
+          return created;
+        },
         isRetryable: (error) => error instanceof RateLimitError || neverReachedServer(error) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
         recover: async (error, attempt) => {
           attempts = attempt;
@@ -256,8 +312,17 @@ export class Reservations extends Resource {
     try {
       let page = await this.list(rid, undefined, call);
       let seen = 0;
+      const ids = new Set<string>();
       for (;;) {
         seen += page.items.length;
+        // A reservation read twice means a page came back under another URL (the first page as
+        // `?page=1`): the count no longer tells whether every reservation was read.
+        for (const { id } of page.items) {
+          if (ids.has(String(id))) {
+            return { state: 'unknown', cause: new ResponseValidationError([{ field: 'next', path: ['next'], code: 'pagination_repeat', message: `reservation ${id} was listed twice` }]) };
+          }
+          ids.add(String(id));
+        }
         const found = page.items.find((reservation) => reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key);
         if (found) return { state: 'found', reservation: found };
         if (!page.hasNextPage()) break;
@@ -398,7 +463,7 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined });
+    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);

@@ -131,6 +131,8 @@ export function listOf<Item extends z.ZodType>(
     filter?: ((item: z.output<Item>) => boolean) | undefined;
     /** Sees each page's items once they are validated. */
     onItems?: ((items: z.output<Item>[]) => void) | undefined;
+    /** Sees each page's body as answered, before it is validated. */
+    onBody?: ((body: unknown) => void) | undefined;
   },
 ): ListPromise<z.output<Item>> {
   const first = transport.urlFor(spec.path, spec.query);
@@ -140,7 +142,10 @@ export function listOf<Item extends z.ZodType>(
       url: cursor === undefined ? first.toString() : nextPageUrl(first, cursor),
       safeToRepeat: true,
       options: spec.options,
-      parse: (body, _response, where) => readPage(spec.itemSchema, body, where),
+      parse: (body, _response, where) => {
+        spec.onBody?.(body);
+        return readPage(spec.itemSchema, body, where);
+      },
     });
     const page = result.data;
     spec.onItems?.(page.items);

@@ -55,8 +55,26 @@ function hideWebhookToken(webhook: Webhook): Webhook {
   return webhook;
 }
 
-const parseWebhook = (body: unknown, where: { method: string; url: string }) =>
-  hideWebhookToken(parseOutput(Webhook, singleObject(body, where), where));
+/**
+ * Remembers every webhook token an answer carries (a webhook, a list of them, a list envelope)
+ * before the answer is checked: one outside the contract must not leave its token free to leak
+ * through a later error or log line.
+ */
+function rememberTokensIn(body: unknown, depth = 0): void {
+  if (depth > 2 || typeof body !== 'object' || body === null) return;
+  if (Array.isArray(body)) {
+    for (const item of body) rememberTokensIn(item, depth + 1);
+    return;
+  }
+  const record = body as Record<string, unknown>;
+  for (const field of TOKEN_FIELDS) rememberWebhookToken(record[field]);
+  if (Array.isArray(record.results)) rememberTokensIn(record.results, depth + 1);
+}
+
+const parseWebhook = (body: unknown, where: { method: string; url: string }) => {
+  rememberTokensIn(body);
+  return hideWebhookToken(parseOutput(Webhook, singleObject(body, where), where));
+};
 
 /** `client.webhooks` */
 export class Webhooks extends Resource {
@@ -82,7 +100,7 @@ export class Webhooks extends Resource {
 
   /** Every webhook of the partner (`GET /webhooks/`, inferred). */
   list(options?: RequestOptions): ListPromise<Webhook> {
-    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, onItems: (webhooks) => webhooks.forEach(hideWebhookToken) });
+    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, onBody: rememberTokensIn, onItems: (webhooks) => webhooks.forEach(hideWebhookToken) });
   }
 
   /** One webhook (`GET /webhooks/:id/`, inferred). */

@@ -6,7 +6,7 @@
  */
 import type { HttpHandler } from 'msw';
 import type { Reservation } from '../resources/reservations.schemas.js';
-import { createRateLimiter } from '../transport/throttle.js';
+import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { createMswHandlers, type MswModule } from './adapters/msw.js';
@@ -426,7 +426,7 @@ export class FakeService {
       baseUrl: this.baseUrl,
       partnerId: partner.partnerId,
       apiToken: partner.apiToken,
-      rateLimit: rate === false ? false : createRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
+      rateLimit: rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
       fetch: send as typeof fetch,
     };

@@ -84,7 +84,7 @@ const loadKy = (): Promise<KyInstance> =>
  * a test double) may ignore the signal, and the caller's abort must hold all the same (ky's
  * `timeout` already holds without the fetch's help).
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -101,8 +101,9 @@ async function readText(response: Response, maxBytes: number, tooLarge: () => Er
     throw tooLarge();
   }
   if (!response.body) return '';
-  // A declared length within the limit is all the framing lets through: read it whole.
-  if (Number.isFinite(declared) && response.headers.has('content-length')) return response.text();
+  // A declared length within the limit is all the framing lets through: read it whole. Not when
+  // compressed: the length is then the compressed one, and the decoded body may be far larger.
+  if (Number.isFinite(declared) && response.headers.has('content-length') && !response.headers.has('content-encoding')) return response.text();
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';

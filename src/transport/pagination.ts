@@ -5,7 +5,7 @@
  * `maxPages` pages and never the same page twice.
  * @module
  */
-import { ResponseValidationError } from '../errors.js';
+import { PartnerSdkError, ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 
 /** One page of a list. */
@@ -18,7 +18,7 @@ export interface Page<Item> {
   readonly count: number | undefined;
   /** True when another page follows. */
   hasNextPage(): boolean;
-  /** Fetches the next page; rejects when there is none. */
+  /** Fetches the next page; rejects with a {@link PartnerSdkError} when there is none (see `hasNextPage()`). */
   getNextPage(): Promise<Page<Item>>;
 }
 
@@ -46,7 +46,8 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
     count,
     hasNextPage: () => hasNext,
     async getNextPage() {
-      if (!hasNext) throw new RangeError('There is no next page');
+      // An SDK error, as openai-node throws, so one `catch (error instanceof PartnerSdkError)` covers it.
+      if (!hasNext) throw new PartnerSdkError('There is no next page: check page.hasNextPage() before calling page.getNextPage()');
       // A `next` that leads back to a page already read (the first one included) would loop
       // forever, and one that never ends would too: both fail the list rather than repeat or
       // silently cut it, so nobody mistakes a partial list for the whole.

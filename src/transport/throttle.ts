@@ -1,20 +1,19 @@
 /**
- * The client's own rate limiter. It runs on the {@link Clock} interface (so a fake service's
- * virtual clock can drive it and a test suite never sleeps), lets one queued call be cancelled
- * without touching the others, and pauses the whole bucket when the service answers 429.
- * p-throttle can do none of these three, which is why this module exists.
+ * The client's own rate limiter, paced by p-throttle. p-throttle decides when the next slot
+ * opens; this module adds what it lacks: a FIFO whose waiting calls can be cancelled one by one,
+ * a pause gate for 429 answers and for the margin after an idle spell, a bounded queue and its
+ * depth. It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
+ * virtual clock lives with the fake service (`createClockRateLimiter` in `restaurant-partner-sdk/testing`).
  * @module
  */
+import pThrottle from 'p-throttle';
 import { PartnerSdkError } from '../errors.js';
-import { systemClock, type Clock } from './clock.js';
 import type { AcquireOptions, RateLimiter } from './rate-limiter.js';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
-  /** Requests allowed per second. The spec's limit is 1 per partner. */
+  /** Requests allowed per second. The service's limit is 1 per partner. */
   requestsPerSecond: number;
-  /** Time source for waits; defaults to the real clock. */
-  clock?: Clock;
   /** Most calls allowed to wait at once; one more is refused with {@link RateLimitQueueFullError}. Default 1000. */
   maxQueue?: number;
 }
@@ -43,16 +42,71 @@ export function grantSpacingMs(requestsPerSecond: number): number {
   return interval + Math.min(interval * 0.01 + 5, interval * 0.02);
 }
 
+/**
+ * Extra wait for the grant that follows a grant made after an idle spell. The first request after
+ * idle reaches the service later after its grant (connection set-up) than the next one will,
+ * which shrinks their gap as the service sees it: measured at about 20 ms on loopback, more with
+ * TLS or in a process that just started.
+ */
+export function idleExtraMs(requestsPerSecond: number): number {
+  return Math.min(50, grantSpacingMs(requestsPerSecond) / 2);
+}
+
+/**
+ * Loads what a process's first request needs: ky, which the transport imports on first use, and
+ * with it the runtime's fetch implementation (Node loads its own on first use). Without this, a
+ * process's first request reaches the service long after its grant (measured 90-300 ms on a busy
+ * host, against 15-35 ms once loaded), and the next grant lands less than an interval after it at
+ * the service. Limiters call it when they are created (and the Redis limiter before a process's
+ * first grant); it runs once per process.
+ */
+let firstRequestPrepared: Promise<void> | undefined;
+let firstRequestReady = false;
+export const prepareFirstRequest = (): Promise<void> =>
+  (firstRequestPrepared ??= (async () => {
+    try {
+      await import('ky');
+      await new Response('{}').json();
+    } catch {
+      // Nothing more to load in this runtime; the first request loads what it needs.
+    }
+    firstRequestReady = true;
+  })());
+
+/** Checks a `requestsPerSecond` option (shared by every limiter of the SDK). */
+export function checkRequestsPerSecond(requestsPerSecond: unknown): asserts requestsPerSecond is number {
+  if (!(typeof requestsPerSecond === 'number' && requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
+    throw new RangeError('requestsPerSecond must be a positive finite number');
+  }
+}
+
+/** Checks a `maxQueue` option and returns it with its default. */
+export function checkMaxQueue(maxQueue: unknown): number {
+  if (maxQueue === undefined) return 1000;
+  if (!(typeof maxQueue === 'number' && Number.isInteger(maxQueue) && maxQueue >= 0)) {
+    throw new RangeError('maxQueue must be an integer >= 0');
+  }
+  return maxQueue;
+}
+
 interface Waiter {
   resolve: () => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
 
+/** One p-throttle instance with the controller that can drop its pending call. */
+interface Engine {
+  controller: AbortController;
+  /** Runs `serve` when p-throttle grants the next slot: at once (synchronously) when one is free. */
+  slot: (serve: () => void) => Promise<void>;
+}
+
 /**
  * Creates a rate limiter that grants at most `requestsPerSecond` slots per second, in arrival
- * order. Each client builds its own (never module-global); pass the same limiter object to several
- * clients of one partner to make them share the budget.
+ * order, on real time. Each client builds its own (never module-global); pass the same limiter
+ * object to several clients of one partner to make them share the budget. Several processes
+ * share one budget through `createRedisRateLimiter` (`restaurant-partner-sdk/redis`).
  *
  * @example
  * ```ts
@@ -63,60 +117,109 @@ interface Waiter {
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { requestsPerSecond } = options;
-  if (!(typeof requestsPerSecond === 'number' && requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
-    throw new RangeError('requestsPerSecond must be a positive finite number');
+  checkRequestsPerSecond(requestsPerSecond);
+  if ('clock' in options) {
+    // Earlier versions paced on a `clock` option; ignoring it would make a suite sleep for real.
+    throw new TypeError('createRateLimiter runs on real time and takes no clock: use createClockRateLimiter({ requestsPerSecond, clock }) from restaurant-partner-sdk/testing');
   }
-  const clock = options.clock ?? systemClock;
-  const maxQueue = options.maxQueue ?? 1000;
+  const maxQueue = checkMaxQueue(options.maxQueue);
+  // Started now, so that it is under way (or done) by the first call.
+  void prepareFirstRequest();
+  const interval = 1000 / requestsPerSecond;
   const spacing = grantSpacingMs(requestsPerSecond);
-  const margin = spacing - 1000 / requestsPerSecond;
-  // The first request after an idle spell reaches the service later after its grant (connection
-  // set-up) than the next one will, which shrinks their gap as the service sees it; measured at
-  // about 20 ms on loopback, more with TLS. The grant that follows it keeps this much extra.
-  const idleExtraMs = Math.min(50, spacing / 2);
+  const idleExtra = idleExtraMs(requestsPerSecond);
   const waiters: Waiter[] = [];
-  let nextAllowedAt = Number.NEGATIVE_INFINITY;
-  let pumping = false;
-  let pumpSleep: AbortController | undefined;
+  // The pause gate: nobody is granted before this instant (a 429's Retry-After, the idle margin).
+  let notBefore = Number.NEGATIVE_INFINITY;
+  let gateTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastGrantAt = Number.NEGATIVE_INFINITY;
 
-  const grant = (now: number) => {
-    const lateness = now - nextAllowedAt;
-    if (lateness >= 0 && lateness <= margin) {
-      // Served from the queue by a timer that fired a little late: anchor on the slot itself, so
-      // timer lateness does not add up into a lower rate. No gap falls below the interval.
-      nextAllowedAt += spacing;
-    } else if (lateness > spacing) {
-      nextAllowedAt = now + spacing + idleExtraMs;
-    } else {
-      nextAllowedAt = now + spacing;
-    }
+  // p-throttle's windowed mode with a limit of 1 anchors each slot on the previous slot, not on
+  // when its timer fired, so timer lateness does not add up into a lower rate. At most one call is
+  // ever pending in it, and the slot goes to whoever heads the queue when it opens, so a cancelled
+  // call costs no slot.
+  const newEngine = (): Engine => {
+    const controller = new AbortController();
+    const slot = pThrottle({ limit: 1, interval: spacing, signal: controller.signal })(async (serve: () => void) => serve());
+    return { controller, slot };
+  };
+  let engine = newEngine();
+  let enginePending = false;
+
+  /**
+   * Drops p-throttle's pending call and its memory of past slots; the gate then carries the
+   * spacing from the last real grant, so a fresh engine's first, immediate slot is never early.
+   */
+  const resetEngine = () => {
+    if (enginePending) engine.controller.abort(new Error('rate limiter engine reset'));
+    engine = newEngine();
+    enginePending = false;
+    notBefore = Math.max(notBefore, lastGrantAt + spacing);
   };
 
-  // One loop serves the queue head; it re-reads `nextAllowedAt` after every sleep, so a pause
-  // that arrives mid-sleep is honoured without re-arming anything.
-  const pump = async () => {
-    if (pumping) return;
-    pumping = true;
-    try {
-      while (waiters.length > 0) {
-        const now = clock.now();
-        if (now >= nextAllowedAt) {
-          const waiter = waiters.shift()!;
-          if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-          grant(now);
-          waiter.resolve();
-          continue;
+  const grantHead = (at: number) => {
+    const waiter = waiters.shift()!;
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    // A grant after an idle spell: the one after it keeps the idle margin.
+    if (at - lastGrantAt > 2 * spacing) notBefore = Math.max(notBefore, at + spacing + idleExtra);
+    lastGrantAt = at;
+    waiter.resolve();
+  };
+
+  let preparing = false;
+
+  /** Asks for the next slot for the queue head, unless a wait (p-throttle's or the gate's) is already on. */
+  const serveQueue = () => {
+    if (waiters.length === 0 || enginePending || gateTimer !== undefined || preparing) return;
+    if (!firstRequestReady) {
+      // The process's first request would wait for ky after its grant anyway: wait before the
+      // grant instead, so the request leaves as soon as it is granted.
+      preparing = true;
+      void prepareFirstRequest().then(() => {
+        preparing = false;
+        serveQueue();
+      });
+      return;
+    }
+    const now = Date.now();
+    if (now < notBefore) {
+      gateTimer = setTimeout(() => {
+        gateTimer = undefined;
+        serveQueue();
+      }, notBefore - now);
+      return;
+    }
+    const current = engine;
+    enginePending = true;
+    current
+      .slot(() => {
+        if (current !== engine) return;
+        enginePending = false;
+        const at = Date.now();
+        // A pause that arrived during p-throttle's wait, or nobody left: decide again.
+        if (waiters.length === 0 || at < notBefore) return serveQueue();
+        if (at - lastGrantAt < interval) {
+          // The previous grant's timer fired so late that this slot, anchored on the previous
+          // slot, would come closer than one interval after it: hold this one back instead.
+          resetEngine();
+          return serveQueue();
         }
-        pumpSleep = new AbortController();
-        try {
-          await clock.sleep(nextAllowedAt - now, pumpSleep.signal);
-        } catch {
-          // The sleep is cut short only when the queue emptied; the loop condition ends it.
-        }
-        pumpSleep = undefined;
-      }
-    } finally {
-      pumping = false;
+        grantHead(at);
+        serveQueue();
+      })
+      // Rejected only by a reset, which already decided what comes next.
+      .catch(() => undefined);
+  };
+
+  /** Takes a waiting call out of the queue without spending a slot. */
+  const leave = (waiter: Waiter) => {
+    const index = waiters.indexOf(waiter);
+    if (index >= 0) waiters.splice(index, 1);
+    if (waiters.length === 0) {
+      // Nobody left to serve: no timer outlives the queue, and no slot is spent on nobody.
+      clearTimeout(gateTimer);
+      gateTimer = undefined;
+      if (enginePending) resetEngine();
     }
   };
 
@@ -124,30 +227,30 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiters.length === 0 && !pumping && clock.now() >= nextAllowedAt) {
-        grant(clock.now());
-        return Promise.resolve();
-      }
-      if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      if (waiters.length >= maxQueue && waiters.length > 0) return Promise.reject(new RateLimitQueueFullError(maxQueue));
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = { resolve, signal, onAbort: undefined };
+        waiters.push(waiter);
+        // A free slot is granted right here, synchronously; otherwise the call waits its turn.
+        serveQueue();
+        if (!waiters.includes(waiter)) return;
+        if (waiters.length > maxQueue) {
+          leave(waiter);
+          reject(new RateLimitQueueFullError(maxQueue));
+          return;
+        }
         if (signal) {
           waiter.onAbort = () => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            // Nobody left to serve: stop the pending sleep so no timer outlives the queue.
-            if (waiters.length === 0) pumpSleep?.abort();
+            leave(waiter);
             reject(signal.reason);
           };
           signal.addEventListener('abort', waiter.onAbort, { once: true });
         }
-        waiters.push(waiter);
-        void pump();
       });
     },
     pause(ms: number): void {
       if (!(ms > 0)) return;
-      nextAllowedAt = Math.max(nextAllowedAt, clock.now() + ms);
+      notBefore = Math.max(notBefore, Date.now() + ms);
     },
     get queueDepth(): number {
       return waiters.length;

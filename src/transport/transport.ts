@@ -14,16 +14,19 @@ import {
   ResponseTooLargeError,
   ResponseValidationError,
   TimeoutError,
+  type FieldIssue,
 } from '../errors.js';
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
-import { markNeverSent, sendAttempt, wasNeverSent } from './http.js';
+import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
+import { mergeHeaders, type RequestHeaders } from './headers.js';
+import { reportOffContract, type ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 
 /** Options every method takes as its last argument. */
@@ -34,6 +37,12 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /** Retries after the first attempt for this call, overriding the client's `maxRetries`. */
   maxRetries?: number | undefined;
+  /**
+   * Extra headers for this call, over the client's `defaultHeaders` (`null` removes a default one).
+   * Headers the SDK sets itself (`authorization`, `idempotency-key`, `content-type`, `accept`, ...)
+   * are refused.
+   */
+  headers?: RequestHeaders | undefined;
   /**
    * Time limit of the whole call, overriding the client's `deadlineMs`: rate-limit waits, every
    * attempt, retry sleeps and the look-ups a create may need all end by then.
@@ -94,8 +103,12 @@ export interface TransportSettings {
   maxResponseBytes: number;
   /** Most pages one list call reads. */
   maxPages: number;
+  /** Already filtered to the client's log level (`debug`/`info` absent below it) and redacting the credentials. */
   logger: Logger;
   hooks: ClientHooks;
+  /** Checked headers (lower-case names) sent with every request. */
+  defaultHeaders: Readonly<Record<string, string>>;
+  responseValidation: ResponseValidation;
 }
 
 /** One call as a resource describes it. */
@@ -158,7 +171,7 @@ export class Transport {
   readonly #settings: TransportSettings;
 
   constructor(settings: TransportSettings) {
-    this.#settings = settings;
+    this.#settings = { ...settings, logger: neverThrowing(settings.logger) };
   }
 
   get clock(): Clock {
@@ -193,8 +206,8 @@ export class Transport {
 
   /**
    * The one place a call's options are handed on to the requests it makes itself (the timezone
-   * look-up, look-ups by key, the retrieve fallback, polling): the caller's signal, timeout and
-   * retries as given, and the call's deadline fixed now, so every sub-request ends by it.
+   * look-up, look-ups by key, the retrieve fallback, polling): the caller's signal, timeout,
+   * retries and headers as given, and the call's deadline fixed now, so every sub-request ends by it.
    */
   subRequestOptions(options: RequestOptions | undefined): CallOptions {
     const given = (options ?? {}) as CallOptions;
@@ -204,6 +217,8 @@ export class Transport {
       timeoutMs: given.timeoutMs,
       maxRetries: given.maxRetries,
       deadlineMs: given.deadlineMs,
+      // Tracing headers follow the call into the requests it makes itself.
+      headers: given.headers,
       [CALL_DEADLINE]: this.#deadlineOf(given),
     };
   }
@@ -218,6 +233,25 @@ export class Transport {
   deadlineError(options: CallOptions, where: { method?: string; url?: string } = {}): TimeoutError {
     const ms = options[CALL_DEADLINE]?.ms ?? this.#settings.deadlineMs;
     return markNeverSent(new TimeoutError(`The call's deadline of ${ms} ms passed`, where));
+  }
+
+  /**
+   * Waits for `work` (another call's request this call shares) no longer than this call's own
+   * signal and deadline allow; then an {@link AbortError} or the deadline's {@link TimeoutError},
+   * both marked as sent nothing.
+   */
+  async within<T>(work: Promise<T>, options: CallOptions, where: { method?: string; url?: string } = {}): Promise<T> {
+    const left = this.remainingMs(options);
+    const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+    const stops = [options.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
+    if (stops.length === 0) return work;
+    try {
+      return await untilAborted(work, AbortSignal.any(stops));
+    } catch (error) {
+      if (options.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
+      if (limit?.aborted) throw this.deadlineError(options, where);
+      throw error;
+    }
   }
 
   #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {
@@ -250,6 +284,7 @@ export class Transport {
     const settings = this.#settings;
     const options = spec.options ?? {};
     checkRequestOptions(options);
+    const extraHeaders = mergeHeaders(settings.defaultHeaders, options.headers);
     const call: CallOptions = { ...options, [CALL_DEADLINE]: this.#deadlineOf(options as CallOptions) };
     const deadline = call[CALL_DEADLINE];
     const signal = options.signal;
@@ -262,15 +297,20 @@ export class Transport {
 
     const acquireSlot = async () => {
       const left = remainingMs();
-      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait).
-      const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
-      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit]) : limit) : signal;
+      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait). Our
+      // own timer, cleared when the wait ends: on Deno, an AbortSignal.timeout whose signal was
+      // listened to keeps the process alive until it fires (here the 120 s default deadline).
+      const limit = left === undefined ? undefined : new AbortController();
+      const timer = limit && setTimeout(() => limit.abort(), Math.max(1, Math.min(Math.ceil(left!), 2_147_483_647)));
+      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit.signal]) : limit.signal) : signal;
       try {
         await settings.limiter!.acquire({ signal: waitSignal });
       } catch (error) {
         if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
-        if (limit?.aborted) throw this.deadlineError(call, where);
+        if (limit?.signal.aborted) throw this.deadlineError(call, where);
         throw error;
+      } finally {
+        clearTimeout(timer);
       }
     };
 
@@ -283,7 +323,8 @@ export class Transport {
         if (settings.limiter) await acquireSlot();
         const left = remainingMs();
         if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
-        settings.logger.debug?.(`${spec.method} ${safeUrl}`, { attempt });
+        const targetUrl = target === url ? safeUrl : this.safeUrl(target);
+        settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, { ...where, url: targetUrl, attempt });
         const startedAt = Date.now();
         const answer = await sendAttempt({
           method: spec.method,
@@ -291,6 +332,7 @@ export class Transport {
           safeUrl: target === url ? safeUrl : this.safeUrl(target),
           headers: {
             accept: 'application/json',
+            ...extraHeaders,
             ...spec.headers,
             authorization: settings.auth.header(),
           },
@@ -303,7 +345,15 @@ export class Transport {
           beforeRequest: settings.hooks.onRequest ? () => this.#hook('onRequest', { ...where, attempt }) : undefined,
         });
         const { response, body } = answer;
-        this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs: Date.now() - startedAt });
+        const durationMs = Date.now() - startedAt;
+        this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
+        settings.logger.debug?.(`response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
+          ...where,
+          url: targetUrl,
+          status: response.status,
+          attempt,
+          durationMs,
+        });
         if (response.ok) return answer;
         const next = this.#redirectTarget(spec.method, target, response);
         if (next && redirects < MAX_REDIRECTS) {
@@ -315,6 +365,12 @@ export class Transport {
           const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
           // The service counts per partner, so every caller of this bucket must wait, not just us.
           await settings.limiter?.pause(pauseMs);
+          settings.logger.info?.(`rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`, {
+            ...where,
+            status: 429,
+            attempt,
+            delayMs: pauseMs,
+          });
           this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
         }
         throw error;
@@ -327,6 +383,11 @@ export class Transport {
         return answer;
       } catch (error) {
         if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempt;
+        // An answer outside 2xx already has its response line; an attempt without one gets this.
+        if (!(error instanceof PartnerApiError)) {
+          const name = error instanceof Error ? error.name : 'Error';
+          settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, { ...where, attempt, error: name });
+        }
         if (spec.recover) {
           const recovered = await spec.recover(error, attempt);
           if (recovered) return { response: null, body: recovered.body };
@@ -344,11 +405,35 @@ export class Transport {
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
-        settings.logger.debug?.(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}`, { attempt });
+        settings.logger.info?.(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`, {
+          ...where,
+          status,
+          attempt,
+          delayMs,
+          error: name,
+        });
         this.#hook('onRetry', { ...where, attempt, status, delayMs, error: name });
       },
     });
-    return { data: spec.parse(answer.body, answer.response, where), response: answer.response };
+    return { data: this.#parse(spec, answer, where), response: answer.response };
+  }
+
+  // In warn mode an off-contract answer is returned as received, with one warning naming every
+  // off-contract field (never the body: it carries guests' names and may carry a webhook token).
+  #parse<T>(spec: RequestSpec<T>, answer: { response: Response | null; body: unknown }, where: { method: string; url: string }): T {
+    if (this.#settings.responseValidation === 'strict') return spec.parse(answer.body, answer.response, where);
+    const offContract: FieldIssue[] = [];
+    const details = { ...where };
+    reportOffContract(details, (issues) => offContract.push(...issues));
+    const data = spec.parse(answer.body, answer.response, details);
+    if (offContract.length > 0) {
+      const fields = [...new Set(offContract.map((issue) => issue.field || '(root)'))];
+      this.#settings.logger.warn(`off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, {
+        ...where,
+        fields,
+      });
+    }
+    return data;
   }
 
   /**
@@ -383,6 +468,23 @@ export class Transport {
     const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
     return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
   }
+}
+
+/**
+ * The partner's logger, made unable to break a call: a line that throws is dropped. A log line
+ * written after a create's answer arrived must not turn a booking into a failure.
+ */
+function neverThrowing(logger: Logger): Logger {
+  const guard =
+    (write: ((message: string, context?: Record<string, unknown>) => void) | undefined) =>
+    (message: string, context?: Record<string, unknown>) => {
+      try {
+        write?.call(logger, message, context);
+      } catch {
+        // Nowhere left to report it: the logger itself failed.
+      }
+    };
+  return { debug: logger.debug && guard(logger.debug), info: logger.info && guard(logger.info), warn: guard(logger.warn), error: guard(logger.error) };
 }
 
 function isRedirect(response: Response): boolean {

@@ -6,6 +6,8 @@
 import type { z } from 'zod';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
 import { realSchema } from '../lazy-schema.js';
+import { checkHeaders } from './headers.js';
+import { offContractReporter, RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE } from './response-validation.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
@@ -60,7 +62,7 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unkn
   return result.data;
 }
 
-/** Parses a response body or throws {@link ResponseValidationError}. */
+/** Parses a response body or throws {@link ResponseValidationError} (in warn mode: reports and returns it as received). */
 export function parseOutput<Schema extends z.ZodType>(
   schema: Schema,
   value: unknown,
@@ -68,15 +70,26 @@ export function parseOutput<Schema extends z.ZodType>(
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
   const result = realSchema(schema).safeParse(value);
-  if (!result.success) throw new ResponseValidationError(toFieldIssues(result.error.issues, prefix), { ...details, body: value });
-  return result.data;
+  if (result.success) return result.data;
+  const issues = toFieldIssues(result.error.issues, prefix);
+  const report = offContractReporter(details);
+  if (!report) {
+    const error = new ResponseValidationError(issues, { ...details, body: value });
+    // Said where it is read in a production log: the way to keep going without waiting for a release.
+    error.message += ` (to accept such answers with a warning instead, set responseValidation: 'warn' or ${RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE}=warn)`;
+    throw error;
+  }
+  // Warn mode: the caller gets the answer as received, typed as the contract (documented so).
+  report(issues);
+  return value as z.output<Schema>;
 }
 
-/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown }): void {
+/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers }` a caller passes, client-wide or per call. */
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
-  const { signal, timeoutMs, maxRetries, deadlineMs } = options;
+  const { signal, timeoutMs, maxRetries, deadlineMs, headers } = options;
+  checkHeaders(headers, 'headers', true, issues);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
   }

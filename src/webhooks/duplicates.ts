@@ -20,6 +20,11 @@
 export interface DuplicateStore {
   has(deliveryId: string): boolean | Promise<boolean>;
   add(deliveryId: string): void | Promise<void>;
+  /**
+   * Optional: the handler failed. A store whose `has` claims the id (so that two instances
+   * receiving one delivery at once run the handler once) frees it here, so the retry runs.
+   */
+  release?(deliveryId: string): void | Promise<void>;
 }
 
 /** Options of {@link createMemoryDuplicateStore}. */

@@ -401,6 +401,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
           controller,
         );
       } catch (cause) {
+        // A claim taken by `has` is freed, so a retry of the delivery runs the handler again.
+        try {
+          await duplicateStore?.release?.(event.id);
+        } catch {
+          // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
+        }
         const error = cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
         report(error, tokens, event);
         return { ...refusal(error), event };

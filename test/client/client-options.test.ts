@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRateLimiter, InputValidationError, PartnerClient, ServerError, silentLogger } from 'restaurant-partner-sdk';
+import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID, webhookBody } from '../support/mock-api.js';
 
@@ -19,7 +20,7 @@ describe('PartnerClient options', () => {
 
   it('two clients sharing a limiter share its budget', async () => {
     const clock = createManualClock();
-    const limiter = createRateLimiter({ requestsPerSecond: 1, clock });
+    const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock });
     const sentAt: number[] = [];
     api.always(() => {
       sentAt.push(clock.now());
@@ -39,7 +40,7 @@ describe('PartnerClient options', () => {
   it('{ requestsPerSecond, maxQueue } builds a limiter with that bound', async () => {
     const clock = createManualClock();
     api.always(() => json([]));
-    const client = api.client({ clock, rateLimit: { requestsPerSecond: 1, maxQueue: 1 } });
+    const client = api.client({ clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, maxQueue: 1, clock }) });
     const calls = [client.restaurants.list().toArray(), client.restaurants.list().toArray(), client.restaurants.list().toArray()];
     const third = await calls[2]!.catch((caught) => caught);
     expect(third).toMatchObject({ name: 'RateLimitQueueFullError' });

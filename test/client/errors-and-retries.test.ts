@@ -6,7 +6,6 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
-  createRateLimiter,
   isPartnerApiError,
   isRateLimitError,
   NotFoundError,
@@ -22,6 +21,7 @@ import {
   type RequestEvent,
 } from 'restaurant-partner-sdk';
 import { HttpResponse } from 'msw';
+import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASIC_HEADER, createInstantClock, json, mockApi, PARTNER_ID, reservationBody, restaurantBody } from '../support/mock-api.js';
 
@@ -138,7 +138,7 @@ describe('retries', () => {
 
   it('a 429 pauses the whole bucket: another call on the same limiter waits too', async () => {
     const clock = createManualClock();
-    const limiter = createRateLimiter({ requestsPerSecond: 10, clock });
+    const limiter = createClockRateLimiter({ requestsPerSecond: 10, clock });
     const sentAt: Record<string, number> = {};
     let first = true;
     api.always((call) => {
@@ -167,14 +167,14 @@ describe('retries', () => {
     expect(sentAt['/restaurants/']! - start).toBeGreaterThanOrEqual(4000);
   });
 
-  it('every attempt and page waits for the throttle (1 req/s by default)', async () => {
+  it('every attempt and page waits for the throttle (1 req/s)', async () => {
     const clock = createManualClock();
     const sentAt: number[] = [];
     api.always((call) => {
       sentAt.push(clock.now());
       return call.url.searchParams.get('page') === '3' ? json({ next: null, results: [] }) : json({ next: `?page=${Number(call.url.searchParams.get('page') ?? 1) + 1}`, results: [reservationBody()] });
     });
-    const client = new PartnerClient({ baseUrl: 'https://api.partner.test', partnerId: PARTNER_ID, apiToken: API_TOKEN, clock });
+    const client = new PartnerClient({ baseUrl: 'https://api.partner.test', partnerId: PARTNER_ID, apiToken: API_TOKEN, clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }) });
     const all = client.reservations.list(7).toArray();
     for (let index = 0; index < 30 && sentAt.length < 3; index++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -190,7 +190,7 @@ describe('retries', () => {
 describe('abort', () => {
   it('during the throttle wait: AbortError, nothing sent, queue freed', async () => {
     const clock = createManualClock();
-    const limiter = createRateLimiter({ requestsPerSecond: 1, clock });
+    const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock });
     api.always(() => json([]));
     const client = api.client({ clock, rateLimit: limiter });
     await client.restaurants.list().toArray();
@@ -282,11 +282,11 @@ describe('hooks and logger', () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('debug lines go to a custom logger and never carry the token', async () => {
+  it('debug lines go to a custom logger at logLevel debug and never carry the token', async () => {
     const lines: string[] = [];
-    const logger: Logger = { debug: (message, context) => lines.push(message + JSON.stringify(context)), warn: (message) => lines.push(message), error: (message) => lines.push(message) };
+    const logger: Logger = { debug: (message, context) => lines.push(message + JSON.stringify(context)), info: (message, context) => lines.push(message + JSON.stringify(context)), warn: (message) => lines.push(message), error: (message) => lines.push(message) };
     api.reply(() => json({}, 503), () => json([]));
-    await api.client({ logger }).restaurants.list().toArray();
+    await api.client({ logger, logLevel: 'debug' }).restaurants.list().toArray();
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.join('\n')).not.toContain(API_TOKEN);
   });

@@ -20,14 +20,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AmbiguousCreateError,
-  createRateLimiter,
   IDEMPOTENCY_METADATA_KEY,
   InputValidationError,
   PartnerClient,
   PartnerSdkError,
   type Reservation,
 } from 'restaurant-partner-sdk';
-import { createFakeService, FakeClock, type FaultSpec } from 'restaurant-partner-sdk/testing';
+import { createClockRateLimiter, createFakeService, FakeClock, type FaultSpec } from 'restaurant-partner-sdk/testing';
 import { randomFaults, seededRandom, startMisbehavingServer, type Fault, type FaultKind, type MisbehavingServer } from '../support/misbehaving-server.js';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
@@ -193,7 +192,7 @@ describe('(a) against a real misbehaving node:http server that ignores Idempoten
       partnerId,
       apiToken,
       clock,
-      rateLimit: createRateLimiter({ requestsPerSecond: 1, clock }),
+      rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }),
       timeoutMs: TIMEOUT_MS,
       maxRetries: 3,
       logger: recorder.logger,

@@ -32,7 +32,7 @@ import {
   ServerError,
   TimeoutError,
 } from 'restaurant-partner-sdk';
-import { FakeClock } from 'restaurant-partner-sdk/testing';
+import { createClockRateLimiter, FakeClock } from 'restaurant-partner-sdk/testing';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
 const partnerId = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
@@ -122,10 +122,11 @@ describe('no token on any failure path', () => {
       partnerId,
       apiToken,
       clock,
-      rateLimit: createRateLimiter({ requestsPerSecond: 50, clock }),
+      rateLimit: createClockRateLimiter({ requestsPerSecond: 50, clock }),
       timeoutMs: 150,
       maxRetries: 2,
       logger,
+      logLevel: 'debug',
       hooks,
       ...overrides,
     });

@@ -143,9 +143,14 @@ function typeOf(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/** The URL, or null when it does not parse (URL.parse itself needs Node.js 22.1; engines admit 22.0). */
+export function parseUrl(value: string): URL | null {
+  return URL.canParse(value) ? new URL(value) : null;
+}
+
 /** An http(s) URL, as webhooks and profile websites require. */
 export function isHttpUrl(value: string): boolean {
-  const parsed = URL.parse(value);
+  const parsed = parseUrl(value);
   return parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
 }
 

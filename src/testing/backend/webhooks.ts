@@ -5,7 +5,7 @@
  */
 import { notFound } from './errors.js';
 import { EVENT_TYPES, randomToken, type EventType, type PartnerRecord, type WebhookRecord } from './state.js';
-import { FieldCollector, isHttpUrl, isPlainObject, requireObject } from './validation.js';
+import { FieldCollector, isHttpUrl, isPlainObject, parseUrl, requireObject } from './validation.js';
 import type { World } from './world.js';
 
 /** `url`: "Max 500 characters"; `name`: "Max 125 characters". */
@@ -57,7 +57,7 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
   if (typeof url === 'string') {
     if (!isHttpUrl(url)) fields.add('url', 'Enter a valid http or https URL.');
     // A URL with user:password@ can never be delivered to (fetch refuses it): refuse it now.
-    else if (URL.parse(url)!.username !== '' || URL.parse(url)!.password !== '') fields.add('url', 'Must not contain credentials (user:password@); deliveries carry the webhook token instead.');
+    else if (parseUrl(url)!.username !== '' || parseUrl(url)!.password !== '') fields.add('url', 'Must not contain credentials (user:password@); deliveries carry the webhook token instead.');
     else result.url = url;
   }
   // name: "Optional label. Max 125 characters." (nullable)

@@ -1,0 +1,19 @@
+/**
+ * `restaurant-partner-sdk/redis`: one rate budget and one webhook duplicate store for a partner
+ * running several processes or hosts, on the partner's own Redis (or Valkey) client: ioredis or
+ * node-redis (`redis`), both optional peer dependencies. Node only.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { PartnerClient } from 'restaurant-partner-sdk';
+ * import { createRedisRateLimiter } from 'restaurant-partner-sdk/redis';
+ *
+ * const redis = new Redis(process.env.REDIS_URL);
+ * const client = new PartnerClient({ baseUrl, partnerId, apiToken, rateLimit: createRedisRateLimiter({ redis, partnerId }) });
+ * ```
+ * @module
+ */
+export { createRedisRateLimiter, type RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
+export { createRedisDuplicateStore, type RedisDuplicateStoreOptions } from './duplicate-store.js';
+export { RedisTimeoutError, type RedisClient, type IoRedisClient, type NodeRedisClient } from './connection.js';

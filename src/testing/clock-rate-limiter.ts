@@ -1,0 +1,128 @@
+/**
+ * A rate limiter that runs on a {@link Clock} of your choice instead of real time: the fake
+ * service's clock (what `fake.clientOptions()` uses, so a partner's suite never sleeps) or a test's
+ * manual clock. It paces exactly as the SDK's real-time limiter does (same spacing, same margin
+ * after an idle spell, same pause on 429, same bounded queue with cancellation), but its waits are
+ * the clock's sleeps.
+ * @module
+ */
+import type { Clock } from '../transport/clock.js';
+import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
+import { checkMaxQueue, checkRequestsPerSecond, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
+
+/** Options of {@link createClockRateLimiter}. */
+export interface ClockRateLimiterOptions {
+  /** Requests allowed per second of the clock. */
+  requestsPerSecond: number;
+  /** The time source every wait goes through (a `FakeClock`, or any `Clock`). */
+  clock: Clock;
+  /** Most calls allowed to wait at once; one more is refused with `RateLimitQueueFullError`. Default 1000. */
+  maxQueue?: number;
+}
+
+interface Waiter {
+  resolve: () => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/**
+ * Creates a limiter on `clock`. Pass it as a client's `rateLimit` when the client's `clock` is not
+ * the real one: the default limiter built from `{ requestsPerSecond }` always runs on real time.
+ *
+ * @example
+ * ```ts
+ * const clock = new FakeClock({ frozen: true });
+ * const client = new PartnerClient({ ...credentials, clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }) });
+ * ```
+ */
+export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLimiter {
+  const { requestsPerSecond, clock } = options;
+  checkRequestsPerSecond(requestsPerSecond);
+  if (!clock || typeof clock.now !== 'function' || typeof clock.sleep !== 'function') {
+    throw new TypeError('clock must be a Clock ({ now(), sleep(ms, signal) })');
+  }
+  const maxQueue = checkMaxQueue(options.maxQueue);
+  const spacing = grantSpacingMs(requestsPerSecond);
+  const margin = spacing - 1000 / requestsPerSecond;
+  const idleExtra = idleExtraMs(requestsPerSecond);
+  const waiters: Waiter[] = [];
+  let nextAllowedAt = Number.NEGATIVE_INFINITY;
+  let pumping = false;
+  let pumpSleep: AbortController | undefined;
+
+  const grant = (now: number) => {
+    const lateness = now - nextAllowedAt;
+    if (lateness >= 0 && lateness <= margin) {
+      // Served from the queue by a sleep that ended a little late: anchor on the slot itself, so
+      // lateness does not add up into a lower rate. No gap falls below the interval.
+      nextAllowedAt += spacing;
+    } else if (lateness > spacing) {
+      nextAllowedAt = now + spacing + idleExtra;
+    } else {
+      nextAllowedAt = now + spacing;
+    }
+  };
+
+  // One loop serves the queue head; it re-reads `nextAllowedAt` after every sleep, so a pause
+  // that arrives mid-sleep is honoured without re-arming anything.
+  const pump = async () => {
+    if (pumping) return;
+    pumping = true;
+    try {
+      while (waiters.length > 0) {
+        const now = clock.now();
+        if (now >= nextAllowedAt) {
+          const waiter = waiters.shift()!;
+          if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+          grant(now);
+          waiter.resolve();
+          continue;
+        }
+        pumpSleep = new AbortController();
+        try {
+          await clock.sleep(nextAllowedAt - now, pumpSleep.signal);
+        } catch {
+          // The sleep is cut short only when the queue emptied; the loop condition ends it.
+        }
+        pumpSleep = undefined;
+      }
+    } finally {
+      pumping = false;
+    }
+  };
+
+  return {
+    acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
+      const { signal } = acquireOptions;
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      if (waiters.length === 0 && !pumping && clock.now() >= nextAllowedAt) {
+        grant(clock.now());
+        return Promise.resolve();
+      }
+      if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      return new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { resolve, signal, onAbort: undefined };
+        if (signal) {
+          waiter.onAbort = () => {
+            const index = waiters.indexOf(waiter);
+            if (index >= 0) waiters.splice(index, 1);
+            // Nobody left to serve: stop the pending sleep so no timer outlives the queue.
+            if (waiters.length === 0) pumpSleep?.abort();
+            reject(signal.reason);
+          };
+          signal.addEventListener('abort', waiter.onAbort, { once: true });
+        }
+        waiters.push(waiter);
+        void pump();
+      });
+    },
+    pause(ms: number): void {
+      if (!(ms > 0)) return;
+      nextAllowedAt = Math.max(nextAllowedAt, clock.now() + ms);
+    },
+    get queueDepth(): number {
+      return waiters.length;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import type { RedisClient } from '../../../src/redis/index.js';
+
+export type ClientKind = 'ioredis' | 'node-redis';
+export const CLIENT_KINDS: readonly ClientKind[] = ['ioredis', 'node-redis'];
+
+export interface ConnectedClient {
+  client: RedisClient;
+  /** Runs a raw command (for assertions on the keys). */
+  command(...args: string[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Connects a client of `kind` as a partner would, with its default reconnect behaviour. */
+export async function connectClient(kind: ClientKind, url: string): Promise<ConnectedClient> {
+  if (kind === 'ioredis') {
+    const client = new Redis(url);
+    client.on('error', () => undefined);
+    await client.ping();
+    return { client, command: (name, ...args) => client.call(name, ...args), close: async () => void client.disconnect() };
+  }
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  return {
+    client,
+    command: (...args) => client.sendCommand(args),
+    close: async () => {
+      if (client.isOpen) client.destroy();
+    },
+  };
+}
