@@ -2,7 +2,8 @@
  * The SDK's error family. Every error the SDK throws extends {@link PartnerSdkError}, and every
  * error that carries an HTTP answer extends {@link PartnerApiError}.
  *
- * This module imports nothing of ours, so any layer (and the webhook receiver) can use it.
+ * This module imports nothing of ours at run time (one type only), so any layer (and the webhook
+ * receiver) can use it.
  * No error ever holds the API token: URLs are redacted and request headers are never kept.
  *
  * @example
@@ -17,6 +18,7 @@
  * ```
  * @module
  */
+import type { Reservation } from './resources/reservations.schemas.js';
 
 /** One problem with a value: where it is (`path`, joined as `field`) and what rule it broke. */
 export interface FieldIssue {
@@ -33,6 +35,10 @@ export interface FieldIssue {
 /** Base class of every error thrown by this SDK. */
 export class PartnerSdkError extends Error {
   override name = 'PartnerSdkError';
+  constructor(message?: string, options?: { cause?: unknown }) {
+    // No `cause` property at all when there is none: printed errors would show `[cause]: undefined`.
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
 }
 
 /** Details shared by errors that concern one HTTP call. */
@@ -90,22 +96,50 @@ export class PartnerApiError extends PartnerSdkError {
   }
 }
 
-/** 400 or 422: the service refused the input. `fieldErrors` maps each field to its messages. */
+/** Field name to messages, read from a `{field: [messages]}` body (Django REST style) when present. */
+function readFieldErrors(body: unknown): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return result;
+  const source = (body as Record<string, unknown>).errors ?? (body as Record<string, unknown>).fields ?? body;
+  if (!source || typeof source !== 'object') return result;
+  // Nested maps (`{"description": {"fr": ["..."]}}`) are named by dotted path, a few levels deep.
+  const visit = (map: Record<string, unknown>, prefix: string, depth: number) => {
+    for (const [key, value] of Object.entries(map)) {
+      if (depth === 0 && (key === 'detail' || key === 'code')) continue;
+      const field = `${prefix}${key}`;
+      if (Array.isArray(value)) result[field] = value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item) ?? String(item)));
+      else if (typeof value === 'string') result[field] = [value];
+      else if (value && typeof value === 'object' && depth < 4) visit(value as Record<string, unknown>, `${field}.`, depth + 1);
+    }
+  };
+  visit(source as Record<string, unknown>, '', 0);
+  return result;
+}
+
+// A hostile or verbose answer must not make a message that floods a log line.
+const MAX_FIELD_SUMMARY_LENGTH = 300;
+
+/** `email: Enter a valid email address.; phone: ...`, cut to a bounded length. */
+function summarizeFieldErrors(fieldErrors: Record<string, string[]>): string {
+  const summary = Object.entries(fieldErrors)
+    .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+    .join('; ');
+  return summary.length > MAX_FIELD_SUMMARY_LENGTH ? `${summary.slice(0, MAX_FIELD_SUMMARY_LENGTH - 1)}…` : summary;
+}
+
+/**
+ * 400 or 422: the service refused the input. `fieldErrors` maps each field to its messages, and
+ * the message names them too (`HTTP 400: Invalid input. email: Enter a valid email address.`).
+ */
 export class BadRequestError extends PartnerApiError {
   override name = 'BadRequestError';
+  constructor(message: string, details: ApiErrorDetails) {
+    const summary = summarizeFieldErrors(readFieldErrors(details.body));
+    super(summary ? `${message}${/[.!?]$/.test(message) ? '' : '.'} ${summary}` : message, details);
+  }
   /** Field name to messages, read from a `{field: [messages]}` body (Django REST style) when present. */
   get fieldErrors(): Record<string, string[]> {
-    const body = this.body;
-    const result: Record<string, string[]> = {};
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return result;
-    const source = (body as Record<string, unknown>).errors ?? (body as Record<string, unknown>).fields ?? body;
-    if (!source || typeof source !== 'object') return result;
-    for (const [field, value] of Object.entries(source as Record<string, unknown>)) {
-      if (field === 'detail' || field === 'code') continue;
-      if (Array.isArray(value)) result[field] = value.map(String);
-      else if (typeof value === 'string') result[field] = [value];
-    }
-    return result;
+    return readFieldErrors(this.body);
   }
 }
 /** 401: the partner id or API token was refused. Never retried. */
@@ -289,8 +323,8 @@ export class AmbiguousCreateError extends PartnerSdkError {
  */
 export class ReservationCancelledError extends PartnerSdkError {
   override name = 'ReservationCancelledError';
-  readonly reservation: unknown;
-  constructor(message: string, reservation: unknown) {
+  readonly reservation: Reservation;
+  constructor(message: string, reservation: Reservation) {
     super(message);
     this.reservation = reservation;
   }
@@ -300,11 +334,33 @@ export class ReservationCancelledError extends PartnerSdkError {
 export const isPartnerSdkError = (error: unknown): error is PartnerSdkError => error instanceof PartnerSdkError;
 /** True for an HTTP answer outside 2xx. */
 export const isPartnerApiError = (error: unknown): error is PartnerApiError => error instanceof PartnerApiError;
+/** True for a 400 or 422: the service refused the input (see `fieldErrors`). */
+export const isBadRequestError = (error: unknown): error is BadRequestError => error instanceof BadRequestError;
+/** True for a 401: the partner id or API token was refused. */
+export const isAuthenticationError = (error: unknown): error is AuthenticationError => error instanceof AuthenticationError;
+/** True for a 403. */
+export const isPermissionDeniedError = (error: unknown): error is PermissionDeniedError => error instanceof PermissionDeniedError;
+/** True for a 404: not found, or not visible to this partner. */
+export const isNotFoundError = (error: unknown): error is NotFoundError => error instanceof NotFoundError;
+/** True for a 409 (no availability included). */
+export const isConflictError = (error: unknown): error is ConflictError => error instanceof ConflictError;
 /** True when the restaurant had no table for the request. */
 export const isNoAvailabilityError = (error: unknown): error is NoAvailabilityError => error instanceof NoAvailabilityError;
 /** True when the rate limit was exceeded beyond retries. */
 export const isRateLimitError = (error: unknown): error is RateLimitError => error instanceof RateLimitError;
-/** True when a create's outcome is unknown. */
-export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError => error instanceof AmbiguousCreateError;
+/** True for a 5xx. */
+export const isServerError = (error: unknown): error is ServerError => error instanceof ServerError;
+/** True when no HTTP answer was received (timeouts included). */
+export const isConnectionError = (error: unknown): error is ConnectionError => error instanceof ConnectionError;
+/** True when an attempt took longer than `timeoutMs`. */
+export const isTimeoutError = (error: unknown): error is TimeoutError => error instanceof TimeoutError;
+/** True when the caller's `signal` aborted the call. */
+export const isAbortError = (error: unknown): error is AbortError => error instanceof AbortError;
 /** True when our own input check refused a call. */
 export const isInputValidationError = (error: unknown): error is InputValidationError => error instanceof InputValidationError;
+/** True when the service answered outside the contract. */
+export const isResponseValidationError = (error: unknown): error is ResponseValidationError => error instanceof ResponseValidationError;
+/** True when a create's outcome is unknown. */
+export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError => error instanceof AmbiguousCreateError;
+/** True when `waitForConfirmation` saw the reservation cancelled. */
+export const isReservationCancelledError = (error: unknown): error is ReservationCancelledError => error instanceof ReservationCancelledError;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `restaurant-partner-fake`: the fake service as a standalone HTTP server (design brief 5.1).
+ * `restaurant-partner-fake`: the fake service as a standalone HTTP server (README, "Standalone, for suites in any language").
  *
  * Prints ONE JSON line on stdout once listening (`{"url", "partners", "restaurants"}`) so a script
  * in any language can read the seeded credentials; human-readable logs go to stderr.

@@ -15,11 +15,45 @@ export const ConfirmationMode = lazySchema(() => z.enum(['CONFIRMATION_MODE_SYNC
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
 
 /**
- * A reservation as the service returns it. Unknown extra fields are kept. Only `id` and
- * `start_time` are required: the spec marks every other field optional, and a future field
- * must never break a partner's booking flow.
+ * A reservation as the service returns it. Only `id` and `start_time` are required: the spec
+ * marks every other field optional, and a future field must never break a partner's booking flow.
+ * Fields the service adds beyond these are kept on the object at run time, but are not part of
+ * the type (so a misspelt field such as `reservation.confirmd` does not compile).
  */
-export const Reservation = lazySchema(() => z.looseObject({
+export interface Reservation {
+  /** Assigned by the server. */
+  id: number;
+  first_name?: string | null | undefined;
+  last_name?: string | null | undefined;
+  email?: string | null | undefined;
+  phone?: string | null | undefined;
+  /** ISO 8601, in the restaurant's timezone (read it as a luxon value with `readStartTime`). */
+  start_time: string;
+  /** Set by the server: `PT2H` or `02:00:00` (read it with `readDuration`). */
+  duration?: string | null | undefined;
+  adults?: number | undefined;
+  children?: number | null | undefined;
+  comment?: string | null | undefined;
+  cancelled?: boolean | undefined;
+  cancelled_at?: string | null | undefined;
+  confirmed?: boolean | undefined;
+  confirmed_at?: string | null | undefined;
+  /**
+   * How the restaurant confirms. A mode the service adds later is kept as sent rather than
+   * refused, so give a `switch` on it a default branch.
+   */
+  confirmation_mode?: ConfirmationMode | undefined;
+  arrived?: boolean | undefined;
+  arrived_at?: string | null | undefined;
+  no_show?: boolean | undefined;
+  no_show_at?: string | null | undefined;
+  /** BCP 47 language tag of the guest. */
+  language?: string | null | undefined;
+  /** The partner's own keys, stored as given. */
+  metadata?: Metadata | null | undefined;
+}
+/** The zod schema of {@link Reservation}: unknown fields are kept at run time. */
+export const Reservation: z.ZodType<Reservation> = lazySchema(() => z.looseObject({
   id: z.int(),
   first_name: z.string().nullish(),
   last_name: z.string().nullish(),
@@ -34,8 +68,8 @@ export const Reservation = lazySchema(() => z.looseObject({
   cancelled_at: ServiceDateTimeString.nullish(),
   confirmed: z.boolean().optional(),
   confirmed_at: ServiceDateTimeString.nullish(),
-  // A new mode must not break reading a reservation, so any string is kept.
-  confirmation_mode: z.union([ConfirmationMode, z.string()]).optional(),
+  // A new mode must not break reading a reservation, so any string is kept (see the type's note).
+  confirmation_mode: z.string().optional() as z.ZodType<ConfirmationMode | undefined>,
   arrived: z.boolean().optional(),
   arrived_at: ServiceDateTimeString.nullish(),
   no_show: z.boolean().optional(),
@@ -43,7 +77,6 @@ export const Reservation = lazySchema(() => z.looseObject({
   language: z.string().nullish(),
   metadata: Metadata.nullish(),
 }));
-export type Reservation = z.infer<typeof Reservation>;
 
 /** A local wall-clock time in the restaurant's timezone. */
 export const LocalDateTime = lazySchema(() => z.strictObject({
@@ -74,9 +107,35 @@ export type StartTimeInput = z.infer<typeof StartTimeInput>;
 
 /**
  * What a partner sends to book a table. Exactly the spec's rules, nothing stricter: only
- * `start_time` and `adults` are required; server-set fields sent here are ignored by the service.
+ * `start_time` and `adults` are required. A field not listed here (a misspelt `frist_name`, or a
+ * field the server sets such as `id` or `confirmed`) is refused with an `InputValidationError`
+ * naming it, before any request is spent.
  */
-export const ReservationCreateInput = lazySchema(() => z.looseObject({
+export interface ReservationCreateInput {
+  /** When the reservation starts, in the restaurant's timezone (see {@link StartTimeInput}). */
+  start_time: StartTimeInput;
+  /** 1 to 50. */
+  adults: number;
+  /** 0 to 50; 0 when omitted. */
+  children?: number | undefined;
+  /** At most 255 characters. */
+  first_name?: string | undefined;
+  /** At most 255 characters. */
+  last_name?: string | undefined;
+  email?: string | null | undefined;
+  /** At most 128 characters. */
+  phone?: string | null | undefined;
+  /** Visible to the restaurant. */
+  comment?: string | null | undefined;
+  /** BCP 47 language tag of the guest (`en`, `fr`, `nl`). */
+  language?: string | undefined;
+  /** Your own keys, stored as given (the client adds its idempotency key here unless turned off). */
+  metadata?: Metadata | null | undefined;
+}
+/** The checked form of {@link ReservationCreateInput} (`children` filled in). */
+export type ReservationCreateBody = ReservationCreateInput & { children: number };
+/** The zod schema of {@link ReservationCreateInput}: unknown keys are refused. */
+export const ReservationCreateInput: z.ZodType<ReservationCreateBody, ReservationCreateInput> = lazySchema(() => z.strictObject({
   start_time: StartTimeInput,
   adults: z.int().min(1).max(50),
   children: z.int().min(0).max(50).default(0),
@@ -88,19 +147,22 @@ export const ReservationCreateInput = lazySchema(() => z.looseObject({
   language: z.string().optional(),
   metadata: Metadata.nullable().optional(),
 }));
-/** Input of `reservations.create`, as the caller writes it (`children` may be omitted). */
-export type ReservationCreateInput = z.input<typeof ReservationCreateInput>;
 
 /**
  * Filters for `reservations.list`. The spec shows none, so they are sent as query parameters the
- * service may ignore, and the client applies them itself to what comes back.
+ * service may ignore, and the client applies them itself to what comes back. Any other key is refused.
  */
-export const ReservationListFilters = lazySchema(() => z.strictObject({
+export interface ReservationListFilters {
   /** Only reservations starting at or after this time. */
-  start_time_after: z.union([DateTimeString, z.date()]).optional(),
+  start_time_after?: string | Date | undefined;
   /** Only reservations starting before this time. */
+  start_time_before?: string | Date | undefined;
+  /** Items per page to ask for, when the service pages (1 to 1000). */
+  page_size?: number | undefined;
+}
+/** The zod schema of {@link ReservationListFilters}: unknown keys are refused. */
+export const ReservationListFilters: z.ZodType<ReservationListFilters, ReservationListFilters> = lazySchema(() => z.strictObject({
+  start_time_after: z.union([DateTimeString, z.date()]).optional(),
   start_time_before: z.union([DateTimeString, z.date()]).optional(),
-  /** Items per page to ask for, when the service pages. */
   page_size: z.int().min(1).max(1000).optional(),
 }));
-export type ReservationListFilters = z.infer<typeof ReservationListFilters>;

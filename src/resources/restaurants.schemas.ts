@@ -2,8 +2,28 @@
 import { z } from 'zod';
 import { lazySchema } from '../lazy-schema.js';
 
-/** A restaurant accessible to the partner. All fields are read-only; unknown fields are kept. */
-export const Restaurant = lazySchema(() => z.looseObject({
+/**
+ * A restaurant accessible to the partner. All fields are read-only. Fields the service adds
+ * beyond these are kept on the object at run time, but are not part of the type.
+ */
+export interface Restaurant {
+  /** Assigned by the server; the `restaurantId` of the reservation methods. */
+  id: number;
+  /** Human-readable name. */
+  display_name?: string | null | undefined;
+  /** Internal tenant identifier, unique across the platform. */
+  schema_name: string;
+  address?: string | null | undefined;
+  website?: string | null | undefined;
+  /** WGS 84 decimal degrees. */
+  latitude?: number | null | undefined;
+  /** WGS 84 decimal degrees. */
+  longitude?: number | null | undefined;
+  /** IANA timezone; every reservation `start_time` is read in it. */
+  timezone?: string | null | undefined;
+}
+/** The zod schema of {@link Restaurant}: unknown fields are kept at run time. */
+export const Restaurant: z.ZodType<Restaurant> = lazySchema(() => z.looseObject({
   id: z.int(),
   display_name: z.string().nullish(),
   schema_name: z.string(),
@@ -11,7 +31,5 @@ export const Restaurant = lazySchema(() => z.looseObject({
   website: z.string().nullish(),
   latitude: z.number().nullish(),
   longitude: z.number().nullish(),
-  /** IANA timezone; every reservation `start_time` is read in it. */
   timezone: z.string().nullish(),
 }));
-export type Restaurant = z.infer<typeof Restaurant>;

@@ -9,10 +9,43 @@ export const WebhookEventType = lazySchema(() => z.enum(['RESERVATION_CONFIRMED'
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 /**
- * A registered webhook. `auth_token` is present only in the answers to create and regenerate; the
- * spec does not name that field, so the client also reads `token`, `secret` and `authToken`.
+ * Which events a webhook receives: event name to `true` (subscribed) or `false`. The spec does
+ * not publish the key names; the type lists the event names so a misspelt key does not compile,
+ * and at run time any key is passed through to the service (which answers 400 to a key it does
+ * not know), so a key the service adds later can still be sent.
  */
-export const Webhook = lazySchema(() => z.looseObject({
+export type SubscribedEvents = { [Event in WebhookEventType]?: boolean | undefined };
+
+/**
+ * A registered webhook. Fields the service adds beyond these are kept on the object at run time,
+ * but are not part of the type.
+ */
+export interface Webhook {
+  /** Assigned by the server. */
+  id: number;
+  created_at?: string | null | undefined;
+  updated_at?: string | null | undefined;
+  /** The HTTP or HTTPS address receiving the deliveries. */
+  url: string;
+  name?: string | null | undefined;
+  /** `false`: deliveries are paused. */
+  is_enabled?: boolean | undefined;
+  /** Time of the latest delivery attempt, or null. */
+  last_use_at?: string | null | undefined;
+  /** HTTP status your endpoint answered on the latest attempt (2xx means success), or null. */
+  last_response_status_code?: number | null | undefined;
+  /** The body your endpoint answered on the latest attempt, as the service stored it. */
+  last_response?: unknown;
+  subscribed_events?: SubscribedEvents | null | undefined;
+  /**
+   * The token deliveries present, in the answers of `create` and `regenerateToken` only: store it
+   * then. It is kept on copies (`{ ...webhook }`, `structuredClone(webhook)`) but left out of
+   * `JSON.stringify(webhook)` and `console.log(webhook)`, so it does not end up in logs.
+   */
+  auth_token?: string | undefined;
+}
+/** The zod schema of {@link Webhook}: unknown fields are kept at run time. */
+export const Webhook: z.ZodType<Webhook> = lazySchema(() => z.looseObject({
   id: z.int(),
   created_at: ServiceDateTimeString.nullish(),
   updated_at: ServiceDateTimeString.nullish(),
@@ -22,39 +55,58 @@ export const Webhook = lazySchema(() => z.looseObject({
   last_use_at: ServiceDateTimeString.nullish(),
   last_response_status_code: z.int().max(32767).nullish(),
   last_response: z.unknown().optional(),
-  subscribed_events: z.record(z.string(), z.boolean()).nullish(),
+  // Any key is kept: the spec does not publish them.
+  subscribed_events: (z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>).nullish(),
   auth_token: z.string().optional(),
 }));
-export type Webhook = z.infer<typeof Webhook>;
 
 const WebhookUrl = lazySchema(() => z
   .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
   // Its own message: without one, zod reports the URL's message for a URL that is merely too long.
   .max(500, 'expected at most 500 characters'));
 
-/** What a partner sends to register a webhook. */
-export const WebhookCreateInput = lazySchema(() => z.looseObject({
+/** What a partner sends to register a webhook. Any other key is refused. */
+export interface WebhookCreateInput {
+  /** HTTP or HTTPS, at most 500 characters. */
+  url: string;
+  /** At most 125 characters. */
+  name?: string | null | undefined;
+  /** `false` registers it paused. */
+  is_enabled?: boolean | undefined;
+  /** Omitted: every event (on the fake; the spec does not say). */
+  subscribed_events?: SubscribedEvents | undefined;
+}
+const webhookInputShape = () => ({
   url: WebhookUrl,
   name: z.string().max(125).nullable().optional(),
   is_enabled: z.boolean().optional(),
-  subscribed_events: z.record(z.string(), z.boolean()).optional(),
-}));
-export type WebhookCreateInput = z.infer<typeof WebhookCreateInput>;
+  subscribed_events: (z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>).optional(),
+});
+/** The zod schema of {@link WebhookCreateInput}: unknown keys are refused. */
+export const WebhookCreateInput: z.ZodType<WebhookCreateInput, WebhookCreateInput> = lazySchema(() => z.strictObject(webhookInputShape()));
 
-/** Fields of a webhook a partner may change. */
-export const WebhookUpdateInput = lazySchema(() => WebhookCreateInput.partial());
-export type WebhookUpdateInput = z.infer<typeof WebhookUpdateInput>;
+/** Fields of a webhook a partner may change. Any other key is refused. */
+export interface WebhookUpdateInput extends Partial<WebhookCreateInput> {}
+/** The zod schema of {@link WebhookUpdateInput}: unknown keys are refused. */
+export const WebhookUpdateInput: z.ZodType<WebhookUpdateInput, WebhookUpdateInput> = lazySchema(() => z.strictObject(webhookInputShape()).partial());
 
 /**
  * The body of a delivery as the fake sends it (the live shape is not published, so readers must
  * stay tolerant): `{ id, event, created_at, restaurant_id, reservation }`; test deliveries carry
  * `event: "TEST"`.
  */
-export const WebhookDelivery = lazySchema(() => z.looseObject({
+export interface WebhookDelivery {
+  id: string | number;
+  event: string;
+  created_at?: string | undefined;
+  restaurant_id?: number | null | undefined;
+  reservation?: Reservation | null | undefined;
+}
+/** The zod schema of {@link WebhookDelivery}: unknown fields are kept at run time. */
+export const WebhookDelivery: z.ZodType<WebhookDelivery> = lazySchema(() => z.looseObject({
   id: z.union([z.string(), z.int()]),
   event: z.string(),
   created_at: ServiceDateTimeString.optional(),
   restaurant_id: z.int().nullish(),
   reservation: Reservation.nullish(),
 }));
-export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

@@ -16,19 +16,42 @@ import { Webhook, WebhookCreateInput, WebhookUpdateInput } from './webhooks.sche
 // The spec does not name the token field; these are the names a service plausibly uses.
 const TOKEN_FIELDS = ['auth_token', 'token', 'secret', 'authToken'] as const;
 
+// Node's `util.inspect` looks this symbol up; through `Symbol.for` the core entry imports no `node:` module.
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** The webhook as shown: everything but its token. */
+function withoutToken(this: Record<string, unknown>): Record<string, unknown> {
+  const { auth_token: token, ...shown } = this;
+  return token === undefined ? shown : { ...shown, auth_token: '[hidden: store it when you receive it]' };
+}
+
 /**
- * Normalises the token to `auth_token` and makes it non-enumerable: `webhook.auth_token` works,
- * but `JSON.stringify(webhook)`, `console.log(webhook)` and spreading never show it.
+ * Normalises the token to `auth_token`, a plain field, so the obvious ways of keeping it work:
+ * `webhook.auth_token`, `{ ...webhook }`, `structuredClone(webhook)`, destructuring. It is shown
+ * only once, so losing it on a copy would cost a regeneration. What prints the webhook itself
+ * (`JSON.stringify(webhook)`, `console.log(webhook)`, `util.inspect`) shows it hidden, through
+ * non-enumerable `toJSON` and inspect methods that copies do not carry.
  */
 function hideWebhookToken(webhook: Webhook): Webhook {
-  const record = webhook as Record<string, unknown>;
+  const record = webhook as unknown as Record<string, unknown>;
   let token: string | undefined;
   for (const field of TOKEN_FIELDS) {
     if (typeof record[field] === 'string' && token === undefined) token = record[field] as string;
     if (field in record) delete record[field];
   }
+  // Registered with the transport's secret registry: redacted by value from errors and logs.
   rememberWebhookToken(token);
-  if (token !== undefined) Object.defineProperty(record, 'auth_token', { value: token, enumerable: false, writable: false, configurable: true });
+  if (token === undefined) return webhook;
+  record.auth_token = token;
+  Object.defineProperty(record, 'toJSON', { value: withoutToken, enumerable: false, configurable: true, writable: true });
+  Object.defineProperty(record, INSPECT, {
+    value(this: Record<string, unknown>, _depth: number, options: object, inspect: (value: unknown, options: object) => string) {
+      return inspect(withoutToken.call(this), options);
+    },
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
   return webhook;
 }
 

@@ -28,6 +28,8 @@ export class RateLimitQueueFullError extends PartnerSdkError {
     this.maxQueue = maxQueue;
   }
 }
+/** True when a call was refused because the rate limiter's queue was full. */
+export const isRateLimitQueueFullError = (error: unknown): error is RateLimitQueueFullError => error instanceof RateLimitQueueFullError;
 
 /**
  * Spacing between two grants. The service counts requests in a window on its own clock, and two

@@ -1,7 +1,7 @@
 /**
  * The shape of one webhook delivery, in one place: the fake sends exactly this, the receiver's
  * tests and partners' tests build exactly this. The live payload shape is not published, so this
- * is our documented choice (design brief section 5), and the receiver reads it tolerantly.
+ * is our documented choice (README, "Where the interface spec is silent"), and the receiver reads it tolerantly.
  * @module
  */
 import type { Reservation } from '../resources/reservations.schemas.js';

@@ -1,14 +1,13 @@
 /**
- * Remembering processed delivery ids, so a delivery the service sends again (it retries when it
- * saw no 2xx, and may repeat one that got lost on the way back) is answered 200 without running
- * the partner's handler twice.
+ * Remembering processed delivery ids, so a delivery sent again (a retry after an answer that was
+ * not 2xx or got lost on the way back, if the service retries: the fake does, the spec does not
+ * say) is answered 200 without running the partner's handler twice.
  * @module
  */
 
 /**
  * Where processed delivery ids are kept. The receiver calls `has` before the handler and `add`
- * only after the handler succeeded, so a failed delivery is processed again on the service's
- * retry. Back it with Redis or a database table to share it across processes.
+ * only after the handler succeeded, so a failed delivery is processed again if it is sent again. Back it with Redis or a database table to share it across processes.
  *
  * @example
  * ```ts

@@ -93,33 +93,44 @@ export class WebhookMethodNotAllowedError extends WebhookError {
 /**
  * 500: the receiver was handed a parsed object (or nothing) instead of the raw body. The token
  * check and the exact JSON reading need the bytes as sent, so this is a mounting mistake in the
- * partner's app, answered 500 so that the service retries once it is fixed.
+ * partner's app, answered 500 so that a retry (if the service retries) succeeds once it is fixed.
  */
 export class WebhookRawBodyRequiredError extends WebhookError {
   override name = 'WebhookRawBodyRequiredError';
   constructor(received: string) {
     super(
       `The webhook receiver needs the raw request body (string, Uint8Array, Buffer or ArrayBuffer), got ${received}. ` +
-        'In Express, mount receiver.nodeHandler() before express.json() (or give this route ' +
-        "express.raw({ type: 'application/json' })); in fetch-style frameworks pass `await request.text()` " +
-        'or use receiver.handle(request).',
+        'In Express, register the webhook route before app.use(express.json()), or let the JSON parser keep the bytes: ' +
+        'app.use(express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })) (the receiver reads req.rawBody). ' +
+        'In fetch-style frameworks use receiver.handle(request), or pass `await request.text()` to verify().',
       500,
     );
   }
 }
 
-/** 500: the partner's handler threw. `cause` is what it threw; the service will retry the delivery. */
+/**
+ * 500: the partner's handler threw (`cause` is what it threw) or ran past `handlerTimeoutMs`
+ * (`timeoutMs` is set). The delivery is not marked as processed, so a retry of it (the fake
+ * retries; the spec does not say whether the service does) runs the handler again.
+ */
 export class WebhookHandlerError extends WebhookError {
   override name = 'WebhookHandlerError';
   /** The event whose handler failed. */
   readonly eventType: string;
   readonly deliveryId: string;
-  constructor(eventType: string, deliveryId: string, cause: unknown) {
-    super(`The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`, 500, {
-      cause,
-    });
+  /** Set when the handler did not finish in time: the limit it ran past, in milliseconds. */
+  readonly timeoutMs: number | undefined;
+  constructor(eventType: string, deliveryId: string, cause: unknown, timeoutMs?: number) {
+    super(
+      timeoutMs === undefined
+        ? `The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`
+        : `The handler for ${eventType} (delivery ${deliveryId}) did not finish within ${timeoutMs} ms (option handlerTimeoutMs); the delivery was not marked as processed`,
+      500,
+      cause === undefined ? undefined : { cause },
+    );
     this.eventType = eventType;
     this.deliveryId = deliveryId;
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -136,3 +147,19 @@ export class WebhookConfigurationError extends WebhookError {
 
 /** True for any error raised by the webhook receiver. */
 export const isWebhookError = (error: unknown): error is WebhookError => error instanceof WebhookError;
+/** True for a 401: token missing or not accepted. */
+export const isWebhookVerificationError = (error: unknown): error is WebhookVerificationError => error instanceof WebhookVerificationError;
+/** True for a 400: the body is not a delivery envelope. */
+export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError => error instanceof WebhookPayloadError;
+/** True for a 413: the body is over `maxBodyBytes`. */
+export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError => error instanceof WebhookPayloadTooLargeError;
+/** True for a 415: a Content-Type naming another format than JSON. */
+export const isWebhookUnsupportedMediaTypeError = (error: unknown): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
+/** True for a 405: not a POST. */
+export const isWebhookMethodNotAllowedError = (error: unknown): error is WebhookMethodNotAllowedError => error instanceof WebhookMethodNotAllowedError;
+/** True when a parsed body was handed in instead of the raw one. */
+export const isWebhookRawBodyRequiredError = (error: unknown): error is WebhookRawBodyRequiredError => error instanceof WebhookRawBodyRequiredError;
+/** True when a handler threw or ran past `handlerTimeoutMs`. */
+export const isWebhookHandlerError = (error: unknown): error is WebhookHandlerError => error instanceof WebhookHandlerError;
+/** True when the receiver is misconfigured or its token provider or duplicate store failed. */
+export const isWebhookConfigurationError = (error: unknown): error is WebhookConfigurationError => error instanceof WebhookConfigurationError;

@@ -21,6 +21,64 @@ export const RESERVATION_EVENT_TYPES = ['RESERVATION_CONFIRMED', 'RESERVATION_MO
 /** Discriminant of an event whose name this SDK version does not know. */
 export const UNKNOWN_EVENT = 'unknown';
 
+/**
+ * The reservation an event carries. The delivery payload is not published, and a service may
+ * send only what changed (a `RESERVATION_MODIFIED` without `start_time`), so only `id` is
+ * required: an event is never refused, and so never lost, for a missing reservation field. Read
+ * the whole reservation with `client.reservations.retrieve(event.restaurant_id, reservation.id)`
+ * when you need a field that is absent.
+ */
+export interface WebhookReservation extends Omit<Reservation, 'start_time'> {
+  /** Present in every delivery of the fake; absent when the service sends only what changed. */
+  start_time?: string | undefined;
+}
+
+/** Fields every delivery envelope has. Unknown envelope fields are kept at run time. */
+export interface WebhookEventEnvelope {
+  /** The delivery id (a digest of the body when the envelope carries none), as a string. */
+  id: string;
+  /** The event name exactly as sent. */
+  event: string;
+  created_at?: string | null | undefined;
+  restaurant_id?: number | null | undefined;
+}
+
+/** `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode). */
+export interface ReservationConfirmedEvent extends WebhookEventEnvelope {
+  type: 'RESERVATION_CONFIRMED';
+  event: 'RESERVATION_CONFIRMED';
+  reservation: WebhookReservation;
+}
+/** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
+export interface ReservationModifiedEvent extends WebhookEventEnvelope {
+  type: 'RESERVATION_MODIFIED';
+  event: 'RESERVATION_MODIFIED';
+  reservation: WebhookReservation;
+}
+/** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
+export interface ReservationCancelledEvent extends WebhookEventEnvelope {
+  type: 'RESERVATION_CANCELLED';
+  event: 'RESERVATION_CANCELLED';
+  reservation: WebhookReservation;
+}
+/** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
+export interface TestEvent extends WebhookEventEnvelope {
+  type: 'TEST';
+  event: 'TEST';
+  reservation?: WebhookReservation | null | undefined;
+}
+/**
+ * An event whose name this SDK version does not know. `type` is `'unknown'` (so a `switch` on
+ * `type` narrows the known ones) and `event` holds the name as sent.
+ */
+export interface UnknownEvent extends WebhookEventEnvelope {
+  type: 'unknown';
+  /** Not checked: a future event may carry anything here. */
+  reservation?: unknown;
+}
+/** Any reservation event. */
+export type ReservationEvent = ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
+
 // Schemas are built on first use, not at import: import cost matters on serverless cold starts.
 function buildSchemas() {
   const envelope = z.looseObject({
@@ -30,8 +88,10 @@ function buildSchemas() {
     created_at: ServiceDateTimeString.nullish(),
     restaurant_id: z.int().nullish(),
   });
+  // The exported schema is typed by its interface; underneath it is the loose object schema.
+  const eventReservation = (realSchema(Reservation) as unknown as z.ZodObject).extend({ start_time: realSchema(ServiceDateTimeString).optional() });
   const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
-    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: realSchema(Reservation) });
+    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: eventReservation });
   return {
     RESERVATION_CONFIRMED: reservationEvent('RESERVATION_CONFIRMED'),
     RESERVATION_MODIFIED: reservationEvent('RESERVATION_MODIFIED'),
@@ -39,11 +99,10 @@ function buildSchemas() {
     TEST: envelope.extend({
       type: z.literal(TEST_EVENT),
       event: z.literal(TEST_EVENT),
-      reservation: Reservation.nullish(),
+      reservation: eventReservation.nullish(),
     }),
     unknown: envelope.extend({
       type: z.literal(UNKNOWN_EVENT),
-      // Not validated: a future event may carry anything here.
       reservation: z.unknown().optional(),
     }),
   };
@@ -51,25 +110,6 @@ function buildSchemas() {
 type EventSchemas = ReturnType<typeof buildSchemas>;
 let schemas: EventSchemas | undefined;
 const eventSchemas = (): EventSchemas => (schemas ??= buildSchemas());
-
-/**
- * `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode).
- * Unknown envelope fields are kept on the object.
- */
-export type ReservationConfirmedEvent = z.output<EventSchemas['RESERVATION_CONFIRMED']>;
-/** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
-export type ReservationModifiedEvent = z.output<EventSchemas['RESERVATION_MODIFIED']>;
-/** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
-export type ReservationCancelledEvent = z.output<EventSchemas['RESERVATION_CANCELLED']>;
-/** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
-export type TestEvent = z.output<EventSchemas['TEST']>;
-/**
- * An event whose name this SDK version does not know. `type` is `'unknown'` (so a `switch` on
- * `type` narrows the known ones) and `event` holds the name as sent.
- */
-export type UnknownEvent = z.output<EventSchemas['unknown']>;
-/** Any reservation event. */
-export type ReservationEvent = ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
 
 /**
  * A verified delivery, discriminated by `type`.

@@ -5,7 +5,10 @@
  * @module
  */
 
-/** Headers as a fetch `Headers`, a `Map`-like object, or a plain object (node's `req.headers`). */
+/**
+ * Headers as a fetch `Headers`, a `Map` (any case of names), an object with `get`, or a plain
+ * object (node's `req.headers`). Names are read case-insensitively in every shape.
+ */
 export type HeadersInput =
   | Headers
   | { get(name: string): string | string[] | null | undefined }
@@ -25,19 +28,29 @@ const flatten = (value: unknown): string[] => {
 /** Builds a case-insensitive reader over any supported headers shape. */
 export function readHeaders(headers: HeadersInput | undefined | null): HeaderReader {
   if (!headers) return () => [];
+  const isFetchHeaders = typeof Headers !== 'undefined' && headers instanceof Headers;
+  // A Map (or any iterable of [name, value] pairs) keeps its keys' case: index it by lower-case name.
+  if (!isFetchHeaders && typeof (headers as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function') {
+    return indexByLowerName(headers as Iterable<[unknown, unknown]>);
+  }
   if (typeof (headers as { get?: unknown }).get === 'function') {
     const source = headers as { get(name: string): unknown };
-    // A Map keeps its keys' case, so try the lower-case spelling and the name as given.
+    // A fetch Headers reads any case; another `get` is tried lower-case and as given.
     return (name) => {
       const lower = name.toLowerCase();
       const value = source.get(lower) ?? (lower === name ? undefined : source.get(name));
       return flatten(value);
     };
   }
+  return indexByLowerName(Object.entries(headers as Record<string, unknown>));
+}
+
+function indexByLowerName(entries: Iterable<[unknown, unknown]>): HeaderReader {
   const byLowerName = new Map<string, unknown[]>();
-  for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
-    const lower = key.toLowerCase();
-    byLowerName.set(lower, [...(byLowerName.get(lower) ?? []), value]);
+  for (const entry of entries) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string') continue;
+    const lower = entry[0].toLowerCase();
+    byLowerName.set(lower, [...(byLowerName.get(lower) ?? []), entry[1]]);
   }
   return (name) => flatten(byLowerName.get(name.toLowerCase()));
 }

@@ -37,12 +37,22 @@ export {
   type ReservationModifiedEvent,
   type TestEvent,
   type UnknownEvent,
+  type WebhookEventEnvelope,
+  type WebhookReservation,
   type WebhookEvent,
   type WebhookEventName,
   type WebhookEventOf,
 } from './events.js';
 export {
+  isWebhookConfigurationError,
   isWebhookError,
+  isWebhookHandlerError,
+  isWebhookMethodNotAllowedError,
+  isWebhookPayloadError,
+  isWebhookPayloadTooLargeError,
+  isWebhookRawBodyRequiredError,
+  isWebhookUnsupportedMediaTypeError,
+  isWebhookVerificationError,
   WebhookConfigurationError,
   WebhookError,
   WebhookHandlerError,
@@ -58,4 +68,4 @@ export type { HeadersInput } from './headers.js';
 export type { TokenSource } from './tokens.js';
 export type { NodeWebhookHandler } from './node-adapter.js';
 export { buildDelivery, buildDeliveryRequest, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from './delivery.js';
-export { PartnerSdkError } from '../errors.js';
+export { isPartnerSdkError, PartnerSdkError } from '../errors.js';

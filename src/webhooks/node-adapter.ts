@@ -52,17 +52,23 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8
 const isRawBody = (value: unknown): boolean =>
   typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer;
 
+/** A request as Express and its body parsers leave it. */
+type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
+
 /** Builds the node handler over a receiver's framework-neutral `receive`. */
 export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): NodeWebhookHandler {
   return (request, response, next) => {
-    // A body already read raw (express.raw, express.text) is used as is. A parsed object is used
-    // only if the stream is still unread (some stacks set `req.body = {}` without reading);
-    // otherwise the bytes are gone and the receiver answers 500 with a log line on mount order.
-    const preRead = (request as IncomingMessage & { body?: unknown }).body;
+    const { body: preRead, rawBody } = request as ParsedRequest;
     const streamUnread = !request.readableEnded && !request.readableDidRead;
     let body: ReceiveInput['body'];
-    if (preRead !== undefined && (isRawBody(preRead) || !streamUnread)) body = preRead as ReceiveInput['body'];
-    else body = (maxBytes) => readNodeBody(request, maxBytes);
+    // The bytes a JSON parser kept aside (`express.json({ verify })` storing `req.rawBody`), or a
+    // body read raw (`express.raw`, `express.text`), are used as they are.
+    if (isRawBody(rawBody)) body = rawBody as ReceiveInput['body'];
+    else if (isRawBody(preRead)) body = preRead as ReceiveInput['body'];
+    // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
+    else if (streamUnread) body = (maxBytes) => readNodeBody(request, maxBytes);
+    // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
+    else body = () => Promise.reject(new WebhookRawBodyRequiredError(preRead === undefined ? 'a request stream that another middleware already read' : 'a body a JSON parser (express.json()) already parsed'));
 
     receiver
       .receive({ method: request.method ?? 'POST', headers: request.headers, body })

@@ -26,6 +26,10 @@ import { matchesAnyToken, presentedTokens, type TokenSource } from './tokens.js'
 
 /** Default `maxBodyBytes`: 1 MiB, far above any reservation event. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Default `handlerTimeoutMs`: 30 seconds for all the handlers of one delivery. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+/** Default `tokensTimeoutMs`: 10 seconds for the token provider to answer. */
+export const DEFAULT_TOKENS_TIMEOUT_MS = 10_000;
 
 /** A raw request body: the bytes or text exactly as received. */
 export type RawBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
@@ -73,12 +77,33 @@ export interface WebhookReceiverOptions {
    * Default: `console.warn` / `console.error` for refusals and failures only; `false` for none.
    */
   logger?: WebhookLogger | false;
+  /**
+   * Longest time the handlers of one delivery may take, in milliseconds. Past it the delivery is
+   * answered 500, logged, and its id is not marked as processed (so a retry runs it again);
+   * the handler's `signal` aborts. Default 30 s; keep it below the service's own delivery timeout.
+   */
+  handlerTimeoutMs?: number;
+  /**
+   * Longest time a `tokens` function may take to answer, in milliseconds. Past it the delivery is
+   * answered 500 and logged. Default 10 s.
+   */
+  tokensTimeoutMs?: number;
   /** Called for every delivery answered outside 2xx (after logging). Must not throw. */
   onError?: (error: WebhookError, context: WebhookErrorContext) => void;
 }
 
-/** A handler of one event type. Throwing (or rejecting) answers 500, so the service retries. */
-export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (event: Event) => unknown;
+/** What a handler is given besides the event. */
+export interface WebhookHandlerContext {
+  /** Aborts when the handler runs past `handlerTimeoutMs` (the delivery is then answered 500). */
+  signal: AbortSignal;
+}
+
+/**
+ * A handler of one event type. Throwing (or rejecting), or running past `handlerTimeoutMs`,
+ * answers 500 and leaves the delivery unmarked, so a retry of it runs the handler again (the fake
+ * retries; the spec does not say whether the live service does).
+ */
+export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (event: Event, context: WebhookHandlerContext) => unknown;
 
 /** Input of {@link WebhookReceiver.verify}. */
 export interface VerifyInput {
@@ -153,9 +178,29 @@ function asRawBody(body: unknown): Uint8Array | string {
   throw new WebhookRawBodyRequiredError(describeValue(body));
 }
 
+/**
+ * Settles as `work` does, or rejects with `onTimeout()` after `ms` (aborting `controller`). The
+ * partner's code may never settle; the answer must not wait for it.
+ */
+function withTimeLimit<T>(work: () => Promise<T>, ms: number, onTimeout: () => Error, controller?: AbortController): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = onTimeout();
+      controller?.abort(error);
+      reject(error);
+    }, ms);
+  });
+  return Promise.race([Promise.resolve().then(work), limit]).finally(() => clearTimeout(timer));
+}
+
 const HANDLER_KEYS: ReadonlySet<string> = new Set([...RESERVATION_EVENT_TYPES, TEST_EVENT, UNKNOWN_EVENT, '*']);
 const encoder = new TextEncoder();
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+// JSON media types, and the generic ones a sender may put on JSON (the live service's headers are
+// not published: refusing `text/plain` JSON would lose every event). Only a Content-Type naming
+// another format (a form, XML, HTML, multipart) is refused with 415.
+const READABLE_MEDIA_TYPE = /^(?:application\/(?:[\w.+-]+\+)?json|text\/(?:[\w.+-]+\+)?json|text\/plain|application\/octet-stream)$/i;
+const BYTE_ORDER_MARK = '\uFEFF';
 
 async function bodyDigestId(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
@@ -203,6 +248,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const tokenHeader = options.tokenHeader?.toLowerCase();
   const duplicateStore = options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
   const logger = options.logger === false ? undefined : (options.logger ?? consoleWarnings);
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
   const handlersByType = new Map<string, WebhookHandler[]>();
   // Deliveries being processed right now, by id: a concurrent repeat waits for the first instead
   // of running the handler twice.
@@ -211,8 +258,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   async function acceptedTokens(): Promise<readonly string[]> {
     let tokens: unknown;
     try {
-      tokens = typeof tokenSource === 'function' ? await tokenSource() : tokenSource;
+      tokens = typeof tokenSource === 'function'
+        ? await withTimeLimit(
+          async () => tokenSource(),
+          tokensTimeoutMs,
+          () => new WebhookConfigurationError(`The webhook token provider did not answer within ${tokensTimeoutMs} ms (option tokensTimeoutMs)`),
+        )
+        : tokenSource;
     } catch (error) {
+      if (error instanceof WebhookConfigurationError) throw error;
       throw new WebhookConfigurationError('The webhook token provider failed', { cause: error });
     }
     if (!Array.isArray(tokens) || tokens.length === 0 || !tokens.every((token) => typeof token === 'string' && token !== '')) {
@@ -243,8 +297,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     onTokens(await authenticate(readHeader));
 
     const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
-    // A missing Content-Type is tolerated (the live service's headers are not published).
-    if (contentType && !JSON_MEDIA_TYPE.test(contentType)) throw new WebhookUnsupportedMediaTypeError(contentType);
+    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
+    if (contentType && !READABLE_MEDIA_TYPE.test(contentType)) throw new WebhookUnsupportedMediaTypeError(contentType);
 
     const declaredLength = Number(readHeader('content-length')[0]);
     if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
@@ -255,7 +309,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
     let text: string;
     try {
-      text = typeof given === 'string' ? given : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      // The decoder drops a leading byte-order mark; a string body that kept one is read the same way.
+      text = typeof given === 'string'
+        ? (given.startsWith(BYTE_ORDER_MARK) ? given.slice(1) : given)
+        : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
@@ -329,18 +386,31 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
     const specific = handlersByType.get(event.type) ?? [];
     const handlers = specific.length > 0 ? specific : (handlersByType.get('*') ?? []);
-    try {
-      for (const handler of handlers) await handler(event);
-    } catch (cause) {
-      // A claim taken by `has` is freed, so the service's retry runs the handler again.
+    if (handlers.length > 0) {
+      const controller = new AbortController();
       try {
-        await duplicateStore?.release?.(event.id);
-      } catch {
-        // The claim expires on its own; the 500 below still makes the service retry.
+        await withTimeLimit(
+          async () => {
+            for (const handler of handlers) {
+              if (controller.signal.aborted) return;
+              await handler(event, { signal: controller.signal });
+            }
+          },
+          handlerTimeoutMs,
+          () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
+          controller,
+        );
+      } catch (cause) {
+        // A claim taken by `has` is freed, so a retry of the delivery runs the handler again.
+        try {
+          await duplicateStore?.release?.(event.id);
+        } catch {
+          // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
+        }
+        const error = cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
+        report(error, tokens, event);
+        return { ...refusal(error), event };
       }
-      const error = new WebhookHandlerError(event.event, event.id, cause);
-      report(error, tokens, event);
-      return { ...refusal(error), event };
     }
     if (duplicateStore) {
       try {
@@ -421,9 +491,18 @@ const hasSurroundingWhitespace = (token: string): boolean => token.trim() !== to
 const paddedTokenProblem = (index: number): string =>
   `tokens[${index}] with leading or trailing whitespace, which no delivery can match (a token read from a file often ends with a newline: trim it)`;
 
+const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptions>([
+  'tokens', 'tokenHeader', 'maxBodyBytes', 'duplicateStore', 'logger', 'handlerTimeoutMs', 'tokensTimeoutMs', 'onError',
+]);
+
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
-  const { tokens, maxBodyBytes, tokenHeader } = options;
+  // A misspelt option (`tokenheader`) would otherwise be ignored without a word.
+  const unknown = Object.keys(options).filter((key) => !RECEIVER_OPTIONS.has(key));
+  if (unknown.length > 0) {
+    throw new WebhookConfigurationError(`createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`);
+  }
+  const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs } = options;
   if (typeof tokens === 'string') {
     throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]');
   }
@@ -438,6 +517,12 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
   }
   if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');
+  }
+  for (const [name, value] of [['handlerTimeoutMs', handlerTimeoutMs], ['tokensTimeoutMs', tokensTimeoutMs]] as const) {
+    // setTimeout cannot wait longer than 2^31 - 1 ms; a larger value would fire at once.
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) {
+      throw new WebhookConfigurationError(`createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`);
+    }
   }
   if (tokenHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(tokenHeader)) {
     throw new WebhookConfigurationError('createWebhookReceiver: tokenHeader must be a valid header name');

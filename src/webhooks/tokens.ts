@@ -11,16 +11,21 @@ export type TokenSource = readonly string[] | (() => readonly string[] | Promise
 // The spec does not say how the token is presented (Authentication, point 5). `Bearer` is what the
 // fake sends; `Token` is Django REST framework's scheme, a plausible choice of the live service.
 const AUTHORIZATION_SCHEME = /^(?:bearer|token)\s+(\S+)\s*$/i;
+// A bare token with no scheme (`Authorization: <t>`, as some services send): one word, no spaces.
+const BARE_TOKEN = /^\S+$/;
 
 /**
- * Every token the request presents: from `Authorization: Bearer <t>` (or `Token <t>`) and from
- * the configured token header (its raw value, or a `Bearer <t>` value).
+ * Every token the request presents: from `Authorization: Bearer <t>` (or `Token <t>`, or the bare
+ * token with no scheme) and from the configured token header (its raw value, or a `Bearer <t>`
+ * value). Another scheme (`Basic ...`) presents no token.
  */
 export function presentedTokens(readHeader: HeaderReader, tokenHeader: string | undefined): string[] {
   const tokens: string[] = [];
   for (const value of readHeader('authorization')) {
-    const match = AUTHORIZATION_SCHEME.exec(value.trim());
+    const trimmed = value.trim();
+    const match = AUTHORIZATION_SCHEME.exec(trimmed);
     if (match?.[1]) tokens.push(match[1]);
+    else if (BARE_TOKEN.test(trimmed)) tokens.push(trimmed);
   }
   if (tokenHeader) {
     for (const value of readHeader(tokenHeader)) {

@@ -37,7 +37,7 @@ async function create(client: PartnerClient, restaurantId: number, input: object
   }
 }
 
-function expectBalanced(label: string, outcome: Outcome, rows: Record<string, unknown>[], total: number) {
+function expectBalanced(label: string, outcome: Outcome, rows: readonly { id: number }[], total: number) {
   const told = outcome.value ? `success #${outcome.value.id}` : (outcome.error as Error).name;
   counts.push(`  ${label}: ${total} booked (${rows.length} with the key), told ${told}`);
   if (outcome.value) {

@@ -14,12 +14,20 @@ describe('input JSON cannot carry, refused before any request', () => {
     expect(api.calls).toHaveLength(0);
   });
 
-  it('refuses a circular unknown field on a webhook update', async () => {
+  it('refuses a circular value in metadata', async () => {
+    api.reply(() => json([restaurantBody()]));
     const loop: Record<string, unknown> = {};
     loop.self = loop;
-    const error = await api.client().webhooks.update(3, { extra: loop } as never).catch((caught: unknown) => caught);
+    const error = await api.client().reservations.create(7, { ...base, metadata: { loop } }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
-    expect((error as InputValidationError).field).toBe('extra.self');
+    expect((error as InputValidationError).field).toBe('metadata.loop.self');
+    expect(api.calls).toHaveLength(0);
+  });
+
+  it('refuses an unknown field of a webhook update, naming it', async () => {
+    const error = await api.client().webhooks.update(3, { extra: 1 } as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect((error as InputValidationError).field).toBe('extra');
     expect(api.calls).toHaveLength(0);
   });
 

@@ -6,7 +6,7 @@ import { empty, json, mockApi, webhookBody } from '../support/mock-api.js';
 const api = mockApi();
 
 describe('webhooks', () => {
-  it('create POSTs /webhooks/ and hides auth_token from JSON and inspect', async () => {
+  it('create POSTs /webhooks/, hides auth_token from JSON and inspect, and keeps it on copies', async () => {
     api.reply((call) => json({ ...webhookBody(call.body as object), auth_token: 'whk_secret_123' }, 201));
     const webhook = await api.client().webhooks.create({ url: 'https://partner.test/hooks', name: 'main', subscribed_events: { RESERVATION_CONFIRMED: true } });
     expect(api.calls[0]!.method).toBe('POST');
@@ -15,7 +15,23 @@ describe('webhooks', () => {
     expect(webhook.auth_token).toBe('whk_secret_123');
     expect(JSON.stringify(webhook)).not.toContain('whk_secret_123');
     expect(inspect(webhook, { depth: 5 })).not.toContain('whk_secret_123');
-    expect({ ...webhook }).not.toHaveProperty('auth_token');
+    expect(String(inspect(webhook))).toContain('[hidden: store it when you receive it]');
+    // Shown once: the obvious ways of keeping it must keep it.
+    expect({ ...webhook }.auth_token).toBe('whk_secret_123');
+    expect(structuredClone(webhook).auth_token).toBe('whk_secret_123');
+    const { auth_token: kept, ...rest } = webhook;
+    expect(kept).toBe('whk_secret_123');
+    expect(rest).toMatchObject({ id: webhook.id, url: 'https://partner.test/hooks' });
+    expect(Object.keys(webhook)).toContain('auth_token');
+  });
+
+  it('refuses an unknown key in a webhook input before any request, naming it', async () => {
+    const client = api.client();
+    // @ts-expect-error misspelt field: the input types are exact
+    const error = await client.webhooks.create({ url: 'https://partner.test/hooks', nmae: 'main' }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(InputValidationError);
+    expect(error.field).toBe('nmae');
+    expect(api.calls).toHaveLength(0);
   });
 
   it.each(['token', 'secret', 'authToken'])('reads the token under `%s` and normalises it to auth_token', async (field) => {

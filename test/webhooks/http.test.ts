@@ -75,7 +75,7 @@ describe.each([
       missingToken: await post(url, valid.body, { 'content-type': 'application/json' }),
       emptyBody: await post(url, '', valid.headers),
       malformed: await post(url, '{"id":', valid.headers),
-      wrongType: await post(url, valid.body, { ...valid.headers, 'content-type': 'text/plain' }),
+      wrongType: await post(url, valid.body, { ...valid.headers, 'content-type': 'application/xml' }),
       oversized: await post(url, JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) }), valid.headers),
       notEnvelope: await post(url, '{"order": 12}', valid.headers),
     };
@@ -142,16 +142,39 @@ describe('Express mount order', () => {
     const logger = captureLogger();
     const handled: WebhookEvent[] = [];
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger }).on('*', (event) => void handled.push(event));
-    const server = await startExpressApp(receiver, { mount: 'json-first' });
+    for (const mount of ['json-first', 'json-then-raw'] as const) {
+      const server = await startExpressApp(receiver, { mount });
+      try {
+        const delivery = buildDelivery({ event: 'TEST' }, TOKEN);
+        const response = await post(`${server.url}${PATH}`, delivery.body, delivery.headers);
+        expect(response.status).toBe(500);
+        expect(handled).toHaveLength(0);
+        // The answer and the log say what happened and what to do.
+        expect(((await response.json()) as { error: string }).error).toContain('a JSON parser (express.json()) already parsed');
+        const line = logger.lines.findLast((entry) => entry.level === 'error');
+        expect(line?.message).toContain('register the webhook route before app.use(express.json())');
+        expect(line?.message).toContain('express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })');
+        expect(logger.text()).not.toContain(TOKEN);
+        // JSON sent as text/plain is not parsed by express.json(): the stream is still there to read.
+        const plain = await post(`${server.url}${PATH}`, delivery.body, { ...delivery.headers, 'content-type': 'text/plain' });
+        expect(plain.status).toBe(200);
+        handled.length = 0;
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('behind a global express.json({ verify }) that keeps req.rawBody, the kept bytes are used', async () => {
+    const handled: WebhookEvent[] = [];
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('*', (event) => void handled.push(event));
+    const server = await startExpressApp(receiver, { mount: 'json-keeping-raw' });
     try {
-      const delivery = buildDelivery({ event: 'TEST' }, TOKEN);
-      const response = await post(`${server.url}${PATH}`, delivery.body, delivery.headers);
-      expect(response.status).toBe(500);
-      expect(handled).toHaveLength(0);
-      const line = logger.lines.find((entry) => entry.level === 'error');
-      expect(line?.message).toContain('express.json()');
-      expect(line?.message).toContain("express.raw({ type: 'application/json' })");
-      expect(logger.text()).not.toContain(TOKEN);
+      const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);
+      expect((await post(`${server.url}${PATH}`, delivery.body, delivery.headers)).status).toBe(200);
+      expect(handled.map((event) => event.id)).toEqual([delivery.id]);
+      const echo = await post(`${server.url}/api/echo`, '{"a":1}', { 'content-type': 'application/json' });
+      expect(await echo.json()).toEqual({ echoed: { a: 1 } });
     } finally {
       await server.close();
     }

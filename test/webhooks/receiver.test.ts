@@ -251,7 +251,7 @@ describe('secrets', () => {
       });
     const sent = [
       buildDeliveryRequest(URL_, { event: 'TEST' }, guessed),
-      new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain' }, body: 'x' }),
+      new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/html' }, body: 'x' }),
       new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: `{"token": "${TOKEN}"` }),
       new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ event: 'RESERVATION_CONFIRMED', id: 'x', reservation: { id: 'not-a-number', note: TOKEN } }) }),
       buildDeliveryRequest(URL_, { event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN),

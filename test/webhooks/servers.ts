@@ -53,11 +53,17 @@ async function listen(server: Server): Promise<RunningServer> {
  */
 export function startExpressApp(
   receiver: WebhookReceiver,
-  options: { path?: string; mount?: 'receiver-first' | 'json-first' | 'raw-first' } = {},
+  options: { path?: string; mount?: 'receiver-first' | 'json-first' | 'json-then-raw' | 'json-keeping-raw' | 'raw-first' } = {},
 ): Promise<RunningServer> {
   const path = options.path ?? '/webhooks/reservations';
   const app = express();
   if (options.mount === 'json-first') app.use(express.json());
+  // The advice that never worked: the global parser has consumed the stream before the route's.
+  if (options.mount === 'json-then-raw') app.use(express.json()).use(path, express.raw({ type: 'application/json' }));
+  // A global JSON parser that keeps the bytes aside for the receiver.
+  if (options.mount === 'json-keeping-raw') {
+    app.use(express.json({ verify: (request, _response, buffer) => void ((request as typeof request & { rawBody?: Buffer }).rawBody = buffer) }));
+  }
   if (options.mount === 'raw-first') app.use(path, express.raw({ type: 'application/json' }));
   app.post(path, receiver.nodeHandler());
   app.use(express.json());

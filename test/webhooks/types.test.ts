@@ -9,10 +9,11 @@ import {
   type ReservationCancelledEvent,
   type TestEvent,
   type UnknownEvent,
+  type WebhookReservation,
   type WebhookEvent,
   type WebhookEventName,
 } from 'restaurant-partner-sdk/webhooks';
-import type { Reservation } from '../../src/resources/reservations.schemas.js';
+
 import { reservation, TOKEN } from './helpers.js';
 
 describe('event types', () => {
@@ -24,7 +25,8 @@ describe('event types', () => {
         case 'RESERVATION_CONFIRMED':
         case 'RESERVATION_MODIFIED':
         case 'RESERVATION_CANCELLED':
-          expectTypeOf(event.reservation).toEqualTypeOf<Reservation>();
+          expectTypeOf(event.reservation).toEqualTypeOf<WebhookReservation>();
+          expectTypeOf(event.reservation.start_time).toEqualTypeOf<string | undefined>();
           expectTypeOf(event.id).toEqualTypeOf<string>();
           return `${event.type} ${event.reservation.id}`;
         case 'TEST':

@@ -2,7 +2,7 @@
  * Availability and time rules. The spec says a reservation "is created only if there is
  * availability" and that "all reservation start_time values are interpreted in this timezone"
  * (Restaurant.timezone); it does not say how availability is computed, so the fake derives it
- * from each restaurant's configuration (design brief section 5): weekly opening periods, slot
+ * from each restaurant's configuration (README, "Where the interface spec is silent"): weekly opening periods, slot
  * interval, duration by party size, capacity in covers across every channel, booking horizon and
  * minimum lead time.
  * @module

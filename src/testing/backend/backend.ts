@@ -96,7 +96,7 @@ export class FakeBackend implements World {
   /** "Events cover the partner's own reservations": other-channel bookings send nothing. */
   emit(event: EventType, record: ReservationRecord): void {
     if (record.channel.kind !== 'partner') return;
-    const items = this.deliveries.enqueue(event, record.channel.partnerId, record.restaurantId, this.view(record), this.#collecting === undefined);
+    const items = this.deliveries.enqueue(event, record.channel.partnerId, record.restaurantId, { ...this.view(record) }, this.#collecting === undefined);
     this.#collecting?.push(...items);
   }
 

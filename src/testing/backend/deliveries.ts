@@ -2,8 +2,8 @@
  * Webhook deliveries. The spec says events are "sent by the service as an HTTP POST to the url of
  * each enabled webhook that subscribes to them", each attempt "recorded in last_use_at,
  * last_response_status_code and last_response", "a 2xx response from the target means success".
- * It leaves the payload, the token presentation and retries open; the fake's choices (brief
- * section 5): the envelope of `buildDelivery`, `Authorization: Bearer <auth_token>`, and retries
+ * It leaves the payload, the token presentation and retries open; the fake's choices (README,
+ * "Where the interface spec is silent"): the envelope of `buildDelivery`, `Authorization: Bearer <auth_token>`, and retries
  * with back-off on the fake's clock.
  * @module
  */

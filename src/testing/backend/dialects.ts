@@ -1,5 +1,5 @@
 /**
- * Dialect switches: one per point the interface spec leaves open (design brief section 5), so a
+ * Dialect switches: one per point the interface spec leaves open (README, "Where the interface spec is silent"), so a
  * partner can prove its code survives every plausible answer of the live service.
  * @module
  */

@@ -34,6 +34,8 @@ export class FakeError extends Error {
     return { detail: this.detail, ...(this.code === undefined ? {} : { code: this.code }), ...this.fields };
   }
 }
+/** True for a refusal by the fake (also exported as `isFakeControlError`). */
+export const isFakeError = (error: unknown): error is FakeError => error instanceof FakeError;
 
 function describe(detail: string, fields: FieldErrors): string {
   const extra = Object.entries(fields).map(([key, messages]) => `${key}: ${messages.join(' ')}`);

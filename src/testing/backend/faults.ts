@@ -1,6 +1,6 @@
 /**
  * Fault injection: make an operation fail with a status, answer late, or drop the connection,
- * once or n times, before or after the operation takes effect (design brief section 5, Control).
+ * once or n times, before or after the operation takes effect (README, "Testing with the fake").
  * @module
  */
 import type { DueWork } from './clock.js';

@@ -1,6 +1,6 @@
 /**
  * Reservation states and transitions, written once as data: state x action -> state + event.
- * Every rule of the spec's "States and transitions" table, and the brief's choices where the spec
+ * Every rule of the spec's "States and transitions" table, and the fake's documented choices where the spec
  * is silent, is one row here; the backend applies rows, it never re-states them as guards.
  * @module
  */
@@ -18,7 +18,7 @@ export interface Transition {
   to: ReservationState;
   /** The event sent to the partner's webhooks, if any. */
   event: EventType | null;
-  /** Why, in the spec's words or the brief's choice. */
+  /** Why, in the spec's words or the fake's documented choice. */
   because: string;
 }
 
@@ -34,7 +34,7 @@ export const TRANSITIONS: { readonly [Action in ReservationAction]: Partial<Reco
   cancel: {
     created: { to: 'cancelled', event: 'RESERVATION_CANCELLED', because: 'spec: "It can be cancelled at any point before arrival"' },
     confirmed: { to: 'cancelled', event: 'RESERVATION_CANCELLED', because: 'spec: "created or confirmed | PATCH with action=cancel | cancelled"' },
-    cancelled: { to: 'cancelled', event: null, because: 'brief: "repeated cancel is a 200 with no second event"' },
+    cancelled: { to: 'cancelled', event: null, because: "the fake's choice: a repeated cancel is a 200 with no second event" },
   },
   markArrived: {
     confirmed: { to: 'arrived', event: null, because: 'spec: "confirmed | PATCH setting arrived to true | arrived" (no event: the spec names none)' },
