@@ -9,6 +9,7 @@
  */
 import { consoleLogger, type Logger } from '../logger.js';
 import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
+import { waitInLine, type Waiter } from '../transport/waiting-line.js';
 import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, prepareFirstRequest, RateLimitQueueFullError } from '../transport/throttle.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
@@ -95,11 +96,6 @@ if redis.call('PTTL', KEYS[1]) < ms then redis.call('SET', KEYS[1], '1', 'PX', m
 return 1
 `);
 
-interface Waiter {
-  resolve: () => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
 
 /**
  * Creates a limiter that shares the partner's budget through Redis. Pass it to every
@@ -255,21 +251,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
-      return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { resolve, signal, onAbort: undefined };
-        if (signal) {
-          waiter.onAbort = () => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            // Nobody left: end the loop's sleep so no timer outlives the queue.
-            if (waiters.length === 0) sleeper?.abort();
-            reject(signal.reason);
-          };
-          signal.addEventListener('abort', waiter.onAbort, { once: true });
-        }
-        waiters.push(waiter);
-        void serve();
-      });
+      return waitInLine(waiters, signal, () => void serve(), () => sleeper?.abort());
     },
     async pause(ms: number): Promise<void> {
       if (!(ms > 0)) return;

@@ -8,6 +8,7 @@
  */
 import type { Clock } from '../transport/clock.js';
 import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
+import { waitInLine, type Waiter } from '../transport/waiting-line.js';
 import { checkMaxQueue, checkRequestsPerSecond, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
 
 /** Options of {@link createClockRateLimiter}. */
@@ -20,11 +21,6 @@ export interface ClockRateLimiterOptions {
   maxQueue?: number;
 }
 
-interface Waiter {
-  resolve: () => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
 
 /**
  * Creates a limiter on `clock`. Pass it as a client's `rateLimit` when the client's `clock` is not
@@ -101,21 +97,7 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLi
         return Promise.resolve();
       }
       if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
-      return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { resolve, signal, onAbort: undefined };
-        if (signal) {
-          waiter.onAbort = () => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            // Nobody left to serve: stop the pending sleep so no timer outlives the queue.
-            if (waiters.length === 0) pumpSleep?.abort();
-            reject(signal.reason);
-          };
-          signal.addEventListener('abort', waiter.onAbort, { once: true });
-        }
-        waiters.push(waiter);
-        void pump();
-      });
+      return waitInLine(waiters, signal, () => void pump(), () => pumpSleep?.abort());
     },
     pause(ms: number): void {
       if (!(ms > 0)) return;

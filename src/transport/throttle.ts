@@ -9,6 +9,7 @@
 import pThrottle from 'p-throttle';
 import { PartnerSdkError } from '../errors.js';
 import type { AcquireOptions, RateLimiter } from './rate-limiter.js';
+import type { Waiter } from './waiting-line.js';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
@@ -89,11 +90,6 @@ export function checkMaxQueue(maxQueue: unknown): number {
   return maxQueue;
 }
 
-interface Waiter {
-  resolve: () => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
 
 /** One p-throttle instance with the controller that can drop its pending call. */
 interface Engine {
