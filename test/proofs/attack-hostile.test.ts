@@ -6,77 +6,30 @@
  * package's public names, bookings on the server counted against what the client reported.
  */
 import { deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AmbiguousCreateError,
   PartnerClient,
   PartnerSdkError,
   ResponseTooLargeError,
-  type ClientOptions,
-  type Reservation,
 } from 'restaurant-partner-sdk';
-import { FakeClock } from 'restaurant-partner-sdk/testing';
 import {
   HOSTILE_API,
   KEY_FIELD,
   bookingWire,
   restaurantWire,
-  startHostileServer,
   startRawServer,
   wellBehaved,
-  type HostileHandler,
-  type HostileServer,
 } from '../support/hostile-server.js';
-import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+import { hostileProofs, settle } from './support/balance.js';
+import { capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
 const PARTNER_ID = '5a1c9e2b-3d4f-4a6b-8c7d-9e0f1a2b3c4d';
 const API_TOKEN = 'attack+token/Value=77-a1b2c3d4e5';
 const SECRETS = secretForms(PARTNER_ID, API_TOKEN);
 const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
 
-const counts: string[] = [];
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-afterAll(() => {
-  console.info(`attack, bookings on the server vs what the client reported:\n${counts.join('\n')}`);
-});
-
-async function setUp(handler: HostileHandler, options: Partial<ClientOptions> = {}) {
-  const clock = new FakeClock({ frozen: true });
-  const server = await startHostileServer(clock, handler);
-  servers.push(server);
-  const logger = capturingLogger();
-  const hooks = capturingHooks();
-  const client = new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, clock, logger, hooks, ...options });
-  return { clock, server, client, logger, hooks };
-}
-
-type Outcome = { value: Reservation; error?: undefined } | { value?: undefined; error: unknown };
-const settle = async (run: () => PromiseLike<Reservation>): Promise<Outcome> => {
-  try {
-    return { value: await run() };
-  } catch (error) {
-    return { error };
-  }
-};
-
-function expectBalanced(name: string, server: HostileServer, key: string, outcome: Outcome) {
-  const carrying = server.bookings.filter((booking) => booking.key === key);
-  const told = outcome.value ? `success #${outcome.value.id}` : (outcome.error as Error).name;
-  counts.push(`  ${name}: ${server.bookings.length} booked (${carrying.length} with the key), ${server.posts().length} POST, told ${told}`);
-  if (outcome.value) {
-    expect(carrying, `${name}: told success, exactly one booking`).toHaveLength(1);
-    expect(outcome.value.id).toBe(carrying[0]!.id);
-  } else if (outcome.error instanceof AmbiguousCreateError) {
-    expect(outcome.error.idempotencyKey).toBe(key);
-    expect(carrying.length).toBeLessThanOrEqual(1);
-  } else {
-    expect(outcome.error).toBeInstanceOf(PartnerSdkError);
-    expect(carrying, `${name}: told ${told}, but a booking exists`).toHaveLength(0);
-  }
-}
+const { setUp, expectBalanced, counts, servers } = hostileProofs('attack', { partnerId: PARTNER_ID, apiToken: API_TOKEN });
 
 const isList = (request: { method: string; path: string }) => request.method === 'GET' && request.path.endsWith('/reservations/');
 

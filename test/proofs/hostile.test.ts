@@ -10,7 +10,7 @@
  * Time is the fake's frozen clock, shared by the client (settle window, retries) and the server
  * (an origin committing after its gateway answered), so nothing sleeps in real time.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AmbiguousCreateError,
   PartnerApiError,
@@ -18,8 +18,6 @@ import {
   PartnerSdkError,
   RateLimitError,
   ResponseTooLargeError,
-  type ClientOptions,
-  type Reservation,
 } from 'restaurant-partner-sdk';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import {
@@ -30,8 +28,8 @@ import {
   startRawServer,
   wellBehaved,
   type HostileHandler,
-  type HostileServer,
 } from '../support/hostile-server.js';
+import { hostileProofs, settle } from './support/balance.js';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
 const PARTNER_ID = '0d9b5c1e-7a3f-4e2b-9c8d-1f2e3d4c5b6a';
@@ -40,51 +38,7 @@ const API_TOKEN = 'hostile+token/Value=42-9f8e7d6c5b';
 const SECRETS = secretForms(PARTNER_ID, API_TOKEN);
 const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
 
-const counts: string[] = [];
-const servers: HostileServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-afterAll(() => {
-  console.info(`hostile servers, bookings on the server vs what the client reported:\n${counts.join('\n')}`);
-});
-
-async function setUp(handler: HostileHandler, options: Partial<ClientOptions> = {}) {
-  const clock = new FakeClock({ frozen: true });
-  const server = await startHostileServer(clock, handler);
-  servers.push(server);
-  const logger = capturingLogger();
-  const hooks = capturingHooks();
-  const client = new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, clock, logger, hooks, ...options });
-  return { clock, server, client, logger, hooks };
-}
-
-type Outcome = { value: Reservation; error?: undefined } | { value?: undefined; error: unknown };
-const settle = async (run: () => PromiseLike<Reservation>): Promise<Outcome> => {
-  try {
-    return { value: await run() };
-  } catch (error) {
-    return { error };
-  }
-};
-
-/** The balance of one create: what the client said against what the server holds. */
-function expectBalanced(name: string, server: HostileServer, key: string, outcome: Outcome) {
-  const carrying = server.bookings.filter((booking) => booking.key === key);
-  const told = outcome.value ? `success #${outcome.value.id}` : (outcome.error as Error).name;
-  counts.push(`  ${name}: ${server.bookings.length} booked (${carrying.length} with the key), ${server.posts().length} POST, told ${told}`);
-  if (outcome.value) {
-    expect(carrying, `${name}: told success, exactly one booking`).toHaveLength(1);
-    expect(server.bookings, `${name}: no second booking beside it`).toHaveLength(1);
-    expect(outcome.value.id).toBe(carrying[0]!.id);
-  } else if (outcome.error instanceof AmbiguousCreateError) {
-    expect(outcome.error.idempotencyKey).toBe(key);
-    expect(carrying.length).toBeLessThanOrEqual(1);
-  } else {
-    expect(outcome.error).toBeInstanceOf(PartnerSdkError);
-    expect(carrying, `${name}: told ${told}, but a booking exists`).toHaveLength(0);
-  }
-}
+const { setUp, expectBalanced, counts, servers } = hostileProofs('hostile servers', { partnerId: PARTNER_ID, apiToken: API_TOKEN }, { alone: true });
 
 const isList = (request: { method: string; path: string }) => request.method === 'GET' && request.path.endsWith('/reservations/');
 const isRestaurants = (request: { path: string }) => request.path === `${HOSTILE_API}/restaurants/`;
