@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDelivery } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { createRedisDuplicateStore } from '../../src/redis/index.js';
-import { CLIENT_KINDS, connectClient, type ConnectedClient } from './support/clients.js';
+import { CLIENT_KINDS, connectionsOf, type ConnectedClient } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
 const TOKEN = 'whsec-duplicate-store-test-token';
@@ -28,15 +28,7 @@ function receiverOn(connection: ConnectedClient, keyPrefix: string, handler: (ev
 }
 
 describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
-  const connections: ConnectedClient[] = [];
-  const connect = async () => {
-    const connection = await connectClient(kind, redis.url);
-    connections.push(connection);
-    return connection;
-  };
-  afterAll(async () => {
-    await Promise.all(connections.map((connection) => connection.close()));
-  });
+  const connect = connectionsOf(kind, () => redis.url);
 
   it('two receivers given one delivery at the same moment run the handler once', async () => {
     const keyPrefix = `test:${kind}:once:`;

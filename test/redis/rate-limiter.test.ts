@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitQueueFullError, type Logger } from 'restaurant-partner-sdk';
 import { createRedisRateLimiter, type RedisRateLimiter } from '../../src/redis/index.js';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
-import { CLIENT_KINDS, connectClient, type ConnectedClient } from './support/clients.js';
+import { CLIENT_KINDS, connectClient, connectionsOf } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
 // Real Redis, real time: these tests measure a real-time rate limit at 20 requests per second.
@@ -38,15 +38,7 @@ afterAll(async () => {
 });
 
 describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
-  const connections: ConnectedClient[] = [];
-  const connect = async () => {
-    const connection = await connectClient(kind, redis.url);
-    connections.push(connection);
-    return connection;
-  };
-  afterAll(async () => {
-    await Promise.all(connections.map((connection) => connection.close()));
-  });
+  const connect = connectionsOf(kind, () => redis.url);
 
   it('two limiters of one partner, on two connections, share one budget: never more than the limit in a second', async () => {
     const partnerId = randomUUID();

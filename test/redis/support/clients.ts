@@ -1,3 +1,4 @@
+import { afterAll } from 'vitest';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import type { RedisClient } from '../../../src/redis/index.js';
@@ -29,5 +30,21 @@ export async function connectClient(kind: ClientKind, url: string): Promise<Conn
     close: async () => {
       if (client.isOpen) client.destroy();
     },
+  };
+}
+
+/**
+ * For one `describe` block: a `connect()` that opens a client of `kind` to the test Redis (whose
+ * URL is read when called, after the server started), all closed after the block.
+ */
+export function connectionsOf(kind: ClientKind, url: () => string): () => Promise<ConnectedClient> {
+  const connections: ConnectedClient[] = [];
+  afterAll(async () => {
+    await Promise.all(connections.map((connection) => connection.close()));
+  });
+  return async () => {
+    const connection = await connectClient(kind, url());
+    connections.push(connection);
+    return connection;
   };
 }
