@@ -103,7 +103,7 @@ export interface TransportSettings {
   maxResponseBytes: number;
   /** Most pages one list call reads. */
   maxPages: number;
-  /** Already filtered to the client's log level (`debug`/`info` absent below it) and redacting the credentials. */
+  /** Already filtered to the client's log level (`debug`/`info` absent below it), redacting the credentials, and never throwing (`createLevelledLogger`): a log line must not fail the call it reports. */
   logger: Logger;
   hooks: ClientHooks;
   /** Checked headers (lower-case names) sent with every request. */
@@ -171,7 +171,7 @@ export class Transport {
   readonly #settings: TransportSettings;
 
   constructor(settings: TransportSettings) {
-    this.#settings = { ...settings, logger: neverThrowing(settings.logger) };
+    this.#settings = settings;
   }
 
   get clock(): Clock {
@@ -468,23 +468,6 @@ export class Transport {
     const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
     return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
   }
-}
-
-/**
- * The partner's logger, made unable to break a call: a line that throws is dropped. A log line
- * written after a create's answer arrived must not turn a booking into a failure.
- */
-function neverThrowing(logger: Logger): Logger {
-  const guard =
-    (write: ((message: string, context?: Record<string, unknown>) => void) | undefined) =>
-    (message: string, context?: Record<string, unknown>) => {
-      try {
-        write?.call(logger, message, context);
-      } catch {
-        // Nowhere left to report it: the logger itself failed.
-      }
-    };
-  return { debug: logger.debug && guard(logger.debug), info: logger.info && guard(logger.info), warn: guard(logger.warn), error: guard(logger.error) };
 }
 
 function isRedirect(response: Response): boolean {
