@@ -241,17 +241,35 @@ export class Transport {
    * both marked as sent nothing.
    */
   async within<T>(work: Promise<T>, options: CallOptions, where: { method?: string; url?: string } = {}): Promise<T> {
-    const left = this.remainingMs(options);
-    const limit = left === undefined ? undefined : AbortSignal.timeout(Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
-    const stops = [options.signal, limit].filter((signal): signal is AbortSignal => signal !== undefined);
-    if (stops.length === 0) return work;
+    const stop = this.#stopSignal(options);
+    if (!stop.signal) return work;
     try {
-      return await untilAborted(work, AbortSignal.any(stops));
+      return await untilAborted(work, stop.signal);
     } catch (error) {
       if (options.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
-      if (limit?.aborted) throw this.deadlineError(options, where);
+      if (stop.deadline?.aborted) throw this.deadlineError(options, where);
       throw error;
+    } finally {
+      stop.release();
     }
+  }
+
+  /**
+   * A signal that aborts with the caller's signal or at this call's deadline (`deadline` tells
+   * which). The deadline runs on our own timer, cleared by `release`: on Deno, an
+   * `AbortSignal.timeout` that was listened to keeps the process alive until it fires (the 120 s
+   * default deadline). The virtual clock's deadline is checked after the wait.
+   */
+  #stopSignal(options: CallOptions): { signal: AbortSignal | undefined; deadline: AbortSignal | undefined; release(): void } {
+    const left = this.remainingMs(options);
+    if (left === undefined) return { signal: options.signal, deadline: undefined, release: () => undefined };
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
+    return {
+      signal: options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal,
+      deadline: deadline.signal,
+      release: () => clearTimeout(timer),
+    };
   }
 
   #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {
@@ -296,21 +314,15 @@ export class Transport {
     const remainingMs = () => this.remainingMs(call);
 
     const acquireSlot = async () => {
-      const left = remainingMs();
-      // A deadline bounds the wait in real time too (a virtual clock is checked after the wait). Our
-      // own timer, cleared when the wait ends: on Deno, an AbortSignal.timeout whose signal was
-      // listened to keeps the process alive until it fires (here the 120 s default deadline).
-      const limit = left === undefined ? undefined : new AbortController();
-      const timer = limit && setTimeout(() => limit.abort(), Math.max(1, Math.min(Math.ceil(left!), 2_147_483_647)));
-      const waitSignal = limit ? (signal ? AbortSignal.any([signal, limit.signal]) : limit.signal) : signal;
+      const stop = this.#stopSignal(call);
       try {
-        await settings.limiter!.acquire({ signal: waitSignal });
+        await settings.limiter!.acquire({ signal: stop.signal });
       } catch (error) {
         if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
-        if (limit?.signal.aborted) throw this.deadlineError(call, where);
+        if (stop.deadline?.aborted) throw this.deadlineError(call, where);
         throw error;
       } finally {
-        clearTimeout(timer);
+        stop.release();
       }
     };
 
