@@ -20,6 +20,7 @@ import {
   restaurantWire,
   startRawServer,
   wellBehaved,
+  type HostileHandler,
 } from '../support/hostile-server.js';
 import { hostileProofs, settle } from './support/balance.js';
 import { capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
@@ -260,17 +261,21 @@ describe('webhook tokens read in answers outside the contract are secrets too', 
   });
 });
 
+/** A well-behaved server whose first restaurants list never answers (the shared look-up stalls). */
+function stallFirstRestaurantsList(): HostileHandler {
+  let first = true;
+  return (request, tools) => {
+    if (request.path === `${HOSTILE_API}/restaurants/` && first) {
+      first = false;
+      return;
+    }
+    return wellBehaved(request, tools);
+  };
+}
+
 describe("the restaurants look-up a create shares with others keeps each call's own deadline and signal", () => {
   it("a create joining another call's stalled timezone look-up ends by its own deadline, nothing sent", async () => {
-    let first = true;
-    const { server, client } = await setUp((request, tools) => {
-      // The first restaurants list stalls (the other call's long deadline would hold it).
-      if (request.path === `${HOSTILE_API}/restaurants/` && first) {
-        first = false;
-        return;
-      }
-      return wellBehaved(request, tools);
-    });
+    const { server, client } = await setUp(stallFirstRestaurantsList());
     const longCall = client.reservations.create(1, input, { deadlineMs: 60_000, timeoutMs: 60_000, idempotencyKey: 'long' });
     longCall.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -280,14 +285,7 @@ describe("the restaurants look-up a create shares with others keeps each call's 
   });
 
   it("a create joining another call's timezone look-up is not failed by that call's abort: it looks up on its own and books", async () => {
-    let first = true;
-    const { server, client } = await setUp((request, tools) => {
-      if (request.path === `${HOSTILE_API}/restaurants/` && first) {
-        first = false;
-        return;
-      }
-      return wellBehaved(request, tools);
-    });
+    const { server, client } = await setUp(stallFirstRestaurantsList());
     const controller = new AbortController();
     const aborted = settle(() => client.reservations.create(1, input, { signal: controller.signal, idempotencyKey: 'given-up' }));
     await new Promise((resolve) => setTimeout(resolve, 50));
