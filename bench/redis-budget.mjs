@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { startRedisServer } from '../scripts/redis-server.mjs';
-import { runBudgetProcesses } from './support/budget-run.mjs';
+import { runBudgetProcesses } from '../test/redis/support/budget-run.mjs';
 
 export async function benchRedisBudget({ root, record, partnerServer, partner }) {
   process.stderr.write('shared budget in Redis: 4 processes, 1 req/s, 30 s\n');
