@@ -137,7 +137,11 @@ describe('the sync converges (property, on the fake\'s clock)', () => {
               const [restaurantId, id] = key.split(':').map(Number) as [number, number];
               expect(await sync.get(restaurantId, id), `reservation ${key}`).toEqual(reservation);
             }
-            const byReservation = Map.groupBy(changes, (change) => `${change.restaurantId}:${change.reservation.id}`);
+            const byReservation = new Map<string, ReservationChange[]>();
+            for (const change of changes) {
+              const key = `${change.restaurantId}:${change.reservation.id}`;
+              byReservation.set(key, [...(byReservation.get(key) ?? []), change]);
+            }
             expect(new Set(byReservation.keys())).toEqual(new Set(truth.keys()));
             for (const chain of byReservation.values()) checkChain(chain);
           } finally {
