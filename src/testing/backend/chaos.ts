@@ -6,7 +6,7 @@
  * @module
  */
 import { FieldCollector, isPlainObject } from './validation.js';
-import { invalid } from './errors.js';
+import { invalid } from './fake-error.js';
 
 /** What `fake.setDeliveryChaos(...)` and `PUT /_fake/delivery-chaos` take; every key optional. */
 export interface DeliveryChaosInput {

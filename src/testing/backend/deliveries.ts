@@ -15,7 +15,7 @@
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
-import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './clock.js';
+import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
 import { isoSeconds } from './webhooks.js';
