@@ -41,4 +41,4 @@ export type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.
 export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './backend/deliveries.js';
 export type { AvailabilityConfig, OpeningPeriod, DurationRule, DeliveryLogEntry, ConfirmationModeValue, EventType } from './backend/state.js';
 export type { RateLimitSetting } from './backend/rate-limit.js';
-export { buildDelivery, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from '../webhooks/delivery.js';
+export { buildDelivery, TEST_EVENT, type BuiltDelivery, type DeliveryContent, type DeliveryReservation } from '../webhooks/delivery.js';

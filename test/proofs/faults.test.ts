@@ -271,7 +271,8 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
     expect(counts.succeeded, 'creates committed behind a fault resolve to success').toBeGreaterThan(answeredCreated);
     expect(counts.failed, 'some creates were told failed (and proven absent)').toBeGreaterThan(0);
     console.info(`fake server ignoring Idempotency-Key, seed ${SEED}: ${JSON.stringify(counts)}; ${server.fake.requests.length} requests`);
-  });
+    // Real sockets and real per-attempt timeouts: a loaded machine stretches it.
+  }, 60_000);
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
     const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows);

@@ -42,7 +42,11 @@ export interface FaultSpec {
   latencyMs?: number;
   /** Drop the connection: no answer at all (the standalone server destroys the socket). */
   networkError?: boolean;
-  /** How many matching requests it hits (default 1). */
+  /**
+   * How many matching requests it hits (default 1). Every attempt counts, the client's retries
+   * included: a 503 with `times: 1` is answered once and the client's retry gets through; to make
+   * a call fail past its retries, give `times: maxRetries + 1`.
+   */
   times?: number;
   /**
    * `before` (default): the operation does not happen. `after`: the operation takes effect, then
