@@ -163,7 +163,7 @@ export class FakeService {
     this.dialect = this.#backend.dialect;
     this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');
     const backend = this.#backend;
-    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => backend.view(record));
+    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => this.#changed(backend.view(record)));
     this.asRestaurant = {
       confirm: (restaurantId, reservationId) => act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
       modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
@@ -248,6 +248,8 @@ export class FakeService {
         response = errorResponse(500, `Internal error in the fake: ${message}`);
       }
     }
+    // Whatever a request that may change state did, the version says so (after the change).
+    if (request.method !== 'GET' && request.method !== 'HEAD') backend.touch();
     const status = response.type === 'error' ? null : response.status;
     const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
     // The journal lists what the fake received, not the fake being read: its own reads stay out.
@@ -260,24 +262,30 @@ export class FakeService {
 
   // ---- Control methods (the same backend calls the /_fake/ routes make) ----
 
+  /** Passes `result` through after saying the world changed (for `GET /_fake/state`'s 304). */
+  #changed<Result>(result: Result): Result {
+    this.#backend.touch();
+    return result;
+  }
+
   /** Adds a partner and answers its credentials. */
   addPartner(input: AddPartnerInput = {}): FakePartner {
-    return addPartner(this.#backend, input);
+    return this.#changed(addPartner(this.#backend, input));
   }
 
   /** Adds a restaurant (default: Europe/Brussels, synchronous, lunch and dinner every day, 40 covers). */
   addRestaurant(input: AddRestaurantInput = {}): FakeRestaurant {
-    return addRestaurant(this.#backend, input);
+    return this.#changed(addRestaurant(this.#backend, input));
   }
 
   /** Makes a restaurant accessible to a partner. */
   link(partnerId: string, restaurantId: number): void {
-    link(this.#backend, { partnerId, restaurantId });
+    this.#changed(link(this.#backend, { partnerId, restaurantId }));
   }
 
   /** A booking from another channel: takes capacity, is invisible to partners, sends no event. */
   addOtherChannelBooking(restaurantId: number, input: Record<string, unknown>): Reservation {
-    return this.#backend.view(bookFromOtherChannel(this.#backend, restaurantId, input));
+    return this.#changed(this.#backend.view(bookFromOtherChannel(this.#backend, restaurantId, input)));
   }
 
   /** Every reservation of a restaurant, whatever its channel, with `channel` and `partnerId` added. */
@@ -353,12 +361,12 @@ export class FakeService {
    * ```
    */
   injectFault(fault: FaultSpec): void {
-    this.#backend.faults.add(parseFault(fault));
+    this.#changed(this.#backend.faults.add(parseFault(fault)));
   }
 
   /** Removes every pending fault. */
   clearFaults(): void {
-    this.#backend.faults.clear();
+    this.#changed(this.#backend.faults.clear());
   }
 
   /** Faults still waiting to hit. */

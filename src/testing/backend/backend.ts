@@ -68,6 +68,7 @@ export class FakeBackend implements World {
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
+  #version = 0;
 
   constructor(options: BackendOptions = {}) {
     this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
@@ -82,6 +83,24 @@ export class FakeBackend implements World {
     this.deliveries = new Deliveries(() => this.#state, this.clock, this.log, options.deliveries);
     this.clock.attachDueWork(this.deliveries);
     this.clock.attachDueWork(this.delayedCommits);
+    // Attached last, so it counts the changes the work before it made.
+    this.clock.attachDueWork({ nextDueAt: () => undefined, runDue: async () => this.touch() });
+    this.deliveries.onAttempt(() => this.touch());
+  }
+
+  /**
+   * Goes up with every change a viewer of the world could see, so `GET /_fake/state` answers a
+   * 304 by comparing one number instead of serialising the world. Requests that change something
+   * (every method but GET and HEAD), faults that hit, delivery attempts, work the clock runs,
+   * and the `FakeService` methods that change state call {@link touch}.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Says the world changed (see {@link version}). */
+  touch(): void {
+    this.#version += 1;
   }
 
   /** Adds the starting data; the owner calls it once it is ready to be seeded through. */
@@ -175,6 +194,7 @@ export class FakeBackend implements World {
     this.#rateLimit = setting;
     this.#limiter = limiter;
     this.#realTimeLimiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+    this.touch();
   }
 
   /**
@@ -210,6 +230,7 @@ export class FakeBackend implements World {
     const state = copies.get(snapshot);
     if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
     this.#state = structuredClone(state);
+    this.touch();
     this.clock.rearm();
   }
 
@@ -225,6 +246,7 @@ export class FakeBackend implements World {
     this.journal.clear();
     this.setRateLimit(this.#initialRateLimit);
     this.#seed?.(this);
+    this.touch();
     this.clock.rearm();
   }
 
