@@ -384,6 +384,14 @@ export class FakeService {
     this.#backend.setRateLimit(setting);
   }
 
+  /**
+   * Changes answers where the spec is silent, until the next `reset()`: `fake.setDialect({ list:
+   * 'array' })`. A bad key or value throws a RangeError naming it.
+   */
+  setDialect(changes: Partial<Dialect>): void {
+    this.#backend.setDialect(changes);
+  }
+
   /** A copy of the whole state (not the clock, faults or rate-limit windows). */
   snapshot(): FakeSnapshot {
     return this.#backend.snapshot();
@@ -396,7 +404,7 @@ export class FakeService {
 
   /**
    * Back to the seeded state: clears data, deliveries, faults, delayed commits, named snapshots,
-   * the journal and rate-limit windows, and puts back the rate limit given at creation. The clock
+   * the journal and rate-limit windows, and puts back the rate limit and dialect given at creation. The clock
    * and delivery handlers stay.
    */
   reset(): void {

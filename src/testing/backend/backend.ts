@@ -62,6 +62,7 @@ export class FakeBackend implements World {
   #seed: ((backend: FakeBackend) => void) | undefined;
   #rateLimit: RateLimitSetting = 1;
   readonly #initialRateLimit: RateLimitSetting;
+  readonly #initialDialect: Dialect;
   #limiter: SlidingWindowLimiter | undefined;
   #realTimeLimiter: SlidingWindowLimiter | undefined;
   /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
@@ -73,6 +74,7 @@ export class FakeBackend implements World {
   constructor(options: BackendOptions = {}) {
     this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
     this.dialect = resolveDialect(options.dialect);
+    this.#initialDialect = { ...this.dialect };
     this.log = options.logger ?? (() => undefined);
     // An internal error is always worth a line, even when request logging is off.
     this.errorLog = options.logger ?? ((line) => console.error(line));
@@ -219,6 +221,16 @@ export class FakeBackend implements World {
     return { allowed: false, retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds) };
   }
 
+  /**
+   * Changes dialect keys until the next reset (a RangeError names a bad key or value). Cached
+   * wire forms of reservations are dropped, since `duration` shapes them.
+   */
+  setDialect(changes: Partial<Record<keyof Dialect, unknown>>): void {
+    Object.assign(this.dialect, resolveDialect({ ...this.dialect, ...changes }));
+    for (const record of this.#state.reservations.values()) this.changed(record);
+    this.touch();
+  }
+
   snapshot(): StateCopy {
     const copy: StateCopy = Object.freeze({ kind: 'restaurant-partner-fake-snapshot' as const });
     copies.set(copy, structuredClone(this.#state));
@@ -245,6 +257,7 @@ export class FakeBackend implements World {
     this.namedSnapshots.clear();
     this.journal.clear();
     this.setRateLimit(this.#initialRateLimit);
+    Object.assign(this.dialect, this.#initialDialect);
     this.#seed?.(this);
     this.touch();
     this.clock.rearm();

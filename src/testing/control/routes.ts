@@ -5,6 +5,7 @@
  * @module
  */
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
+import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/errors.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
@@ -175,6 +176,22 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },
+  { method: 'GET', path: '/_fake/dialect', does: 'the dialect in force (answers where the spec is silent)', run: (call) => ok(call.backend.dialect) },
+  {
+    method: 'POST',
+    path: '/_fake/dialect',
+    body: `{${Object.keys(DIALECT_VALUES).map((key) => `${key}?`).join(', ')}}`,
+    does: 'changes dialect keys until the next reset; answers the dialect in force',
+    run: (call) => {
+      try {
+        call.backend.setDialect(requireObject(call.body));
+      } catch (error) {
+        if (error instanceof RangeError) throw invalid({ dialect: [error.message] });
+        throw error;
+      }
+      return ok(call.backend.dialect);
+    },
+  },
   {
     method: 'POST',
     path: '/_fake/snapshots',
@@ -204,7 +221,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   {
     method: 'POST',
     path: '/_fake/reset',
-    does: 'back to the seeded state: data, deliveries, faults, named snapshots, journal and the starting rate limit (the clock stays)',
+    does: 'back to the seeded state: data, deliveries, faults, named snapshots, journal, the starting rate limit and dialect (the clock stays)',
     run: (call) => {
       call.backend.reset();
       return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
