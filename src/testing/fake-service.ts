@@ -4,18 +4,17 @@
  * sandboxes of a standalone server. Adapters (MSW, `node:http`) only convert requests and answers.
  * @module
  */
-import type { HttpHandler } from 'msw';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
-import { createMswHandlers, type MswModule } from './adapters/msw.js';
+import { createMswHandlers, type MswHandler, type MswModule } from './adapters/msw.js';
 import { API_ROOT, handleApi } from './api/router.js';
 import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
-import { FakeClock, type FakeClockOptions } from './backend/clock.js';
+import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
-import { FakeError } from './backend/errors.js';
+import { FakeError } from './backend/fake-error.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
 import { redactedPath, type JournalEntry } from './backend/journal.js';
 import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
@@ -142,7 +141,7 @@ export class FakeService {
   readonly #onFakeClock = new WeakSet<Request>();
   /** Delivery attempts a `waitForDelivery` already returned. */
   readonly #claimed = new WeakSet<object>();
-  #handlers: HttpHandler[] | undefined;
+  #handlers: MswHandler[] | undefined;
 
   constructor(options: FakeServiceOptions = {}) {
     const seed = options.seed ?? 'none';
@@ -177,13 +176,13 @@ export class FakeService {
    * MSW handlers for `setupServer(...fake.handlers)`, built on first use (msw loads then, so a
    * suite that never uses them never needs msw). In a browser worker use `await fake.mswHandlers()`.
    */
-  get handlers(): HttpHandler[] {
+  get handlers(): MswHandler[] {
     this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, requireMsw());
     return this.#handlers;
   }
 
   /** MSW handlers, loading msw with a dynamic import (works in browsers too). */
-  async mswHandlers(): Promise<HttpHandler[]> {
+  async mswHandlers(): Promise<MswHandler[]> {
     if (!this.#handlers) {
       const msw = (await import('msw')) as unknown as MswModule;
       this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, msw);

@@ -8,7 +8,7 @@
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { FakeReservation } from './backend/backend.js';
 import type { Dialect } from './backend/dialects.js';
-import { FakeError, type FieldErrors } from './backend/errors.js';
+import { FakeError, type FieldErrors } from './backend/fake-error.js';
 import type { ActiveFault, FaultSpec } from './backend/faults.js';
 import type { JournalEntry } from './backend/journal.js';
 import type { AddPartnerInput, FakePartner } from './backend/partners.js';
