@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createRateLimiter, isRateLimitWaitTooLongError, PartnerClient, RateLimitWaitTooLongError, silentLogger, type AcquireOptions, type RateLimiter } from 'restaurant-partner-sdk';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
-import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID } from '../support/mock-api.js';
+import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID } from '../support/hostile-server.js';
 
 const api = mockApi();
 
