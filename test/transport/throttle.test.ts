@@ -242,11 +242,12 @@ describe('createRateLimiter on the real clock', () => {
     );
     await Promise.all(calls);
     const gaps = grantedAt.slice(1).map((at, index) => at - grantedAt[index]!);
-    // performance.now and Date.now can disagree by under a millisecond. A slot after a late one
-    // may come closer than an interval (it makes up for the late one), never closer than half.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 / rate / 2 - 1);
+    // performance.now and Date.now can disagree by under a millisecond, and a loaded machine may
+    // record a grant a little after it was made. A slot after a late one may come closer than an
+    // interval (it makes up for the late one), never closer than half.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000 / rate / 2 - 3);
     // The service counts `rate` requests per second: no second holds more grants.
     const windows = grantedAt.slice(rate).map((at, index) => at - grantedAt[index]!);
-    expect(Math.min(...windows)).toBeGreaterThanOrEqual(1000 - 1);
+    expect(Math.min(...windows)).toBeGreaterThanOrEqual(1000 - 3);
   });
 });
