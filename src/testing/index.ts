@@ -28,7 +28,7 @@ export { connectFake, createSandbox } from './remote-fake.js';
 export type { MswHandler } from './adapters/msw.js';
 export type { CreateSandboxOptions, PartnerCredentials, RemoteClientOptions, RemoteClock, RemoteFake, RemoteRestaurantActions, RemoteSandbox } from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
-export { createClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
+export { createClockRateLimiter, type ClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
 export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './backend/faults.js';
 export { FakeError, isFakeError, type FieldErrors } from './backend/fake-error.js';
