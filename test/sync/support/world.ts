@@ -78,6 +78,9 @@ export interface World {
   restaurantIds: number[];
   receiver: WebhookReceiver;
   clock: FollowerClock;
+  /** The webhook feeding the receiver, and the tokens the receiver accepts (edit them to play a rotation). */
+  webhookId: number;
+  tokens: string[];
   /** Books for the partner through the client, `days` ahead at `time` local. */
   book(restaurantId: number, options?: { days?: number; time?: string; adults?: number }): Promise<Reservation>;
 }
@@ -102,7 +105,7 @@ export async function createWorld(options: { restaurants?: number; confirmation?
       adults,
       first_name: 'Ada',
     });
-  return { fake, client, restaurantIds, receiver, clock, book };
+  return { fake, client, restaurantIds, receiver, clock, book, webhookId: webhook.id, tokens };
 }
 
 /** The fake's truth for the partner: its own reservations of the restaurants, as the partner API shows them (read without spending a request). */
