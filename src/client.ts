@@ -11,8 +11,8 @@ import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
 import { systemClock, type Clock } from './transport/clock.js';
-import type { RateLimiter } from './transport/rate-limiter.js';
-import { createRateLimiter } from './transport/throttle.js';
+import { checkPriority, type Priority, type RateLimiter } from './transport/rate-limiter.js';
+import { sharedRateLimiter } from './transport/shared-limiters.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
@@ -34,10 +34,19 @@ export interface ClientOptions {
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   /**
-   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the spec's limit), per client.
-   * Pass a {@link RateLimiter} to share one budget between clients, or `false` to turn it off.
+   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the service's limit). Clients of
+   * the same partner on the same service (same origin; `localhost` and `127.0.0.1` are the same)
+   * given the same `{ requestsPerSecond, maxQueue }`, or none, share one limiter in a process: one
+   * budget, as the service counts it. Pass a {@link RateLimiter} (such as `createRedisRateLimiter`
+   * for several processes) to choose the limiter yourself, or `false` to turn it off.
    */
   rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
+  /**
+   * The rate-limit priority of this client's calls: `'interactive'` (default; a person waits for
+   * the answer) or `'background'` (a job that can wait, served only when no interactive call of
+   * the partner waits). Per call too (`{ priority }`).
+   */
+  priority?: Priority;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
   /** Where log lines go. Default: the console. `silentLogger` drops everything. */
@@ -203,7 +212,7 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
 // What `withOptions` hands the copy it builds, next to its options: the caches it shares.
 // `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
 // override; the parent's were seeded once, and the service may have corrected them since).
-const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean }>();
+const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean; createdListeners: ResourceContext['createdListeners'] }>();
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -236,6 +245,8 @@ export class PartnerClient {
   readonly rateLimiter: RateLimiter | undefined;
 
   readonly #timezones: Map<string, string | null>;
+  // Who hears of each reservation created, shared with every withOptions copy (the sync's included).
+  readonly #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
@@ -257,6 +268,7 @@ export class PartnerClient {
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
+    if (options.priority !== undefined && options.priority !== 'interactive' && options.priority !== 'background') invalid('priority', "expected 'interactive' or 'background'");
     const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
     const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
     const secrets = createSecrets(options.partnerId, options.apiToken);
@@ -270,7 +282,7 @@ export class PartnerClient {
         ? undefined
         : isRateLimiter(rateLimit)
           ? rateLimit
-          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue });
+          : sharedRateLimiter(options.partnerId, base, rateLimit);
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
@@ -286,6 +298,7 @@ export class PartnerClient {
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets,
       limiter: this.rateLimiter,
+      priority: checkPriority(options.priority),
       clock,
       fetch: options.fetch,
       timeoutMs,
@@ -302,6 +315,7 @@ export class PartnerClient {
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
     this.#timezones = shared?.timezones ?? new Map();
+    this.#createdListeners = shared?.createdListeners ?? new Set();
     if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
@@ -311,7 +325,7 @@ export class PartnerClient {
       const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
       if (sameRestaurants) {
         const seed = Object.hasOwn(overrides, 'restaurantTimezones');
-        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed });
+        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed, createdListeners: this.#createdListeners });
       }
       return new (this.constructor as typeof PartnerClient)(next);
     };
@@ -322,6 +336,7 @@ export class PartnerClient {
       createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
+      createdListeners: this.#createdListeners,
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
           const id = String(restaurant.id);
