@@ -4,11 +4,14 @@
  * `/redis` store implements the same interface to share one budget across processes.
  * @module
  */
+import type { Priority } from './call.js';
 
 /** Options of one wait for a slot. */
 export interface AcquireOptions {
   /** Aborting it rejects the wait with the signal's reason and frees the queue place. */
   signal?: AbortSignal | undefined;
+  /** The calling request's priority (`'interactive'` unless the call said `'background'`). */
+  priority?: Priority | undefined;
 }
 
 /** A limiter the client waits on before each attempt. */
