@@ -20,7 +20,7 @@ import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
-import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
+import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';

@@ -14,7 +14,7 @@ import {
   type ClientOptions,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
-import { createInstantClock, reservationBody, restaurantBody } from '../support/mock-api.js';
+import { createInstantClock, reservationBody, restaurantBody } from '../support/hostile-server.js';
 
 const BASE_URL = 'https://api.partner.test';
 const booking = { start_time: { date: '2026-12-05', time: '19:30' }, adults: 2 };
