@@ -230,9 +230,11 @@ export class PartnerClient {
   /** The rate limiter every attempt of this client waits on (undefined when turned off). */
   readonly rateLimiter: RateLimiter | undefined;
 
-  // Restaurant id -> IANA zone (null: the service gave none). Shared with copies made by
-  // `withOptions` for the same service and partner (set on the copy right after it is built).
+  // Restaurant id -> IANA zone (null: the service gave none), and who hears of each reservation
+  // created: shared with the copies `withOptions` makes for the same service and partner (set on
+  // the copy right after it is built).
   #timezones: Map<string, string | null>;
+  #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
@@ -298,6 +300,7 @@ export class PartnerClient {
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
     this.#timezones = new Map(knownTimezones);
+    this.#createdListeners = new Set();
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
@@ -309,9 +312,11 @@ export class PartnerClient {
       // may have corrected them since).
       if (next.baseUrl === given.baseUrl && next.partnerId === given.partnerId) {
         copy.#timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map([...this.#timezones, ...copy.#timezones]) : this.#timezones;
+        copy.#createdListeners = this.#createdListeners;
       }
       return copy;
     };
+    const client = this;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -319,6 +324,10 @@ export class PartnerClient {
       createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
+      // Read when used: a withOptions copy receives its parent's set after it is built.
+      get createdListeners() {
+        return client.#createdListeners;
+      },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
           const id = String(restaurant.id);

@@ -160,7 +160,7 @@ export class Reservations extends Resource {
    * ```
    */
   create(restaurantId: number | string, input: ReservationCreateInput, options?: CreateReservationOptions): ApiPromise<Reservation> {
-    return this.scrubbed(async () => {
+    return this.scrubbed(() => this.#announceCreated(restaurantId, async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const parsed = parseInput(ReservationCreateInput, input);
       // Checked here too, as the timezone look-up below may spend a request first.
@@ -191,7 +191,32 @@ export class Reservations extends Resource {
         });
       }
       return this.#sendCreate(rid, key, body, call);
-    });
+    }));
+  }
+
+  /**
+   * Calls `listener` with each reservation this client (and every `withOptions` copy of it)
+   * creates, once created. Returns a function that stops the calls. A listener that throws never
+   * fails the create. The reservation sync uses it to follow the bookings a process makes.
+   */
+  onCreated(listener: (restaurantId: number, reservation: Reservation) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onCreated expects a function');
+    const listeners = this.context.createdListeners;
+    const entry = { listener };
+    listeners.add(entry);
+    return () => void listeners.delete(entry);
+  }
+
+  async #announceCreated(restaurantId: number | string, create: () => Promise<WithResponse<Reservation>>): Promise<WithResponse<Reservation>> {
+    const result = await create();
+    for (const { listener } of [...this.context.createdListeners]) {
+      try {
+        listener(Number(restaurantId), result.data);
+      } catch {
+        // The booking is made; a listener's failure is its own.
+      }
+    }
+    return result;
   }
 
   /**
