@@ -10,13 +10,8 @@
 import { AbortError, TimeoutError, type RequestSent } from '../errors.js';
 import type { Clock } from './clock.js';
 import type { RequestHeaders } from './headers.js';
+import type { Priority } from './rate-limiter.js';
 import type { ResponseValidation } from './response-validation.js';
-
-/**
- * How a call waits for its rate-limit slot: `'interactive'` (the default: a person or a request is
- * waiting on it) or `'background'` (a batch or a sync that can wait behind interactive calls).
- */
-export type Priority = 'interactive' | 'background';
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
@@ -37,7 +32,11 @@ export interface RequestOptions {
    * attempt, retry sleeps and the look-ups a create may need all end by then.
    */
   deadlineMs?: number | undefined;
-  /** How this call waits for its rate-limit slot: `'interactive'` (default) or `'background'`. */
+  /**
+   * Which calls the rate limiter serves first: `'interactive'` (a person waits for the answer,
+   * such as a guest's booking) or `'background'` (a job that can wait, such as a sync), granted a
+   * slot only when no interactive call of the partner waits. Overrides the client's `priority`.
+   */
   priority?: Priority | undefined;
 }
 

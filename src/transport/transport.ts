@@ -23,14 +23,14 @@ import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { Priority, RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
 import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 
-export { Call, type Priority, type RequestOptions } from './call.js';
+export { Call, type RequestOptions } from './call.js';
 
 /** What hooks receive. Never headers: the request's carry the credentials. */
 export interface RequestEvent {
@@ -69,6 +69,8 @@ export interface TransportSettings {
   /** The secrets no error, log line or hook payload may show. */
   secrets: Secrets;
   limiter: RateLimiter | undefined;
+  /** The priority of calls that do not give one. */
+  priority: Priority;
   clock: Clock;
   fetch: typeof fetch | undefined;
   timeoutMs: number;
@@ -202,7 +204,7 @@ export class Transport {
       maxRetries: given.maxRetries ?? settings.maxRetries,
       headers: given.headers,
       deadlineMs: given.deadlineMs ?? settings.deadlineMs,
-      priority: given.priority ?? 'interactive',
+      priority: given.priority ?? settings.priority,
       validation: settings.responseValidation,
       clock: settings.clock,
     });
@@ -242,7 +244,8 @@ export class Transport {
     const acquireSlot = async (attempt: number) => {
       const stop = call.stopSignal();
       try {
-        await settings.limiter!.acquire({ signal: stop.signal, priority: call.priority });
+        // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
+        await settings.limiter!.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() });
       } catch (error) {
         if (signal?.aborted) throw call.abortError('The call was aborted while waiting for a rate-limit slot', sent, attempt - 1);
         if (stop.deadline?.aborted) throw call.deadlineError(where, sent, attempt - 1);
