@@ -6,7 +6,7 @@
  * @module
  */
 import type { SyncRecord, SyncStore } from '../sync/store.js';
-import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
+import { createScriptRunner, luaScript, positiveOption, RELEASE_LEASE, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisSyncStore}. */
 export interface RedisSyncStoreOptions {
@@ -31,10 +31,6 @@ const CLAIM = luaScript(`
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`);
-const RELEASE = luaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `);
 
@@ -70,7 +66,7 @@ export function createRedisSyncStore(options: RedisSyncStoreOptions): SyncStore 
       return Number(await runner.run(CLAIM, [leaseKey(key)], [holder, Math.max(1, Math.ceil(ttlMs))])) === 1;
     },
     async release(key, holder) {
-      await runner.run(RELEASE, [leaseKey(key)], [holder]);
+      await runner.run(RELEASE_LEASE, [leaseKey(key)], [holder]);
     },
   };
 }
