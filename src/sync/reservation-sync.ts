@@ -5,6 +5,7 @@
  * @module
  */
 import type { PartnerClient } from '../client.js';
+import { InputValidationError, PartnerSdkError } from '../errors.js';
 import { createConsoleLogger, type Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
@@ -83,16 +84,18 @@ const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
   RESERVATION_CANCELLED: 'cancelled',
 };
 
-/** Sync was stopped: what it was doing was not finished. */
-export class SyncStoppedError extends Error {
+/** The sync was stopped before it finished: an `ingest` after `stop()`, or a change not handed over (the next run announces it). */
+export class SyncStoppedError extends PartnerSdkError {
   override name = 'SyncStoppedError';
   constructor() {
     super('The reservation sync was stopped');
   }
 }
+/** True when a call failed because the reservation sync was stopped. */
+export const isSyncStoppedError = (error: unknown): error is SyncStoppedError => error instanceof SyncStoppedError;
 
 function invalid(field: string, rule: string): never {
-  throw new RangeError(`createReservationSync: ${field} ${rule}`);
+  throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
 }
 
 function checkOptions(options: ReservationSyncOptions): void {
@@ -119,7 +122,9 @@ const startOf = (reservation: Reservation): number => {
 };
 
 /**
- * Creates a reservation sync. See the guide in `docs/sync.md` for its guarantees and its cost.
+ * Creates a reservation sync: each change of your bookings handed to `onChange` once, in order,
+ * never backwards, within `budgetShare` of your rate. Its guarantees, schedule and cost are in the
+ * package's guide to the sync (docs/sync.md).
  *
  * @example
  * ```ts
