@@ -208,14 +208,24 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     }
   }
 
+  /** The state after `observation`, given the stored record; a delivery is also weighed against the restaurant's latest read (modifications carry no time). */
+  function foldInto(restaurantId: number, record: SyncRecord | undefined, observation: Observation) {
+    const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
+    return { knownAt, next: fold(record?.reservation, knownAt, observation) };
+  }
+
   async function announce(restaurantId: number, observation: Observation): Promise<void> {
+    if (observation.source === 'reconcile') {
+      // Most reservations of a read have not moved: that is told without taking a lease.
+      const seen = await store.get(restaurantId, observation.fields.id);
+      const { next } = foldInto(restaurantId, seen, observation);
+      if (seen && next && !changeKind(seen.reservation, next)) return;
+    }
     const leaseKey = `reservation:${restaurantId}:${observation.fields.id}`;
     await lease(leaseKey);
     try {
       const record = await store.get(restaurantId, observation.fields.id);
-      // A delivery is weighed against the latest read of its restaurant too (modifications carry no time).
-      const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
-      const next = fold(record?.reservation, knownAt, observation);
+      const { knownAt, next } = foldInto(restaurantId, record, observation);
       if (!next) {
         // Part of a reservation never seen: its restaurant's list will tell the rest.
         schedule.soon(restaurantId);
