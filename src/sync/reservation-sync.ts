@@ -140,7 +140,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const holder = crypto.randomUUID();
   const spacingMs = backgroundSpacingMs(partnerRate(client.rateLimiter), budgetShare);
   // The sync's own copy of the client: same credentials, clock and hooks, its reads paced by its share.
-  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs) });
+  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs), priority: 'background' });
   const schedule: ReconcileSchedule = createReconcileSchedule({ intervalMs, clock, spacingMs, logger });
   for (const id of options.restaurantIds ?? []) schedule.follow(id);
 
@@ -157,7 +157,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   // When each restaurant's list last arrived: a delivery older than that is older than what was read.
   const lastReadAt = new Map<number, number>();
 
-  const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' }) as RequestOptions;
+  const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' });
   const keep = <T>(work: Promise<T>): Promise<T> => {
     running.add(work);
     void work.then(
