@@ -169,7 +169,10 @@ export class FakeService {
       modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
       cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
     };
-    this.asCustomer = { modify: this.asRestaurant.modify, cancel: this.asRestaurant.cancel };
+    this.asCustomer = {
+      modify: this.asRestaurant.modify,
+      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
+    };
     this.#backend.seedNow();
   }
 
