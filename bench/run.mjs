@@ -270,8 +270,13 @@ async function benchFake() {
   for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
     record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
   }
-  const { measureFakeRpsRatio } = await import('./fake-ratio.mjs');
+  const { measureFakeRpsRatio, measureFakeRpsRatioSmall, measureFakeSandboxesRatio, measureFakeApiP95WithPage } = await import('./fake-ratio.mjs');
   record('fake_rps_ratio', await measureFakeRpsRatio({ root, startProcess, notes }), 'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)', '>= 0.5');
+  record('fake_rps_ratio_small', await measureFakeRpsRatioSmall({ root, startProcess, notes }), 'fake req/s over a bare node:http server, small restaurant list (50 connections, same run)', '>= 0.6');
+  record('fake_sandboxes_ratio', await measureFakeSandboxesRatio({ root, startProcess, notes }), 'req/s of 20 sandboxes at once over one world (50 connections, same run)', '>= 0.9');
+  const p95 = await measureFakeApiP95WithPage({ root, startProcess, notes });
+  record('fake_api_p95_ms', p95.without, 'ms p95 of the partner API on a fake of 10,000 bookings (8 connections)', null);
+  record('fake_api_p95_ms_with_page_open', p95.withPage, 'ms p95 of the same while a simulator page polls /_fake/state each second and the state changes', null);
 }
 
 /** Requests per second the standalone fake serves for a list of 50, measured by a separate load process. */
