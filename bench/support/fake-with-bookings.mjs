@@ -16,15 +16,13 @@ let made = 0;
 // One cover each, over the demo restaurants' days and slots, until a slot is full (409) or enough are made.
 for (let day = 0; made < total && day < 85; day += 1) {
   const date = new Date(firstDay + day * 86_400_000).toISOString().slice(0, 10);
-  for (const restaurantId of [1, 2, 3]) {
-    for (const time of times) {
-      for (let seat = 0; seat < 40 && made < total; seat += 1) {
-        try {
-          server.fake.addOtherChannelBooking(restaurantId, { start_time: `${date}T${time}:00`, adults: 1 });
-          made += 1;
-        } catch {
-          break;
-        }
+  for (const [restaurantId, time] of [1, 2, 3].flatMap((id) => times.map((slot) => [id, slot]))) {
+    for (let seat = 0; seat < 40 && made < total; seat += 1) {
+      try {
+        server.fake.addOtherChannelBooking(restaurantId, { start_time: `${date}T${time}:00`, adults: 1 });
+        made += 1;
+      } catch {
+        break;
       }
     }
   }
