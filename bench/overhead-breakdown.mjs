@@ -3,7 +3,7 @@
  * It splits the client's time per call into what ky costs on its own and what the client's own
  * layers cost, side by side in one process, in two ways:
  *
- * - on loopback (`bench/support/partner-server.mjs` in its own process), wall time AND this
+ * - on loopback (`startCannedServer` of bench/support/servers.mjs, in its own process), wall time AND this
  *   process's CPU time per call, for raw `fetch` + `JSON.parse`, ky alone with the options the
  *   client gives it, and `client.reservations.retrieve`;
  * - with a stub `fetch` (no network; it builds a `Request` from what it is given, as undici's
@@ -13,10 +13,9 @@
  * medians of rounds. Not part of `npm run bench` (its figures are diagnostics, not claims).
  * Options (environment): ROUNDS (default 40), PER_ROUND (default 40).
  */
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startCannedServer, startProcess } from './support/servers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { PartnerClient, silentLogger } = await import(pathToFileURL(join(root, 'dist/index.js')).href);
@@ -83,21 +82,17 @@ function print(title, rows) {
 }
 
 // Loopback, server in its own process.
-const server = spawn(process.execPath, [join(root, 'bench/support/partner-server.mjs'), '--list-size', '10'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = await startCannedServer({ root, startProcess, partner: { partnerId: PARTNER_ID, apiToken: API_TOKEN }, listSize: 10 });
 try {
-  const info = await new Promise((resolve, reject) => {
-    createInterface({ input: server.stdout }).once('line', (line) => resolve(JSON.parse(line)));
-    server.once('exit', (code) => reject(new Error(`partner-server exited (${code})`)));
-  });
-  const url = `${info.url}/api/v1/partnership/restaurants/1/reservations/1/`;
-  const client = new PartnerClient({ baseUrl: info.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
-  print('loopback (partner-server in its own process)', await measure({
+  const url = `${server.url}/api/v1/partnership/restaurants/${server.restaurantId}/reservations/${server.reservationId}/`;
+  const client = new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
+  print('loopback (canned answers of the fake, in their own process)', await measure({
     raw: async () => JSON.parse(await (await fetch(url, { headers: { authorization, accept: 'application/json' } })).text()),
     ky: viaKy(url),
-    client: () => client.reservations.retrieve(1, 1),
+    client: () => client.reservations.retrieve(server.restaurantId, server.reservationId),
   }));
 } finally {
-  server.kill('SIGTERM');
+  await server.stop();
 }
 
 // No network: what each layer costs in this process alone.

@@ -2,27 +2,28 @@
  * redis_efficiency_4proc and redis_429_count: four processes of the built package (two on
  * ioredis, two on node-redis), each a PartnerClient with createRedisRateLimiter for one partner,
  * call for 30 s on the real clock against the STRICT server-side limiter
- * (bench/support/partner-server.mjs --rate-limit 1: one-second sliding window). Efficiency is the
+ * (the fake's, `startStrictFake` in bench/support/servers.mjs: one-second sliding window). Efficiency is the
  * rate the server accepted, on its own clock, over the limit; 429s are the server's count.
  */
 import { join } from 'node:path';
 import { startRedisServer } from '../scripts/redis-server.mjs';
-import { runBudgetProcesses } from './support/budget-run.mjs';
+import { runBudgetProcesses } from '../test/redis/support/budget-run.mjs';
+import { startStrictFake } from './support/servers.mjs';
 
-export async function benchRedisBudget({ root, record, partnerServer, partner }) {
+export async function benchRedisBudget({ root, record, startProcess, partner }) {
   process.stderr.write('shared budget in Redis: 4 processes, 1 req/s, 30 s\n');
   const redis = await startRedisServer();
-  const server = await partnerServer(['--rate-limit', '1', '--list-size', '1']);
+  const server = await startStrictFake({ root, startProcess, partner, requestsPerSecond: 1 });
   try {
     const summary = await runBudgetProcesses({
       sdk: { dist: join(root, 'dist') },
-      baseUrl: server.info.url,
+      baseUrl: server.url,
       partner,
       redisUrl: redis.url,
       runMs: 30_000,
       processes: [{ client: 'ioredis' }, { client: 'node-redis' }, { client: 'ioredis' }, { client: 'node-redis' }],
     });
-    const stats = await (await fetch(`${server.info.url}/_stats`)).json();
+    const stats = await server.stats();
     const times = stats.acceptedAt;
     const gaps = times.slice(1).map((time, index) => time - times[index]);
     process.stderr.write(

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { startCannedServer, startProcess, startStrictFake } from './support/servers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
@@ -52,33 +53,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-/** Starts a node script as a child process and resolves with the JSON it prints on its first stdout line. */
-function startProcess(script, args) {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  // Keep only the tail of stderr (for the error message if the process dies): the fake logs every request there.
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`${script} did not start in 15 s: ${stderr}`)), 15_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const info = JSON.parse(line);
-      resolve({
-        info,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${stderr}`)));
-  });
-}
-
-const partnerServer = (args) => startProcess(join(root, 'bench/support/partner-server.mjs'), args);
+const partner = { partnerId: PARTNER_ID, apiToken: API_TOKEN };
 const authorization = `Basic ${Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64')}`;
 
 // --- throttle efficiency --------------------------------------------------------------------
@@ -90,11 +65,11 @@ const authorization = `Basic ${Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toStrin
  * request), over the limit.
  */
 async function throttleRun(rps, calls) {
-  const server = await partnerServer(['--rate-limit', String(rps), '--list-size', '1']);
+  const server = await startStrictFake({ root, startProcess, partner, requestsPerSecond: rps });
   try {
     let rateLimited = 0;
     const client = new PartnerClient({
-      baseUrl: server.info.url,
+      baseUrl: server.url,
       partnerId: PARTNER_ID,
       apiToken: API_TOKEN,
       rateLimit: { requestsPerSecond: rps },
@@ -102,8 +77,8 @@ async function throttleRun(rps, calls) {
       logger: silentLogger,
       hooks: { onRateLimited: () => (rateLimited += 1) },
     });
-    await Promise.all(Array.from({ length: calls }, () => client.reservations.retrieve(1, 1)));
-    const stats = await (await fetch(`${server.info.url}/_stats`)).json();
+    await Promise.all(Array.from({ length: calls }, () => client.reservations.retrieve(server.restaurantId, server.reservationId)));
+    const stats = await server.stats();
     const times = stats.acceptedAt;
     const achieved = ((times.length - 1) / (times.at(-1) - times[0])) * 1000;
     const gaps = times.slice(1).map((time, index) => time - times[index]);
@@ -164,24 +139,25 @@ async function sideBySide(raw, viaClient, { rounds, perRound, warmup }) {
 
 async function benchOverhead() {
   process.stderr.write('client overhead against raw fetch + JSON.parse (loopback server in its own process)\n');
-  const server = await partnerServer(['--list-size', '1000']);
+  const server = await startCannedServer({ root, startProcess, partner, listSize: 1000 });
   try {
-    const base = server.info.url;
+    const base = server.url;
+    const { restaurantId, reservationId } = server;
     const client = new PartnerClient({ baseUrl: base, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
-    const detailUrl = `${base}/api/v1/partnership/restaurants/1/reservations/1/`;
-    const listUrl = `${base}/api/v1/partnership/restaurants/1/reservations/`;
+    const detailUrl = `${base}/api/v1/partnership/restaurants/${restaurantId}/reservations/${reservationId}/`;
+    const listUrl = `${base}/api/v1/partnership/restaurants/${restaurantId}/reservations/`;
     const rawGet = async (url) => {
       const response = await fetch(url, { headers: { authorization, accept: 'application/json' } });
       if (!response.ok) throw new Error(`raw fetch answered ${response.status}`);
       return JSON.parse(await response.text());
     };
 
-    const single = await sideBySide(() => rawGet(detailUrl), () => client.reservations.retrieve(1, 1), { rounds: 60, perRound: 50, warmup: 500 });
-    const firstPage = await client.reservations.list(1).toArray();
+    const single = await sideBySide(() => rawGet(detailUrl), () => client.reservations.retrieve(restaurantId, reservationId), { rounds: 60, perRound: 50, warmup: 500 });
+    const firstPage = await client.reservations.list(restaurantId).toArray();
     if (firstPage.length !== 1000) throw new Error(`expected 1000 reservations through the client, got ${firstPage.length}`);
     const list = await sideBySide(
       async () => (await rawGet(listUrl)).results,
-      () => client.reservations.list(1).toArray(),
+      () => client.reservations.list(restaurantId).toArray(),
       { rounds: 30, perRound: 4, warmup: 20 },
     );
     record('raw_fetch_ms_single', single.raw, 'ms per call');
@@ -344,7 +320,7 @@ if (wanted('overhead')) await benchOverhead();
 if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
 if (wanted('fake')) await benchFake();
-if (wanted('redis')) await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, partnerServer, partner: { partnerId: PARTNER_ID, apiToken: API_TOKEN } });
+if (wanted('redis')) await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
 
 const machine = {
   node: process.version,

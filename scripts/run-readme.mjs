@@ -1,26 +1,27 @@
-// Runs the README's code as written. Each fenced block preceded by a line
+// Runs the code of README.md and docs/*.md as written. Each fenced block preceded by a line
 // `<!-- readme-example: name.ts -->` (invisible once rendered) is written to `name.ts` in a scratch
-// folder (blocks with the same name are joined in order), type-checked with the project's
+// folder (blocks with the same name in the same file are joined in order; a docs file's names are
+// prefixed with its own, so docs/sync.md's `sync.ts` becomes `sync--sync.ts`), type-checked with the project's
 // tsconfig, and run with tsx. `scripts/readme-setup.ts` is loaded first: it plays the live service
 // with the fake through MSW (a partner and restaurant 12, credentials in PARTNER_ID and
 // PARTNER_TOKEN), so the quick start's `https://partner-api.example.com` is answered by the fake.
 // Started through `npm run readme`, so `npx` runs under the project's pinned Node.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-
-/** name -> code, in README order. */
-function extractExamples(markdown) {
-  const examples = new Map();
+/** name -> code, in document order; `prefix` keeps the names of one document apart from another's. */
+function extractExamples(markdown, examples, prefix = '') {
   const pattern = /^<!-- readme-example: ([\w.-]+\.ts) -->\n```ts\n([\s\S]*?)^```$/gm;
-  for (const [, name, code] of markdown.matchAll(pattern)) examples.set(name, `${examples.get(name) ?? ''}${code}`);
+  for (const [, name, code] of markdown.matchAll(pattern)) examples.set(`${prefix}${name}`, `${examples.get(`${prefix}${name}`) ?? ''}${code}`);
   return examples;
 }
 
-const examples = extractExamples(readme);
+const examples = extractExamples(readFileSync(join(root, 'README.md'), 'utf8'), new Map());
+for (const file of readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort()) {
+  extractExamples(readFileSync(join(root, 'docs', file), 'utf8'), examples, `${file.replace(/\.md$/, '')}--`);
+}
 // The sections that must run as written: a README edit that drops a tag must not skip one silently.
 const required = ['quick-start.ts', 'testing.ts', 'receiver.ts'];
 const missing = required.filter((name) => !examples.has(name));

@@ -20,7 +20,7 @@ export { ListPromise, type Page } from './transport/pagination.js';
 export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';
 export type { AcquireOptions, RateLimiter } from './transport/rate-limiter.js';
 export { systemClock, type Clock } from './transport/clock.js';
-export { redactUrl } from './transport/errors.js';
+export { redactUrl } from './transport/error-from-response.js';
 export {
   IDEMPOTENCY_METADATA_KEY,
   type CreateReservationOptions,

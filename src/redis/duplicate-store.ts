@@ -1,72 +1,129 @@
 /**
- * A webhook duplicate store shared by several receiver instances. Checking an id claims it
- * atomically (`SET key processing NX PX`), so when two instances receive the same delivery at
- * once only one runs the handler; the other answers it as a duplicate. A processed id is kept for
- * `ttlMs`; a claim whose handler failed is released, so the service's retry runs the handler again.
+ * A webhook duplicate store shared by several receiver instances. A receiver claims a delivery
+ * with a lease (a random token stored under the delivery's key for `claimTtlMs`) before its
+ * handler runs, so when two instances receive the same delivery at once only one runs it. Only
+ * the lease's owner completes it (the key then reads `processed` for `ttlMs`) or releases it.
  * @module
  */
-import type { DuplicateStore } from '../webhooks/duplicates.js';
+import type { DuplicateClaim, DuplicateStore } from '../webhooks/duplicates.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
+
+/** Default `claimTtlMs`: 45 s, longer than the receiver's default handler limit (30 s) plus its margin. */
+export const DEFAULT_CLAIM_TTL_MS = 45_000;
 
 /** Options of {@link createRedisDuplicateStore}. */
 export interface RedisDuplicateStoreOptions {
   /** Your connected ioredis or node-redis client. */
   redis: RedisClient;
-  /** Prefix of the keys, one per delivery id. Default `restaurant-partner-sdk:webhook:`. */
+  /**
+   * Prefix of the keys. Default `restaurant-partner-sdk:webhook:`. The receiver already keys a
+   * delivery so that two partners' receivers never collide (see the receiver's `duplicateStore`);
+   * set a prefix of your own to keep environments (staging, production) apart on one Redis.
+   */
   keyPrefix?: string;
-  /** How long a processed delivery id is remembered. Default 7 days (the service retries for hours). */
+  /** How long a processed delivery is remembered. Default 7 days (the service retries for hours). */
   ttlMs?: number;
   /**
-   * How long a claim lasts while its handler runs. If the receiver dies mid-handler, the id is
-   * free again after this. Keep it below the service's first retry delay (one minute). Default 30 s.
+   * How long a claim lasts while its handler runs. If the receiver dies mid-handler, the delivery
+   * is free again after this. The receiver refuses a claim shorter than its `handlerTimeoutMs`
+   * plus 5 s. Keep it below the service's first retry delay (one minute at the fake). Default 45 s.
    */
   claimTtlMs?: number;
   /** Longest wait for one Redis command. Default 1000 ms. */
   commandTimeoutMs?: number;
 }
 
-// Answers 1 when the id was free and is now claimed by the caller, 0 when it is processed or claimed.
+const PROCESSED = 'processed';
+
+// 1: claimed by ARGV[1] (now, or already: a resent claim is the same claim); 2: processed; 0: another lease holds it.
 const CLAIM = luaScript(`
-if redis.call('SET', KEYS[1], 'processing', 'NX', 'PX', ARGV[1]) then return 1 end
+local held = redis.call('GET', KEYS[1])
+if not held then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if held == ARGV[1] then return 1 end
+if held == '${PROCESSED}' then return 2 end
 return 0
 `);
-const MARK_PROCESSED = luaScript(`
-redis.call('SET', KEYS[1], 'processed', 'PX', ARGV[1])
+// Marks the delivery processed unless another lease holds it: the handler did run, so a key that
+// is free (our lease ran out) is marked too; another owner's lease is left alone.
+const COMPLETE = luaScript(`
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] and held ~= '${PROCESSED}' then return 0 end
+redis.call('SET', KEYS[1], '${PROCESSED}', 'PX', ARGV[2])
 return 1
 `);
-// Frees a claim whose handler failed; a processed id stays processed.
+// Frees the key only while it holds this lease.
 const RELEASE = luaScript(`
-if redis.call('GET', KEYS[1]) == 'processing' then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `);
+const IS_PROCESSED = luaScript(`
+if redis.call('GET', KEYS[1]) == '${PROCESSED}' then return 1 end
+return 0
+`);
+
+/** The Redis duplicate store: `claim` with a lease, `has`/`add` for reading and marking by hand. */
+export interface RedisDuplicateStore extends DuplicateStore {
+  claim(key: string): Promise<DuplicateClaim>;
+  readonly claimTtlMs: number;
+}
 
 /**
  * Creates a {@link DuplicateStore} in Redis for `createWebhookReceiver({ duplicateStore })`. Give
- * every receiver instance one built on the same Redis: a delivery is then handled once across all
- * of them. `has(id)` claims the id when it is free (and answers `false`: go on and handle it).
+ * every receiver instance of one endpoint a store on the same Redis: a delivery is then handled
+ * once across all of them.
+ *
+ * A claim that does not answer in time (Redis paused, a slow network) may still land later: the
+ * store sends the release of that lease right behind it on the same connection, so Redis runs the
+ * two in order and the late claim never holds the delivery; the receiver answers the delivery 500
+ * meanwhile, and the service's retry runs the handler.
  *
  * @example
  * ```ts
  * const receiver = createWebhookReceiver({ tokens, duplicateStore: createRedisDuplicateStore({ redis }) });
  * ```
  */
-export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): Required<DuplicateStore> {
+export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): RedisDuplicateStore {
   if (!options || typeof options !== 'object') throw new TypeError('createRedisDuplicateStore expects { redis }');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:webhook:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
   const ttlMs = Math.ceil(positiveOption(options.ttlMs, 'ttlMs', 7 * 24 * 60 * 60 * 1000));
-  const claimTtlMs = Math.ceil(positiveOption(options.claimTtlMs, 'claimTtlMs', 30_000));
+  const claimTtlMs = Math.ceil(positiveOption(options.claimTtlMs, 'claimTtlMs', DEFAULT_CLAIM_TTL_MS));
   const runner = createScriptRunner(options.redis, positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
-  const key = (deliveryId: string) => `${keyPrefix}${deliveryId}`;
+  const redisKey = (key: string) => `${keyPrefix}${key}`;
   return {
-    async has(deliveryId) {
-      return Number(await runner.run(CLAIM, [key(deliveryId)], [claimTtlMs])) !== 1;
+    claimTtlMs,
+    async claim(key) {
+      const token = `lease:${crypto.randomUUID()}`;
+      let answer: unknown;
+      try {
+        answer = await runner.run(CLAIM, [redisKey(key)], [token, claimTtlMs]);
+      } catch (error) {
+        // The claim may still be queued (client side or in a paused server) and land later. Its
+        // release goes behind it on the same connection, so it never outlives this failure.
+        runner.run(RELEASE, [redisKey(key)], [token]).catch(() => undefined);
+        throw error;
+      }
+      const status = Number(answer);
+      if (status === 2) return { status: 'processed' };
+      if (status !== 1) return { status: 'busy' };
+      return {
+        status: 'claimed',
+        complete: async () => {
+          await runner.run(COMPLETE, [redisKey(key)], [token, ttlMs]);
+        },
+        release: async () => {
+          await runner.run(RELEASE, [redisKey(key)], [token]);
+        },
+      };
     },
-    async add(deliveryId) {
-      await runner.run(MARK_PROCESSED, [key(deliveryId)], [ttlMs]);
+    async has(key) {
+      return Number(await runner.run(IS_PROCESSED, [redisKey(key)], [])) === 1;
     },
-    async release(deliveryId) {
-      await runner.run(RELEASE, [key(deliveryId)], []);
+    async add(key) {
+      await runner.run(COMPLETE, [redisKey(key)], ['', ttlMs]);
     },
   };
 }

@@ -15,6 +15,6 @@
  * @module
  */
 export { createRedisRateLimiter, type RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
-export { createRedisDuplicateStore, type RedisDuplicateStoreOptions } from './duplicate-store.js';
+export { createRedisDuplicateStore, DEFAULT_CLAIM_TTL_MS, type RedisDuplicateStore, type RedisDuplicateStoreOptions } from './duplicate-store.js';
 export { createRedisBookingLedger, type RedisBookingLedgerOptions } from './booking-ledger.js';
 export { RedisTimeoutError, type RedisClient, type IoRedisClient, type NodeRedisClient } from './connection.js';

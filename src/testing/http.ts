@@ -4,7 +4,7 @@
  * @module
  */
 import { readLimited } from '../webhooks/body-collector.js';
-import { FakeError, invalid } from './backend/errors.js';
+import { FakeError, invalid } from './backend/fake-error.js';
 import { parseJsonText } from './backend/validation.js';
 
 /** Largest request body the fake reads (the spec shows none; 1 MiB is far above any real request). */

@@ -24,12 +24,12 @@
 export { FakeService, createFakeService } from './fake-service.js';
 export type { FakeServiceOptions, FakeClientOptions, FakeSnapshot, HandleContext, SeedDescription, SeedOption, WaitForDeliveryOptions } from './fake-service.js';
 export type { SandboxOptions } from './sandboxes.js';
-export { FakeClock, type FakeClockOptions } from './backend/clock.js';
+export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 export { createClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
 export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './backend/faults.js';
-export { FakeError, FakeError as FakeControlError, isFakeError, isFakeError as isFakeControlError, type FieldErrors } from './backend/errors.js';
-export { CONTROL_ROUTE_LIST as CONTROL_ROUTES, type ControlRouteInfo as ControlRoute } from './control/routes.js';
+export { FakeError, isFakeError, type FieldErrors } from './backend/fake-error.js';
+export { CONTROL_ROUTES, type ControlRoute } from './control/routes.js';
 export { TRANSITIONS, type ReservationState, type ReservationAction, type Transition } from './backend/transitions.js';
 export type { FakeReservation } from './backend/backend.js';
 export type { JournalEntry } from './backend/journal.js';

@@ -6,7 +6,7 @@
  * @module
  */
 import { FakeBackend, type BackendOptions } from './backend/backend.js';
-import { FakeError, invalid } from './backend/errors.js';
+import { FakeError, invalid } from './backend/fake-error.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
 import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';

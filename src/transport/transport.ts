@@ -19,7 +19,7 @@ import {
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import type { Clock } from './clock.js';
-import { errorFromResponse, headersToObject, redactUrl } from './errors.js';
+import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
 import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter } from './rate-limiter.js';

@@ -1,30 +1,56 @@
 /**
- * Remembering processed delivery ids, so a delivery sent again (a retry after an answer that was
+ * Remembering processed deliveries, so a delivery sent again (a retry after an answer that was
  * not 2xx or got lost on the way back, if the service retries: the fake does, the spec does not
  * say) is answered 200 without running the partner's handler twice.
  * @module
  */
 
 /**
- * Where processed delivery ids are kept. The receiver calls `has` before the handler and `add`
- * only after the handler succeeded, so a failed delivery is processed again if it is sent again. Back it with Redis or a database table to share it across processes.
+ * The answer of {@link DuplicateStore.claim}:
+ * - `claimed`: the delivery is yours until `complete()` (the handler succeeded: remember it as
+ *   processed) or `release()` (it failed: let a retry run it). Only this lease can do either;
+ * - `processed`: it was processed already (answer 200, run nothing);
+ * - `busy`: another receiver holds a lease on it right now (its handler is running).
+ */
+export type DuplicateClaim =
+  | { status: 'claimed'; complete(): Promise<void>; release(): Promise<void> }
+  | { status: 'processed' }
+  | { status: 'busy' };
+
+/**
+ * Where processed deliveries are kept, by a key the receiver builds from the delivery (see
+ * `createWebhookReceiver`'s `duplicateStore`). Two shapes:
+ * - `has` and `add` only (a table, a cache): the receiver calls `has` before the handler and `add`
+ *   only after it succeeded, so a failed delivery is processed again if it is sent again. Within
+ *   one process a delivery received twice at once runs once; across processes it may run twice.
+ * - with `claim` and `claimTtlMs` (`createRedisDuplicateStore`): the receiver claims the key with a
+ *   lease before the handler, so two processes receiving one delivery at once run it once.
  *
  * @example
  * ```ts
  * const duplicateStore: DuplicateStore = {
- *   has: async (id) => (await redis.exists(`webhook:${id}`)) === 1,
- *   add: async (id) => { await redis.set(`webhook:${id}`, '1', 'EX', 7 * 24 * 3600); },
+ *   has: async (key) => (await redis.exists(`webhook:${key}`)) === 1,
+ *   add: async (key) => { await redis.set(`webhook:${key}`, '1', 'EX', 7 * 24 * 3600); },
  * };
  * ```
  */
 export interface DuplicateStore {
-  has(deliveryId: string): boolean | Promise<boolean>;
-  add(deliveryId: string): void | Promise<void>;
+  /** True when the delivery was processed. */
+  has(key: string): boolean | Promise<boolean>;
+  /** Remembers the delivery as processed. */
+  add(key: string): void | Promise<void>;
+  /** Optional, for a store whose `has` claims the key: the handler failed, free the key so a retry runs. */
+  release?(key: string): void | Promise<void>;
   /**
-   * Optional: the handler failed. A store whose `has` claims the id (so that two instances
-   * receiving one delivery at once run the handler once) frees it here, so the retry runs.
+   * Optional: claims the key for one receiver with a lease of `claimTtlMs`. A claim that fails or
+   * times out on the way must never leave the key claimed once it lands.
    */
-  release?(deliveryId: string): void | Promise<void>;
+  claim?(key: string): Promise<DuplicateClaim>;
+  /**
+   * How long a lease of `claim` lasts, in milliseconds. The receiver refuses a store whose lease
+   * could end while its handler may still run (see `handlerTimeoutMs`).
+   */
+  readonly claimTtlMs?: number;
 }
 
 /** Options of {@link createMemoryDuplicateStore}. */
@@ -48,18 +74,18 @@ export function createMemoryDuplicateStore(options: MemoryDuplicateStoreOptions 
   // A Map iterates in insertion order, so its first key is the oldest entry.
   const expiresAtById = new Map<string, number>();
   return {
-    has(deliveryId) {
-      const expiresAt = expiresAtById.get(deliveryId);
+    has(key) {
+      const expiresAt = expiresAtById.get(key);
       if (expiresAt === undefined) return false;
       if (expiresAt <= now()) {
-        expiresAtById.delete(deliveryId);
+        expiresAtById.delete(key);
         return false;
       }
       return true;
     },
-    add(deliveryId) {
-      expiresAtById.delete(deliveryId);
-      expiresAtById.set(deliveryId, now() + ttlMs);
+    add(key) {
+      expiresAtById.delete(key);
+      expiresAtById.set(key, now() + ttlMs);
       while (expiresAtById.size > maxEntries) {
         const oldest = expiresAtById.keys().next().value as string;
         expiresAtById.delete(oldest);

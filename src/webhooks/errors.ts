@@ -72,6 +72,33 @@ export class WebhookPayloadTooLargeError extends WebhookError {
   }
 }
 
+/**
+ * 408: the body did not arrive in full within `bodyTimeoutMs` of the headers (a stalled or
+ * trickling sender). Nothing was run; the connection is closed.
+ */
+export class WebhookBodyTimeoutError extends WebhookError {
+  override name = 'WebhookBodyTimeoutError';
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`The webhook body did not arrive within ${timeoutMs} ms of the headers (option bodyTimeoutMs)`, 408);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * 409: another receiver sharing the duplicate store holds this delivery and was still running
+ * its handler when this one stopped waiting. Nothing was run here; the service's retry gets 200
+ * once the other receiver finished (or runs the handler if it failed).
+ */
+export class WebhookDeliveryInProgressError extends WebhookError {
+  override name = 'WebhookDeliveryInProgressError';
+  readonly deliveryId: string;
+  constructor(deliveryId: string) {
+    super(`Delivery ${deliveryId} is being processed by another receiver; retry later`, 409);
+    this.deliveryId = deliveryId;
+  }
+}
+
 /** 415: the delivery declared a `Content-Type` that is not JSON. */
 export class WebhookUnsupportedMediaTypeError extends WebhookError {
   override name = 'WebhookUnsupportedMediaTypeError';
@@ -153,6 +180,10 @@ export const isWebhookVerificationError = (error: unknown): error is WebhookVeri
 export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError => error instanceof WebhookPayloadError;
 /** True for a 413: the body is over `maxBodyBytes`. */
 export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError => error instanceof WebhookPayloadTooLargeError;
+/** True for a 408: the body did not arrive within `bodyTimeoutMs`. */
+export const isWebhookBodyTimeoutError = (error: unknown): error is WebhookBodyTimeoutError => error instanceof WebhookBodyTimeoutError;
+/** True for a 409: another receiver was processing the same delivery. */
+export const isWebhookDeliveryInProgressError = (error: unknown): error is WebhookDeliveryInProgressError => error instanceof WebhookDeliveryInProgressError;
 /** True for a 415: a Content-Type naming another format than JSON. */
 export const isWebhookUnsupportedMediaTypeError = (error: unknown): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
 /** True for a 405: not a POST. */

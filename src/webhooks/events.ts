@@ -134,16 +134,24 @@ const KNOWN_EVENTS: ReadonlySet<string> = new Set<string>([...RESERVATION_EVENT_
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The delivery id the envelope carries (`id`, `event_id` or `delivery_id`), or undefined when it
+ * carries none (the receiver then digests the body, only in that case).
+ */
+export function envelopeDeliveryId(json: unknown): string | number | undefined {
+  if (!isPlainObject(json)) return undefined;
+  return [json.id, json.event_id, json.delivery_id].find(
+    (value): value is string | number => (typeof value === 'string' && value !== '') || typeof value === 'number',
+  );
+}
+
 /** Where the spec is silent, a few plausible spellings of the envelope are read as ours. */
-function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string): Record<string, unknown> {
+function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string | undefined): Record<string, unknown> {
   const normalized: Record<string, unknown> = { ...envelope };
   const name = [envelope.event, envelope.event_type, envelope.type].find((value) => typeof value === 'string');
   if (name !== undefined) normalized.event = name;
   normalized.type = typeof name === 'string' && KNOWN_EVENTS.has(name) ? name : UNKNOWN_EVENT;
-  const id = [envelope.id, envelope.event_id, envelope.delivery_id].find(
-    (value) => (typeof value === 'string' && value !== '') || typeof value === 'number',
-  );
-  normalized.id = id ?? fallbackId;
+  normalized.id = envelopeDeliveryId(envelope) ?? fallbackId;
   if (!('reservation' in envelope) && isPlainObject(envelope.data)) {
     const data = envelope.data;
     normalized.reservation = 'start_time' in data ? data : data.reservation;
@@ -156,7 +164,7 @@ function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string
  * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
  * @throws {WebhookPayloadError} when the value is not an envelope.
  */
-export function parseWebhookEvent(json: unknown, fallbackId: string): WebhookEvent {
+export function parseWebhookEvent(json: unknown, fallbackId: string | undefined): WebhookEvent {
   if (!isPlainObject(json)) {
     throw new WebhookPayloadError(
       `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,

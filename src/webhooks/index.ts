@@ -17,6 +17,8 @@
  */
 export {
   createWebhookReceiver,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   type RawBody,
   type ReceiveInput,
@@ -44,7 +46,9 @@ export {
   type WebhookEventOf,
 } from './events.js';
 export {
+  isWebhookBodyTimeoutError,
   isWebhookConfigurationError,
+  isWebhookDeliveryInProgressError,
   isWebhookError,
   isWebhookHandlerError,
   isWebhookMethodNotAllowedError,
@@ -53,7 +57,9 @@ export {
   isWebhookRawBodyRequiredError,
   isWebhookUnsupportedMediaTypeError,
   isWebhookVerificationError,
+  WebhookBodyTimeoutError,
   WebhookConfigurationError,
+  WebhookDeliveryInProgressError,
   WebhookError,
   WebhookHandlerError,
   WebhookMethodNotAllowedError,
@@ -63,7 +69,7 @@ export {
   WebhookUnsupportedMediaTypeError,
   WebhookVerificationError,
 } from './errors.js';
-export { createMemoryDuplicateStore, type DuplicateStore, type MemoryDuplicateStoreOptions } from './duplicates.js';
+export { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore, type MemoryDuplicateStoreOptions } from './duplicates.js';
 export type { HeadersInput } from './headers.js';
 export type { TokenSource } from './tokens.js';
 export type { NodeWebhookHandler } from './node-adapter.js';

@@ -6,9 +6,11 @@
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
 import { readLimited } from './body-collector.js';
-import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
+import { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore } from './duplicates.js';
 import {
+  WebhookBodyTimeoutError,
   WebhookConfigurationError,
+  WebhookDeliveryInProgressError,
   WebhookError,
   WebhookHandlerError,
   WebhookMethodNotAllowedError,
@@ -19,10 +21,10 @@ import {
   WebhookVerificationError,
 } from './errors.js';
 import { TEST_EVENT } from './delivery.js';
-import { parseWebhookEvent, RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
+import { envelopeDeliveryId, parseWebhookEvent, RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
 import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
 import { createNodeHandler, type NodeWebhookHandler } from './node-adapter.js';
-import { matchesAnyToken, presentedTokens, type TokenSource } from './tokens.js';
+import { matchingTokenIndex, presentedTokens, type TokenSource } from './tokens.js';
 
 /** Default `maxBodyBytes`: 1 MiB, far above any reservation event. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -30,6 +32,14 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 /** Default `tokensTimeoutMs`: 10 seconds for the token provider to answer. */
 export const DEFAULT_TOKENS_TIMEOUT_MS = 10_000;
+/** Default `bodyTimeoutMs`: 10 seconds from the headers to the body's last byte. */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than `handlerTimeoutMs` a duplicate store's claim must last: the claim starts
+ * at the store before its answer reaches the receiver, and the handler's outcome is written after
+ * the handler's time is up.
+ */
+export const CLAIM_MARGIN_MS = 5_000;
 
 /** A raw request body: the bytes or text exactly as received. */
 export type RawBody = string | Uint8Array | ArrayBuffer | ArrayBufferView;
@@ -67,9 +77,23 @@ export interface WebhookReceiverOptions {
   /** Largest body accepted, in bytes; larger ones get 413 before the rest is read. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
-   * Where processed delivery ids are remembered, to answer a repeated delivery 200 without
-   * running the handler again. Default: an in-memory store (10 000 ids, 24 h). `false` turns the
-   * check off.
+   * Longest time from the request's headers to the last byte of its body, in milliseconds (the
+   * token check counts: it comes first). A sender that stalls or trickles is answered 408 and its
+   * connection closed; no handler runs. Default 10 s.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Where processed deliveries are remembered, to answer a repeated delivery 200 without running
+   * the handler again. Default: an in-memory store (10 000 deliveries, 24 h). `false` turns the
+   * check off. Several processes share `createRedisDuplicateStore` from
+   * `restaurant-partner-sdk/redis`; a store with leases (`claim`) must hold a claim at least
+   * `handlerTimeoutMs` + 5 s, or the receiver refuses it.
+   *
+   * A delivery is keyed by its reservation and its id (`reservation-<id>:<delivery id>`): a
+   * reservation belongs to one partner, so two partners' receivers sharing one store never
+   * collide, while every instance of one receiver shares its duplicates, across token rotations
+   * too. A delivery without a reservation (a `TEST`) is keyed by a fingerprint of the webhook token
+   * that verified it (`webhook-<16 hex digits>:<delivery id>`, from a SHA-256 digest: never the token).
    */
   duplicateStore?: DuplicateStore | false;
   /**
@@ -118,9 +142,15 @@ export interface ReceiveInput {
   /** HTTP method; anything but POST gets 405. Omit when the framework already routed POST only. */
   method?: string;
   headers: HeadersInput;
-  /** The raw body, or a function reading it that stops with a 413 error past `maxBytes`. */
-  body: RawBody | ((maxBytes: number) => Promise<Uint8Array>);
+  /**
+   * The raw body, or a function reading it that stops with a 413 error past `maxBytes` and stops
+   * reading when `signal` aborts (past `bodyTimeoutMs`).
+   */
+  body: RawBody | BodyReader;
 }
+
+/** Reads a request body: at most `maxBytes` (past it, rejects), and stops when `signal` aborts. */
+export type BodyReader = (maxBytes: number, signal: AbortSignal) => Promise<Uint8Array>;
 
 /** What the receiver answers to one delivery. */
 export interface WebhookResult {
@@ -196,27 +226,35 @@ function withTimeLimit<T>(work: () => Promise<T>, ms: number, onTimeout: () => E
 
 const HANDLER_KEYS: ReadonlySet<string> = new Set([...RESERVATION_EVENT_TYPES, TEST_EVENT, UNKNOWN_EVENT, '*']);
 const encoder = new TextEncoder();
+// One decoder for every delivery: a non-streaming decode keeps no state between calls.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 // JSON media types, and the generic ones a sender may put on JSON (the live service's headers are
 // not published: refusing `text/plain` JSON would lose every event). Only a Content-Type naming
 // another format (a form, XML, HTML, multipart) is refused with 415.
 const READABLE_MEDIA_TYPE = /^(?:application\/(?:[\w.+-]+\+)?json|text\/(?:[\w.+-]+\+)?json|text\/plain|application\/octet-stream)$/i;
 const BYTE_ORDER_MARK = '\uFEFF';
 
+const hex = (bytes: ArrayBuffer): string => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
 async function bodyDigestId(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return `sha256:${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  return `sha256:${hex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>))}`;
 }
 
-/** Reads a fetch `Request` body, cancelling the stream as soon as it passes `maxBytes`. */
-async function readRequestBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+/** Reads a fetch `Request` body, cancelling the stream past `maxBytes` or when `signal` aborts. */
+async function readRequestBody(request: Request, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
   if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
+  const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
+  signal.addEventListener('abort', cancel, { once: true });
   let bytes: Uint8Array | undefined;
   try {
     bytes = await readLimited(reader, maxBytes);
   } catch (error) {
+    if (signal.aborted) throw signal.reason;
     throw new WebhookPayloadError('The request body could not be read', [], { cause: error });
+  } finally {
+    signal.removeEventListener('abort', cancel);
   }
   if (!bytes) throw new WebhookPayloadTooLargeError(maxBytes);
   return bytes;
@@ -224,6 +262,20 @@ async function readRequestBody(request: Request, maxBytes: number): Promise<Uint
 
 const redactTokens = (text: string, tokens: readonly string[]): string =>
   tokens.reduce((result, token) => (token ? result.split(token).join('[redacted]') : result), text);
+
+/** The reservation id a delivery is about, when it carries one. */
+function reservationIdOf(event: WebhookEvent): string | undefined {
+  const id = (event.reservation as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What a delivery holds in the duplicate store while its handlers run. */
+interface Lease {
+  complete(): void | Promise<void>;
+  release(): void | Promise<void>;
+}
 
 /**
  * Creates a webhook receiver: it checks each delivery's token in constant time, reads the
@@ -245,15 +297,19 @@ const redactTokens = (text: string, tokens: readonly string[]): string =>
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const tokenSource = validateOptions(options);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const tokenHeader = options.tokenHeader?.toLowerCase();
   const duplicateStore = options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
   const logger = options.logger === false ? undefined : (options.logger ?? consoleWarnings);
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
+  checkClaimLength(duplicateStore, handlerTimeoutMs);
   const handlersByType = new Map<string, WebhookHandler[]>();
-  // Deliveries being processed right now, by id: a concurrent repeat waits for the first instead
-  // of running the handler twice.
+  // Deliveries being processed right now, by duplicate key: a concurrent repeat waits for the
+  // first instead of running the handler twice.
   const inFlight = new Map<string, Promise<WebhookResult>>();
+  // Fingerprints of webhook tokens (for keying deliveries without a reservation), computed once per token.
+  const fingerprints = new Map<string, Promise<string>>();
 
   async function acceptedTokens(): Promise<readonly string[]> {
     let tokens: unknown;
@@ -277,24 +333,38 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return tokens;
   }
 
-  async function authenticate(readHeader: HeaderReader): Promise<readonly string[]> {
+  /** Resolves to the accepted tokens and the one the delivery presented. */
+  async function authenticate(readHeader: HeaderReader): Promise<Verified> {
     const presented = presentedTokens(readHeader, tokenHeader);
     // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
-    const accepted = await acceptedTokens();
-    if (!(await matchesAnyToken(presented, accepted))) throw new WebhookVerificationError('mismatch');
-    return accepted;
+    const tokens = await acceptedTokens();
+    const index = matchingTokenIndex(presented, tokens);
+    if (index === -1) throw new WebhookVerificationError('mismatch');
+    return { tokens, token: tokens[index]! };
+  }
+
+  /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
+  function readBodyInTime(read: BodyReader, startedAt: number): Promise<Uint8Array> {
+    const controller = new AbortController();
+    return withTimeLimit(
+      () => read(maxBodyBytes, controller.signal),
+      Math.max(0, startedAt + bodyTimeoutMs - Date.now()),
+      () => new WebhookBodyTimeoutError(bodyTimeoutMs),
+      controller,
+    );
   }
 
   async function verifyDelivery(
     headers: HeadersInput,
     body: ReceiveInput['body'],
-    onTokens: (tokens: readonly string[]) => void,
+    onVerified: (verified: Verified) => void,
+    startedAt: number,
   ): Promise<WebhookEvent> {
     // A parsed body is a mistake in the partner's app, reported before anything about the request.
     const given = typeof body === 'function' ? undefined : asRawBody(body);
     const readHeader = readHeaders(headers);
-    onTokens(await authenticate(readHeader));
+    onVerified(await authenticate(readHeader));
 
     const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
     // A missing Content-Type is tolerated too: the body is read as JSON all the same.
@@ -302,28 +372,48 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
     const declaredLength = Number(readHeader('content-length')[0]);
     if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
-    let bytes: Uint8Array;
-    if (given === undefined) bytes = await (body as (maxBytes: number) => Promise<Uint8Array>)(maxBodyBytes);
-    else bytes = typeof given === 'string' ? encoder.encode(given) : given;
-    if (bytes.byteLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
+    let bytes: Uint8Array | undefined;
+    if (given === undefined) bytes = await readBodyInTime(body as BodyReader, startedAt);
+    else if (typeof given !== 'string') bytes = given;
+    const size = bytes ? bytes.byteLength : given!.length;
+    // A string's UTF-8 size is at least its length: the exact size is only needed near the limit.
+    if (size > maxBodyBytes || (bytes === undefined && size * 3 > maxBodyBytes && encoder.encode(given as string).byteLength > maxBodyBytes)) {
+      throw new WebhookPayloadTooLargeError(maxBodyBytes);
+    }
 
     let text: string;
     try {
       // The decoder drops a leading byte-order mark; a string body that kept one is read the same way.
       text = typeof given === 'string'
         ? (given.startsWith(BYTE_ORDER_MARK) ? given.slice(1) : given)
-        : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        : utf8.decode(bytes!);
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
-    if (text.trim() === '') throw new WebhookPayloadError('Webhook body is empty');
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (error) {
+      if (text.trim() === '') throw new WebhookPayloadError('Webhook body is empty');
       throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
     }
-    return parseWebhookEvent(json, await bodyDigestId(bytes));
+    // The body's digest stands in for a delivery id only when the envelope carries none.
+    const fallbackId = envelopeDeliveryId(json) === undefined ? await bodyDigestId(bytes ?? encoder.encode(given as string)) : undefined;
+    return parseWebhookEvent(json, fallbackId);
+  }
+
+  /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
+  async function duplicateKey(event: WebhookEvent, token: string): Promise<string> {
+    const reservationId = reservationIdOf(event);
+    if (reservationId !== undefined) return `reservation-${reservationId}:${event.id}`;
+    let fingerprint = fingerprints.get(token);
+    if (!fingerprint) {
+      // Domain-separated and shortened: the key never carries the token, nor a digest of it alone.
+      fingerprint = crypto.subtle.digest('SHA-256', encoder.encode(`restaurant-partner-sdk webhook\n${token}`)).then((digest) => hex(digest).slice(0, 16));
+      if (fingerprints.size >= 64) fingerprints.clear();
+      fingerprints.set(token, fingerprint);
+    }
+    return `webhook-${await fingerprint}:${event.id}`;
   }
 
   function log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void {
@@ -347,97 +437,122 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   }
 
-  function refusal(error: WebhookError): WebhookResult {
+  function refusal(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): WebhookResult {
+    report(error, tokens, event);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (error.status === 401) headers['www-authenticate'] = 'Bearer';
     if (error.status === 405) headers.allow = 'POST';
-    if (error.status === 413) headers.connection = 'close';
+    // The rest of an oversized or trickling body is not worth reading.
+    if (error.status === 413 || error.status === 408) headers.connection = 'close';
     // The service stores the answer as `last_response`; the message says what was wrong, never a token.
     const message = error instanceof WebhookHandlerError ? 'The webhook handler failed; retry later' : error.message;
-    return { status: error.status, body: { error: message }, headers, error };
+    return event ? { status: error.status, body: { error: message }, headers, error, event } : { status: error.status, body: { error: message }, headers, error };
   }
 
-  const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult => ({
-    status: 200,
-    body: duplicate ? { received: true, duplicate: true } : { received: true },
-    headers: { 'content-type': 'application/json' },
-    event,
-    ...(duplicate ? { duplicate: true } : {}),
-  });
+  const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult =>
+    duplicate
+      ? { status: 200, body: { received: true, duplicate: true }, headers: { 'content-type': 'application/json' }, event, duplicate: true }
+      : { status: 200, body: { received: true }, headers: { 'content-type': 'application/json' }, event };
 
-  async function process(event: WebhookEvent, tokens: readonly string[]): Promise<WebhookResult> {
-    if (duplicateStore) {
-      let seen: boolean;
+  /**
+   * Takes the delivery in the duplicate store: a lease to run it, or the answer when it must not
+   * run (processed already; held by another receiver past the wait).
+   */
+  async function takeLease(store: DuplicateStore, key: string, event: WebhookEvent): Promise<Lease | 'processed' | WebhookError> {
+    if (!store.claim) {
+      if (await store.has(key)) return 'processed';
+      return { complete: () => store.add(key), release: () => store.release?.(key) };
+    }
+    // Another receiver holds it: its handler is running. Answering 200 now would lose the event if
+    // that handler then fails, so wait for its outcome, as long as a handler may take.
+    const waitUntil = Date.now() + handlerTimeoutMs;
+    for (let pauseMs = 25; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
+      const claim: DuplicateClaim = await store.claim(key);
+      if (claim.status === 'claimed') return claim;
+      if (claim.status === 'processed') return 'processed';
+      if (Date.now() + pauseMs > waitUntil) return new WebhookDeliveryInProgressError(event.id);
+      await sleep(pauseMs);
+    }
+  }
+
+  async function runHandlers(event: WebhookEvent): Promise<void> {
+    const specific = handlersByType.get(event.type);
+    const handlers = specific && specific.length > 0 ? specific : handlersByType.get('*');
+    if (!handlers || handlers.length === 0) return;
+    const controller = new AbortController();
+    await withTimeLimit(
+      async () => {
+        for (const handler of handlers) {
+          if (controller.signal.aborted) return;
+          await handler(event, { signal: controller.signal });
+        }
+      },
+      handlerTimeoutMs,
+      () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
+      controller,
+    );
+  }
+
+  async function process(event: WebhookEvent, key: string | undefined, tokens: readonly string[]): Promise<WebhookResult> {
+    let lease: Lease | undefined;
+    if (duplicateStore && key !== undefined) {
+      let taken: Lease | 'processed' | WebhookError;
       try {
-        seen = await duplicateStore.has(event.id);
+        taken = await takeLease(duplicateStore, key, event);
       } catch (cause) {
         // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
-        const error = new WebhookConfigurationError('The duplicate store failed to answer', { cause });
-        report(error, tokens, event);
-        return { ...refusal(error), event };
+        return refusal(new WebhookConfigurationError('The duplicate store failed to answer', { cause }), tokens, event);
       }
-      if (seen) {
-        log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
-          deliveryId: event.id,
-          event: event.event,
-        });
+      if (taken instanceof WebhookError) return refusal(taken, tokens, event);
+      if (taken === 'processed') {
+        log('info', 'Webhook delivery already processed; answered 200 without running the handler', { deliveryId: event.id, event: event.event });
         return accepted(event, true);
       }
+      lease = taken;
     }
-    const specific = handlersByType.get(event.type) ?? [];
-    const handlers = specific.length > 0 ? specific : (handlersByType.get('*') ?? []);
-    if (handlers.length > 0) {
-      const controller = new AbortController();
+    try {
+      await runHandlers(event);
+    } catch (cause) {
+      // The lease is freed, so a retry of the delivery runs the handler again.
       try {
-        await withTimeLimit(
-          async () => {
-            for (const handler of handlers) {
-              if (controller.signal.aborted) return;
-              await handler(event, { signal: controller.signal });
-            }
-          },
-          handlerTimeoutMs,
-          () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
-          controller,
-        );
-      } catch (cause) {
-        // A claim taken by `has` is freed, so a retry of the delivery runs the handler again.
-        try {
-          await duplicateStore?.release?.(event.id);
-        } catch {
-          // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
-        }
-        const error = cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
-        report(error, tokens, event);
-        return { ...refusal(error), event };
+        await lease?.release();
+      } catch {
+        // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
       }
+      const error = cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
+      return refusal(error, tokens, event);
     }
-    if (duplicateStore) {
-      try {
-        await duplicateStore.add(event.id);
-      } catch (cause) {
-        // The handler ran: answering 500 would make the service send it again, so log and accept.
-        log('error', 'The duplicate store failed to record a processed delivery', {
-          deliveryId: event.id,
-          cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
-        });
-      }
+    try {
+      await lease?.complete();
+    } catch (cause) {
+      // The handler ran: answering 500 would make the service send it again, so log and accept.
+      log('error', 'The duplicate store failed to record a processed delivery', {
+        deliveryId: event.id,
+        cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
+      });
     }
     log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
     return accepted(event, false);
   }
 
-  async function processOnce(event: WebhookEvent, tokens: readonly string[]): Promise<WebhookResult> {
-    for (let running = inFlight.get(event.id); running; running = inFlight.get(event.id)) await running.catch(() => {});
-    const run = process(event, tokens).finally(() => inFlight.delete(event.id));
-    inFlight.set(event.id, run);
+  async function processOnce(event: WebhookEvent, verified: Verified): Promise<WebhookResult> {
+    if (!duplicateStore) return process(event, undefined, verified.tokens);
+    let key: string;
+    try {
+      key = await duplicateKey(event, verified.token);
+    } catch (cause) {
+      return refusal(new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }), verified.tokens, event);
+    }
+    for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running.catch(() => {});
+    const run = process(event, key, verified.tokens).finally(() => inFlight.delete(key));
+    inFlight.set(key, run);
     return run;
   }
 
   const receiver: WebhookReceiver = {
     async verify(input) {
       try {
-        return await verifyDelivery(input?.headers, input?.body, () => {});
+        return await verifyDelivery(input?.headers, input?.body, () => {}, Date.now());
       } catch (error) {
         throw asWebhookError(error);
       }
@@ -455,23 +570,23 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return receiver.on(UNKNOWN_EVENT, handler);
     },
     async receive(input) {
-      let tokens: readonly string[] = [];
+      // The body's time limit counts from here: the headers have arrived.
+      const startedAt = Date.now();
+      let verified: Verified = { tokens: [], token: '' };
       let event: WebhookEvent;
       try {
         if (input.method !== undefined && input.method.toUpperCase() !== 'POST') throw new WebhookMethodNotAllowedError(input.method);
-        event = await verifyDelivery(input.headers, input.body, (accepted) => (tokens = accepted));
+        event = await verifyDelivery(input.headers, input.body, (result) => (verified = result), startedAt);
       } catch (cause) {
-        const error = asWebhookError(cause);
-        report(error, tokens);
-        return refusal(error);
+        return refusal(asWebhookError(cause), verified.tokens);
       }
-      return processOnce(event, tokens);
+      return processOnce(event, verified);
     },
     async handle(request) {
       const result = await receiver.receive({
         method: request.method,
         headers: request.headers,
-        body: (maxBytes) => readRequestBody(request, maxBytes),
+        body: (maxBytes, signal) => readRequestBody(request, maxBytes, signal),
       });
       return new Response(JSON.stringify(result.body), { status: result.status, headers: result.headers });
     },
@@ -480,6 +595,27 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     },
   };
   return receiver;
+}
+
+/** The accepted tokens of one delivery, and the one it presented. */
+interface Verified {
+  tokens: readonly string[];
+  token: string;
+}
+
+/** A store with leases must hold a claim longer than a handler may run, or one delivery could run twice. */
+function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: number): void {
+  if (!store?.claim) return;
+  const claimTtlMs = store.claimTtlMs;
+  if (typeof claimTtlMs !== 'number' || !(claimTtlMs > 0)) {
+    throw new WebhookConfigurationError('createWebhookReceiver: a duplicateStore with claim() must say how long a claim lasts (claimTtlMs)');
+  }
+  if (claimTtlMs < handlerTimeoutMs + CLAIM_MARGIN_MS) {
+    throw new WebhookConfigurationError(
+      `createWebhookReceiver: the duplicate store's claims last ${claimTtlMs} ms (claimTtlMs), less than handlerTimeoutMs (${handlerTimeoutMs} ms) + ${CLAIM_MARGIN_MS} ms: ` +
+        'a claim that ends while its handler runs lets another receiver run the same delivery. Raise claimTtlMs or lower handlerTimeoutMs',
+    );
+  }
 }
 
 const asWebhookError = (error: unknown): WebhookError =>
@@ -492,7 +628,7 @@ const paddedTokenProblem = (index: number): string =>
   `tokens[${index}] with leading or trailing whitespace, which no delivery can match (a token read from a file often ends with a newline: trim it)`;
 
 const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptions>([
-  'tokens', 'tokenHeader', 'maxBodyBytes', 'duplicateStore', 'logger', 'handlerTimeoutMs', 'tokensTimeoutMs', 'onError',
+  'tokens', 'tokenHeader', 'maxBodyBytes', 'bodyTimeoutMs', 'duplicateStore', 'logger', 'handlerTimeoutMs', 'tokensTimeoutMs', 'onError',
 ]);
 
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
@@ -502,7 +638,7 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (unknown.length > 0) {
     throw new WebhookConfigurationError(`createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`);
   }
-  const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs } = options;
+  const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs, bodyTimeoutMs } = options;
   if (typeof tokens === 'string') {
     throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]');
   }
@@ -518,7 +654,7 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');
   }
-  for (const [name, value] of [['handlerTimeoutMs', handlerTimeoutMs], ['tokensTimeoutMs', tokensTimeoutMs]] as const) {
+  for (const [name, value] of [['handlerTimeoutMs', handlerTimeoutMs], ['tokensTimeoutMs', tokensTimeoutMs], ['bodyTimeoutMs', bodyTimeoutMs]] as const) {
     // setTimeout cannot wait longer than 2^31 - 1 ms; a larger value would fire at once.
     if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) {
       throw new WebhookConfigurationError(`createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`);

@@ -1,5 +1,5 @@
 /**
- * Finding the token a delivery presents, and comparing it in constant time with Web Crypto only
+ * Finding the token a delivery presents, and comparing it in constant time with plain JavaScript
  * (no `node:crypto`: the receiver's core runs on edge runtimes, Deno and Bun too).
  * @module
  */
@@ -38,27 +38,27 @@ export function presentedTokens(readHeader: HeaderReader, tokenHeader: string | 
   return tokens;
 }
 
-const encoder = new TextEncoder();
-const digest = async (value: string): Promise<Uint8Array> =>
-  new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(value)));
-
 /**
- * True when one of `presented` equals one of `accepted`. Both sides are hashed first, so the
- * comparison always runs over 32 bytes (the length of a token is not revealed), and every pair is
- * compared to the end without an early exit.
+ * The index in `accepted` of the token one of `presented` equals, or -1. Every pair is compared
+ * to the end of the presented token, without an early exit, and the accepted token is read
+ * cyclically (`index % length`), so the time taken depends on the presented tokens only: neither
+ * the content nor the length of an accepted token shows in it. No hashing: this runs on every
+ * delivery and must stay cheap.
  */
-export async function matchesAnyToken(presented: readonly string[], accepted: readonly string[]): Promise<boolean> {
-  const [presentedDigests, acceptedDigests] = await Promise.all([
-    Promise.all(presented.map(digest)),
-    Promise.all(accepted.map(digest)),
-  ]);
-  let matched = 0;
-  for (const left of presentedDigests) {
-    for (const right of acceptedDigests) {
-      let difference = 0;
-      for (let index = 0; index < left.length; index += 1) difference |= left[index]! ^ right[index]!;
-      matched |= difference === 0 ? 1 : 0;
+export function matchingTokenIndex(presented: readonly string[], accepted: readonly string[]): number {
+  let found = -1;
+  for (const left of presented) {
+    for (let index = 0; index < accepted.length; index += 1) {
+      const right = accepted[index]!;
+      // Lengths differ: not equal, whatever the characters say (the loop still runs to the end).
+      let difference = left.length ^ right.length;
+      for (let position = 0; position < left.length; position += 1) {
+        difference |= left.charCodeAt(position) ^ right.charCodeAt(position % right.length);
+      }
+      // 1 when difference is 0, else 0, without a branch on the secret.
+      const equal = ((difference | -difference) >>> 31) ^ 1;
+      found += (index - found) * equal;
     }
   }
-  return matched === 1;
+  return found;
 }

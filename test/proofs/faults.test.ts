@@ -11,9 +11,9 @@
  * - every cancellation the caller was told succeeded is cancelled; failed ones converge when
  *   repeated; reservations nobody cancelled stay untouched.
  *
- * Run (a) against a real misbehaving node:http server that ignores Idempotency-Key (only the
- * client's lookup by metadata can prevent duplicates there), and (b) against the fake service with
- * its own fault injection. Time is virtual (FakeClock) except the per-attempt timeouts, which are
+ * Run (a) against the fake as a real node:http server that ignores Idempotency-Key (only the
+ * client's lookup by metadata can prevent duplicates there), six callers at once, and (b) against
+ * the fake in-process, honouring the key, one caller at a time. Time is virtual (FakeClock) except the per-attempt timeouts, which are
  * small, so the suite takes a few seconds. Every error, log line and hook payload of every failure
  * path is kept and searched for the API token.
  */
@@ -26,8 +26,8 @@ import {
   PartnerSdkError,
   type Reservation,
 } from 'restaurant-partner-sdk';
-import { createClockRateLimiter, createFakeService, FakeClock, type FaultSpec } from 'restaurant-partner-sdk/testing';
-import { randomFaults, seededRandom, startMisbehavingServer, type Fault, type FaultKind, type MisbehavingServer } from '../support/misbehaving-server.js';
+import { createClockRateLimiter, createFakeService, FakeClock, type FaultSpec, type OperationName } from 'restaurant-partner-sdk/testing';
+import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
 const BOOKINGS = 240;
@@ -36,6 +36,18 @@ const TIMEOUT_MS = 120;
 const SLOW_MS = 300;
 // Longer than the whole run on the virtual clock (every settle window included), so every hold is still on when the run reconciles.
 const HOLD_MS = 6 * 60 * 60_000;
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failing run can be replayed from its seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 interface Outcome<T> {
   key: string;
@@ -171,36 +183,55 @@ function leakRecorder(partnerId: string, apiToken: string) {
   };
 }
 
-describe('(a) against a real misbehaving node:http server that ignores Idempotency-Key', () => {
+describe('(a) against the fake on a real node:http server, ignoring Idempotency-Key, six callers at once', () => {
   const partnerId = 'c0ffee00-1234-4abc-8def-001122334455';
   const apiToken = 'fault-suite-token-9f8e7d6c5b4a39281706';
-  const createFaults: Fault[] = [
-    { kind: 'rate-limited', retryAfterSeconds: 1 },
-    { kind: 'rate-limited' },
-    { kind: 'error-before-commit', status: 503 },
-    { kind: 'error-before-commit', status: 500 },
-    { kind: 'error-after-commit', status: 502 },
-    { kind: 'error-after-commit', status: 500 },
-    { kind: 'drop-before-commit' },
-    { kind: 'drop-after-commit' },
-    { kind: 'slow', delayMs: SLOW_MS },
+  // The faults a live service behind load balancers plays: 429 with and without Retry-After, 5xx
+  // before or after it committed, connections dropped before or after committing, and an answer
+  // slower than the client's timeout that commits all the same.
+  const faultMenu: FaultSpec[] = [
+    { status: 429, headers: { 'retry-after': '1' } },
+    { status: 429 },
+    { status: 503, phase: 'before' },
+    { status: 500, phase: 'before' },
+    { status: 502, phase: 'after' },
+    { status: 500, phase: 'after' },
+    { networkError: true, phase: 'before' },
+    { networkError: true, phase: 'after' },
+    { latencyMs: SLOW_MS, phase: 'after' },
   ];
-  let server: MisbehavingServer;
+  let server: RunningFakeServer;
   let client: PartnerClient;
   const recorder = leakRecorder(partnerId, apiToken);
+  const random = seededRandom(SEED);
   let bookings: Outcome<Reservation>[] = [];
   const inputs = new Map<string, Parameters<PartnerClient['reservations']['create']>[1]>();
-  const plan = randomFaults({ seed: SEED, probability: 0.3, faults: createFaults, operations: ['create', 'list', 'cancel', 'retrieve'] });
+  const injected = new Map<OperationName, Set<string>>();
+  /** Before each call, with probability 0.3 per attempt slot, queue a random fault; six callers share the queue, as they share a real service's bad moments. */
+  const injectRandomFaults = (operation: 'reservations.create' | 'reservations.cancel') => {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      if (random() >= 0.3) continue;
+      const fault = faultMenu[Math.floor(random() * faultMenu.length)]!;
+      server.fake.injectFault({ ...fault, operation });
+      injected.set(operation, (injected.get(operation) ?? new Set()).add(JSON.stringify(fault)));
+    }
+    if (random() < 0.05) server.fake.injectFault({ operation: 'reservations.list', status: 503, times: 4 });
+  };
   const storedRows = () =>
-    [...server.reservations.values()].map((row) => ({
-      id: row.id,
-      key: (row.body.metadata as Record<string, unknown> | undefined)?.[IDEMPOTENCY_METADATA_KEY],
-      cancelled: row.cancelled,
+    server.fake.allReservations(1).map((row) => ({
+      id: row.id as number,
+      key: (row.metadata as Record<string, unknown> | null)?.[IDEMPOTENCY_METADATA_KEY],
+      cancelled: row.cancelled as boolean,
     }));
+  /** Answers the server gave to `operation`, by status (null: the connection was dropped). */
+  const answered = (operation: string) => server.fake.requests.filter((entry) => entry.operation === operation).map((entry) => entry.status);
 
   const clock = new FakeClock({ frozen: true });
   beforeAll(async () => {
-    server = await startMisbehavingServer({ partnerId, apiToken, defaultPageSize: 100, faults: plan });
+    // The server's rate limit is off: its clock is real time, while the client paces on a frozen FakeClock.
+    server = await startFakeServer({ rateLimit: false, dialect: { idempotencyKey: 'ignored' }, journalLimit: 20_000 });
+    server.fake.addPartner({ partnerId, apiToken, name: 'Fault suite' });
+    server.fake.addRestaurant({ display_name: 'Fault Bistro', partnerIds: [partnerId], availability: { capacityCovers: 100_000 } });
     client = new PartnerClient({
       baseUrl: server.url,
       partnerId,
@@ -224,8 +255,9 @@ describe('(a) against a real misbehaving node:http server that ignores Idempoten
         const key = `misbehaving-${SEED}-${index}`;
         const input = { start_time: `${startTimeFor(index, baseDay)}+01:00`, adults: 2, first_name: `Guest ${index}` };
         inputs.set(key, input);
-        return () =>
-          settle(key, () =>
+        return () => {
+          injectRandomFaults('reservations.create');
+          return settle(key, () =>
             client.reservations.create(
               1,
               input,
@@ -233,83 +265,83 @@ describe('(a) against a real misbehaving node:http server that ignores Idempoten
               { idempotencyKey: key, ...(index % 5 === 0 ? { maxRetries: 0 } : {}) },
             ),
           );
+        };
       }),
     );
-    await server.settle();
+    server.fake.clearFaults();
+    // A slow answer's commit lands after its caller gave up: wait for the last ones.
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS * 2));
     recorder.keep(bookings);
 
     const counts = expectBookingsBalance(bookings, storedRows());
-
     // The run proves something only if every kind of fault hit creates, and every outcome occurred.
-    const createFaultKinds = new Set(server.requests.filter((request) => request.operation === 'create').map((request) => request.fault));
-    for (const fault of createFaults) expect(createFaultKinds, `create saw ${fault.kind}`).toContain(fault.kind);
+    expect(injected.get('reservations.create')?.size, 'every kind of fault was injected on creates').toBe(faultMenu.length);
+    const statuses = answered('reservations.create');
+    for (const status of [429, 500, 502, 503, null]) expect(statuses, `create answered ${status}`).toContain(status);
     expect(counts.succeeded).toBeGreaterThan(BOOKINGS / 2);
-    expect(counts.ambiguous, 'some creates timed out and stayed ambiguous').toBeGreaterThan(0);
-    // A create that committed behind a fault (a 5xx or drop after commit, an answer past the timeout) is found by its key.
-    const committedBehindFault = new Set(
-      server.requests.filter((request) => request.operation === 'create' && ['error-after-commit', 'drop-after-commit', 'slow'].includes(request.fault ?? '')).map((request) => request.idempotencyKey),
-    );
-    expect(bookings.filter((outcome) => outcome.value && committedBehindFault.has(outcome.key)).length, 'creates committed behind a fault resolve to success').toBeGreaterThan(0);
-    // A 429 ends as a plain failure only when its look-up read the whole list; here every fifth
-    // create allows no retry of that look-up's pages either, and the pages fail at random, so
-    // "told failed" is rare in this run: the fake's run below covers it.
-    // Every create request carried its Idempotency-Key header, the same key as in its metadata.
-    for (const request of server.requests.filter((entry) => entry.operation === 'create')) expect(request.idempotencyKey).toMatch(/^misbehaving-/);
-    console.info(`misbehaving server, seed ${SEED}: ${JSON.stringify(counts)}; ${server.requests.length} requests`);
-    // Real per-attempt timeouts and slow answers, with a look-up after every 429: up to half a minute on a loaded machine.
+    expect(counts.ambiguous, 'some creates stayed ambiguous').toBeGreaterThan(0);
+    // A create that committed behind a fault (a 5xx or drop after commit, an answer past the
+    // timeout) resolves to success through the lookup by its key: more successes than 201s.
+    const answeredCreated = statuses.filter((status) => status === 201).length;
+    expect(counts.succeeded, 'creates committed behind a fault resolve to success').toBeGreaterThan(answeredCreated);
+    expect(counts.failed, 'some creates were told failed (and proven absent)').toBeGreaterThan(0);
+    console.info(`fake server ignoring Idempotency-Key, seed ${SEED}: ${JSON.stringify(counts)}; ${server.fake.requests.length} requests`);
   }, 90_000);
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
-    server.setFaultPlan(undefined);
     const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows, async () => clock.advance('PT6H1M'));
     expect(result.ambiguous).toBeGreaterThan(0);
-    server.setFaultPlan(plan);
   });
 
   it('cancels under faults: told-success is cancelled, failures converge when repeated, untouched ones stay booked', async () => {
-    const existing = [...server.reservations.values()];
+    const existing = storedRows();
     expect(existing.length).toBeGreaterThan(100);
     const targets = existing.filter((_, index) => index % 4 !== 3);
     const untouched = existing.filter((_, index) => index % 4 === 3);
-    const countBefore = server.reservations.size;
+    const cancelsBefore = answered('reservations.cancel').length;
 
     const cancels = await pool(
       6,
-      targets.map((row, index) => () => settle(String(row.id), () => client.reservations.cancel(1, row.id, index % 5 === 0 ? { maxRetries: 0 } : {}))),
+      targets.map((row, index) => () => {
+        injectRandomFaults('reservations.cancel');
+        return settle(String(row.id), () => client.reservations.cancel(1, row.id, index % 5 === 0 ? { maxRetries: 0 } : {}));
+      }),
     );
-    await server.settle();
+    server.fake.clearFaults();
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS * 2));
     recorder.keep(cancels);
 
+    const rows = () => new Map(storedRows().map((row) => [row.id, row]));
+    const after = rows();
     let failed = 0;
     for (const [index, outcome] of cancels.entries()) {
-      const row = server.reservations.get(targets[index]!.id)!;
+      const row = after.get(targets[index]!.id)!;
       if (outcome.error === undefined) {
         expect(row.cancelled, `told cancelled: ${row.id}`).toBe(true);
-        if (outcome.value) expect(outcome.value).toMatchObject({ id: row.id, cancelled: true, cancelled_at: row.cancelledAt });
+        if (outcome.value) expect(outcome.value).toMatchObject({ id: row.id, cancelled: true });
       } else {
         failed += 1;
         expect(outcome.error).toBeInstanceOf(PartnerSdkError);
         expect(outcome.error).not.toBeInstanceOf(InputValidationError);
       }
     }
-    expect(server.reservations.size, 'cancelling never creates').toBe(countBefore);
-    for (const row of untouched) expect(server.reservations.get(row.id)!.cancelled, `nobody cancelled ${row.id}`).toBe(false);
-    const cancelFaultKinds = new Set(server.requests.filter((request) => request.operation === 'cancel').map((request) => request.fault));
-    for (const kind of ['rate-limited', 'error-before-commit', 'error-after-commit', 'drop-before-commit', 'drop-after-commit', 'slow'] as FaultKind[]) {
-      expect(cancelFaultKinds, `cancel saw ${kind}`).toContain(kind);
-    }
+    expect(after.size, 'cancelling never creates').toBe(existing.length);
+    for (const row of untouched) expect(after.get(row.id)!.cancelled, `nobody cancelled ${row.id}`).toBe(false);
+    expect(injected.get('reservations.cancel')?.size, 'every kind of fault was injected on cancels').toBe(faultMenu.length);
+    const statuses = answered('reservations.cancel').slice(cancelsBefore);
+    for (const status of [429, 500, 502, 503, null]) expect(statuses, `cancel answered ${status}`).toContain(status);
 
     // Failed cancellations converge: with the faults gone, repeating them ends cancelled.
-    server.setFaultPlan(undefined);
     const retried = await pool(
       6,
       cancels.flatMap((outcome, index) => (outcome.error === undefined ? [] : [() => settle(String(targets[index]!.id), () => client.reservations.cancel(1, targets[index]!.id))])),
     );
     expect(failed, 'some cancellations were told failed').toBeGreaterThan(0);
     expect(retried.filter((outcome) => outcome.error !== undefined)).toEqual([]);
-    for (const row of targets) expect(server.reservations.get(row.id)!.cancelled).toBe(true);
-    for (const row of untouched) expect(server.reservations.get(row.id)!.cancelled).toBe(false);
-    console.info(`misbehaving server cancels: ${targets.length} asked, ${failed} told failed then converged`);
+    const final = rows();
+    for (const row of targets) expect(final.get(row.id)!.cancelled).toBe(true);
+    for (const row of untouched) expect(final.get(row.id)!.cancelled).toBe(false);
+    console.info(`fake server cancels: ${targets.length} asked, ${failed} told failed then converged`);
   });
 
   it('never shows the API token in any error, log line or hook payload of any failure path above', () => {

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDelivery } from 'restaurant-partner-sdk/testing';
+import { buildDelivery, type DeliveryContent } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
-import { createRedisDuplicateStore } from '../../src/redis/index.js';
+import { createRedisDuplicateStore, type RedisDuplicateStoreOptions } from '../../src/redis/index.js';
+import { reservation } from '../webhooks/helpers.js';
 import { CLIENT_KINDS, connectionsOf, type ConnectedClient } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
 const TOKEN = 'whsec-duplicate-store-test-token';
+const OTHER_PARTNER_TOKEN = 'whsec-another-partner-test-token';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -15,32 +17,43 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** A receiver instance, as one of several processes would run it, with its own Redis connection. */
-function receiverOn(connection: ConnectedClient, keyPrefix: string, handler: (event: WebhookEvent) => Promise<void>) {
+function receiverOn(
+  connection: ConnectedClient,
+  handler: (event: WebhookEvent) => Promise<void>,
+  storeOptions: Omit<RedisDuplicateStoreOptions, 'redis'> = {},
+  token = TOKEN,
+) {
   const receiver = createWebhookReceiver({
-    tokens: [TOKEN],
-    duplicateStore: createRedisDuplicateStore({ redis: connection.client, keyPrefix }),
-    logger: { warn: () => undefined, error: () => undefined },
+    tokens: [token],
+    duplicateStore: createRedisDuplicateStore({ redis: connection.client, ...storeOptions }),
+    logger: false,
   });
-  receiver.on('TEST', handler);
+  receiver.on('*', handler);
   return (delivery: { body: string; headers: Record<string, string> }) =>
     receiver.handle(new Request('http://receiver.test/webhooks', { method: 'POST', body: delivery.body, headers: delivery.headers }));
 }
 
+/** A reservation delivery with a reservation id unique to this test, so tests sharing the default key prefix never meet. */
+let nextReservationId = 1000;
+const reservationDelivery = (overrides: Partial<DeliveryContent> = {}, token = TOKEN) =>
+  buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: (nextReservationId += 1) }), restaurantId: 1, ...overrides }, token);
+
 describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
   const connect = connectionsOf(kind, () => redis.url);
 
-  it('two receivers given one delivery at the same moment run the handler once', async () => {
-    const keyPrefix = `test:${kind}:once:`;
+  it('two receivers given one delivery at the same moment run the handler once; the second waits for the first', async () => {
     let runs = 0;
     const slowHandler = async () => {
       runs += 1;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     };
     const [a, b] = await Promise.all([connect(), connect()]);
-    const first = receiverOn(a, keyPrefix, slowHandler);
-    const second = receiverOn(b, keyPrefix, slowHandler);
-    const delivery = buildDelivery({ event: 'TEST' }, TOKEN);
+    const first = receiverOn(a, slowHandler);
+    const second = receiverOn(b, slowHandler);
+    const delivery = reservationDelivery();
     const answers = await Promise.all([first(delivery), second(delivery)]);
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(runs).toBe(1);
@@ -52,17 +65,35 @@ describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
     expect(runs).toBe(1);
   });
 
+  it('a handler that fails while another receiver waits on it: the waiting one runs it (never answers 200 for an event nobody processed)', async () => {
+    let calls = 0;
+    const failsFirst = async () => {
+      calls += 1;
+      await sleep(100);
+      if (calls === 1) throw new Error('database down');
+    };
+    const [a, b] = await Promise.all([connect(), connect()]);
+    const first = receiverOn(a, failsFirst);
+    const second = receiverOn(b, failsFirst);
+    const delivery = reservationDelivery();
+    const firstAnswer = first(delivery);
+    await sleep(30);
+    const answers = await Promise.all([firstAnswer, second(delivery)]);
+    expect(answers.map((answer) => answer.status)).toEqual([500, 200]);
+    expect(await answers[1]!.json()).toEqual({ received: true });
+    expect(calls).toBe(2);
+  });
+
   it('a handler that fails releases its claim, so the retry (on any receiver) runs the handler', async () => {
-    const keyPrefix = `test:${kind}:retry:`;
     let calls = 0;
     const flaky = async () => {
       calls += 1;
       if (calls === 1) throw new Error('database down');
     };
     const [a, b] = await Promise.all([connect(), connect()]);
-    const first = receiverOn(a, keyPrefix, flaky);
-    const second = receiverOn(b, keyPrefix, flaky);
-    const delivery = buildDelivery({ event: 'TEST' }, TOKEN);
+    const first = receiverOn(a, flaky);
+    const second = receiverOn(b, flaky);
+    const delivery = reservationDelivery();
     expect((await first(delivery)).status).toBe(500);
     const retry = await second(delivery);
     expect(retry.status).toBe(200);
@@ -70,18 +101,81 @@ describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
     expect(calls).toBe(2);
   });
 
-  it('remembers a processed id for ttlMs and claims it for claimTtlMs', async () => {
+  it('Redis paused 2 s under two receivers: the delivery is answered 500, its claim lands late and is dropped, the replay 3 s later runs the handler once', async () => {
+    let runs = 0;
+    const handler = async () => void (runs += 1);
+    const [a, b, admin] = await Promise.all([connect(), connect(), connect()]);
+    const first = receiverOn(a, handler);
+    const second = receiverOn(b, handler);
+    const delivery = reservationDelivery();
+    const pausedAt = Date.now();
+    await admin.command('CLIENT', 'PAUSE', '2000');
+    // The claim cannot answer within the store's 1 s command timeout: 500, so the service retries.
+    const during = await first(delivery);
+    expect(during.status).toBe(500);
+    expect(runs).toBe(0);
+    // The retry, 3 s after the pause began (1 s after Redis resumed and ran the queued claim).
+    await sleep(Math.max(0, pausedAt + 3_000 - Date.now()));
+    const replays = await Promise.all([second(delivery), first(delivery)]);
+    expect(replays.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(runs).toBe(1);
+    // And again later, on either receiver: a duplicate.
+    expect(await (await first(delivery)).json()).toEqual({ received: true, duplicate: true });
+    expect(runs).toBe(1);
+  }, 20_000);
+
+  it("with default options, two partners' delivery `1` both run, while a second instance of one partner's receiver sees it as a duplicate", async () => {
+    const runs: string[] = [];
+    const [a, a2, b] = await Promise.all([connect(), connect(), connect()]);
+    const partnerA = receiverOn(a, async () => void runs.push('A'));
+    const partnerA2 = receiverOn(a2, async () => void runs.push('A2'));
+    const partnerB = receiverOn(b, async () => void runs.push('B'), {}, OTHER_PARTNER_TOKEN);
+    // Each partner's own reservation, and a test delivery each (no reservation), all with delivery id `1`.
+    const testId = `1-${kind}`;
+    const deliveriesA = [reservationDelivery({ id: '1' }), buildDelivery({ event: 'TEST', id: testId }, TOKEN)];
+    const deliveriesB = [reservationDelivery({ id: '1' }, OTHER_PARTNER_TOKEN), buildDelivery({ event: 'TEST', id: testId }, OTHER_PARTNER_TOKEN)];
+    for (const delivery of deliveriesA) expect(await (await partnerA(delivery)).json()).toEqual({ received: true });
+    for (const delivery of deliveriesB) expect(await (await partnerB(delivery)).json()).toEqual({ received: true });
+    for (const delivery of deliveriesA) expect(await (await partnerA2(delivery)).json()).toEqual({ received: true, duplicate: true });
+    expect(runs).toEqual(['A', 'A', 'B', 'B']);
+  });
+
+  it('a lease: only its owner completes or releases it; its claim lasts claimTtlMs, a processed delivery ttlMs', async () => {
     const connection = await connect();
-    const store = createRedisDuplicateStore({ redis: connection.client, keyPrefix: `test:${kind}:ttl:`, ttlMs: 60_000, claimTtlMs: 5_000 });
-    expect(await store.has('evt_1')).toBe(false);
-    const claimTtl = Number(await connection.command('PTTL', `test:${kind}:ttl:evt_1`));
+    const keyPrefix = `test:${kind}:lease:`;
+    const store = createRedisDuplicateStore({ redis: connection.client, keyPrefix, ttlMs: 60_000, claimTtlMs: 300 });
+    expect(store.claimTtlMs).toBe(300);
+    const first = await store.claim('evt_1');
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    const claimTtl = Number(await connection.command('PTTL', `${keyPrefix}evt_1`));
     expect(claimTtl).toBeGreaterThan(0);
-    expect(claimTtl).toBeLessThanOrEqual(5_000);
+    expect(claimTtl).toBeLessThanOrEqual(300);
+    expect((await store.claim('evt_1')).status).toBe('busy');
+    expect(await store.has('evt_1')).toBe(false);
+    // The first lease runs out; a second receiver claims the delivery.
+    await sleep(400);
+    const second = await store.claim('evt_1');
+    if (second.status !== 'claimed') throw new Error(`expected a claim, got ${second.status}`);
+    // The first owner's late release or completion does not touch the second lease.
+    await first.release();
+    expect((await store.claim('evt_1')).status).toBe('busy');
+    await first.complete();
+    expect(await store.has('evt_1')).toBe(false);
+    await second.complete();
     expect(await store.has('evt_1')).toBe(true);
-    await store.add('evt_1');
-    expect(Number(await connection.command('PTTL', `test:${kind}:ttl:evt_1`))).toBeGreaterThan(5_000);
-    // Releasing a processed id does not forget it.
-    await store.release('evt_1');
+    expect((await store.claim('evt_1')).status).toBe('processed');
+    expect(Number(await connection.command('PTTL', `${keyPrefix}evt_1`))).toBeGreaterThan(50_000);
+    // Releasing a processed delivery does not forget it.
+    await second.release();
     expect(await store.has('evt_1')).toBe(true);
+  });
+
+  it('the receiver refuses a store whose claim is shorter than its handler time limit plus 5 s; the defaults agree', async () => {
+    const connection = await connect();
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 20_000 }) })).toThrow(/claimTtlMs/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: createRedisDuplicateStore({ redis: connection.client }) })).not.toThrow();
+    expect(() =>
+      createWebhookReceiver({ tokens: [TOKEN], handlerTimeoutMs: 10_000, duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 15_000 }) }),
+    ).not.toThrow();
   });
 });

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
-// @ts-expect-error plain JavaScript module shared with the bench, without type declarations
-import { runBudgetProcesses } from '../../bench/support/budget-run.mjs';
+// @ts-expect-error plain JavaScript module shared with bench/redis-budget.mjs, without type declarations
+import { runBudgetProcesses } from './support/budget-run.mjs';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
 interface ProcessReport {

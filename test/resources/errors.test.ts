@@ -71,7 +71,7 @@ describe('type guards', () => {
         expect((guard as (error: unknown) => boolean)(new Error('plain')), `is${name} on a plain Error`).toBe(false);
       }
     }
-    expect(classes).toEqual(expect.arrayContaining(['NotFoundError', 'BadRequestError', 'TimeoutError', 'ReservationCancelledError', 'WebhookVerificationError', 'FakeControlError', 'RateLimitQueueFullError']));
+    expect(classes).toEqual(expect.arrayContaining(['NotFoundError', 'BadRequestError', 'TimeoutError', 'ReservationCancelledError', 'WebhookVerificationError', 'FakeError', 'RateLimitQueueFullError']));
     expect(isNotFoundError(new NotFoundError('HTTP 404', { status: 404 }))).toBe(true);
     expect(isNotFoundError(new BadRequestError('HTTP 400', { status: 400 }))).toBe(false);
   });

@@ -1,16 +1,16 @@
 /**
- * The README's tables for the fake say what the code does: each is compared with a rendering of
+ * The tables of docs/fake.md say what the code does: each is compared with a rendering of
  * the table the code decides with (routes, dialects, limits, transitions, fault operations).
  * `npx tsx test/testing/support/readme-tables.ts --write` rewrites them after a change.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { README, TABLES, readmeBlock } from './support/readme-tables.js';
+import { FAKE_DOCS, TABLES, readmeBlock } from './support/readme-tables.js';
 
-describe('README tables for the fake', () => {
-  const readme = readFileSync(README, 'utf8');
+describe('docs/fake.md tables', () => {
+  const readme = readFileSync(FAKE_DOCS, 'utf8');
   it.each(Object.keys(TABLES))('%s matches the code', (name) => {
-    expect(readmeBlock(readme, name), `README.md lacks the ${name} block`).toBeDefined();
+    expect(readmeBlock(readme, name), `docs/fake.md lacks the ${name} block`).toBeDefined();
     expect(readmeBlock(readme, name)).toBe(TABLES[name]!());
   });
 

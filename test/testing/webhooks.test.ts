@@ -199,7 +199,7 @@ describe('deliveries', () => {
     expect(received[1]!.body.reservation).toMatchObject({ adults: 4, start_time: '2026-12-02T20:00:00+01:00' });
   });
 
-  it('refuses restaurant-side actions that the state does not allow, with FakeControlError', async () => {
+  it('refuses restaurant-side actions that the state does not allow, with FakeError', async () => {
     const reservation = await book();
     await expect(driver.fake.asRestaurant.confirm(restaurantId, reservation.id)).rejects.toMatchObject({ name: 'FakeError', status: 409, code: 'invalid_transition' });
     await expect(driver.fake.asRestaurant.modify(restaurantId, reservation.id, { adults: 99 })).rejects.toMatchObject({ status: 400, body: { adults: [expect.any(String)] } });

@@ -129,18 +129,57 @@ describe('duplicates', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
-  it('uses a pluggable store: has() before the handler, add() only after it succeeded', async () => {
-    const ids = new Set<string>();
-    const store: DuplicateStore = { has: vi.fn(async (id: string) => ids.has(id)), add: vi.fn(async (id: string) => void ids.add(id)) };
+  it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by reservation (or webhook) and delivery id', async () => {
+    const keys = new Set<string>();
+    const store: DuplicateStore = { has: vi.fn(async (key: string) => keys.has(key)), add: vi.fn(async (key: string) => void keys.add(key)) };
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: store })
-      .on('TEST', (event) => {
+      .on('*', (event) => {
         if (event.id === 'evt_bad') throw new Error('no');
       });
-    await deliver(receiver, { event: 'TEST', id: 'evt_ok' });
-    await deliver(receiver, { event: 'TEST', id: 'evt_bad' });
-    expect(store.has).toHaveBeenCalledWith('evt_ok');
-    expect(store.has).toHaveBeenCalledWith('evt_bad');
-    expect([...ids]).toEqual(['evt_ok']);
+    await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 77 }), restaurantId: 1, id: 'evt_ok' });
+    await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 77 }), restaurantId: 1, id: 'evt_bad' });
+    await deliver(receiver, { event: 'TEST', id: 'evt_test' });
+    expect(store.has).toHaveBeenCalledWith('reservation-77:evt_ok');
+    expect(store.has).toHaveBeenCalledWith('reservation-77:evt_bad');
+    const [reservationKey, testKey, ...rest] = [...keys];
+    expect(rest).toEqual([]);
+    expect(reservationKey).toBe('reservation-77:evt_ok');
+    // No reservation: the webhook's token fingerprint keeps partners apart; the key never holds the token.
+    expect(testKey).toMatch(/^webhook-[0-9a-f]{16}:evt_test$/);
+    expect(testKey).not.toContain(TOKEN);
+  });
+
+  it('keeps two partners apart on one store and shares duplicates between two receivers of one partner', async () => {
+    const store = createMemoryDuplicateStore();
+    const runs: string[] = [];
+    const receiverOf = (name: string, token: string) =>
+      createWebhookReceiver({ tokens: [token], logger: false, duplicateStore: store }).on('*', () => void runs.push(name));
+    const partnerA = receiverOf('A', TOKEN);
+    const partnerA2 = receiverOf('A2', TOKEN);
+    const partnerB = receiverOf('B', OTHER_TOKEN);
+    // The same delivery id, each partner with its own reservation, and a test delivery each.
+    for (const [receiver, token, id] of [[partnerA, TOKEN, 1], [partnerB, OTHER_TOKEN, 2]] as const) {
+      expect((await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id }), id: '1' }, token)).status).toBe(200);
+      expect((await deliver(receiver, { event: 'TEST', id: '1' }, token)).status).toBe(200);
+    }
+    expect(runs).toEqual(['A', 'A', 'B', 'B']);
+    // The second instance of partner A sees both of A's deliveries as duplicates.
+    expect(await (await deliver(partnerA2, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 1 }), id: '1' })).json()).toEqual({ received: true, duplicate: true });
+    expect(await (await deliver(partnerA2, { event: 'TEST', id: '1' })).json()).toEqual({ received: true, duplicate: true });
+    expect(runs).toHaveLength(4);
+  });
+
+  it('refuses a store whose claims could end while a handler runs', () => {
+    const claimStore = (claimTtlMs?: number): DuplicateStore => ({
+      has: () => false,
+      add: () => {},
+      claim: async () => ({ status: 'processed' }),
+      ...(claimTtlMs === undefined ? {} : { claimTtlMs }),
+    });
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(30_000) })).toThrow(/claimTtlMs.*handlerTimeoutMs \(30000 ms\) \+ 5000 ms/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore() })).toThrow(/claimTtlMs/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(10_000), handlerTimeoutMs: 5_000 })).not.toThrow();
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(35_000) })).not.toThrow();
   });
 
   it('answers 500 when the store cannot say, and 200 (logged) when it cannot record after the handler ran', async () => {
@@ -236,6 +275,7 @@ describe('token rotation', () => {
     expect(() => createWebhookReceiver({ tokens: [TOKEN, ''] })).toThrow(/tokens\[1\]/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN, `${OTHER_TOKEN}\n`] })).toThrow(/tokens\[1\] with leading or trailing whitespace/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], bodyTimeoutMs: 0 })).toThrow(/bodyTimeoutMs/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], tokenHeader: 'x token' })).toThrow(/tokenHeader/);
   });
 });

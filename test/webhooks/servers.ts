@@ -73,6 +73,11 @@ export function startExpressApp(
   return listen(createServer(app));
 }
 
+/** `nodeHandler()` served by plain `node:http`, with no framework. */
+export function startNodeServer(receiver: WebhookReceiver): Promise<RunningServer> {
+  return listen(createServer(receiver.nodeHandler()));
+}
+
 /**
  * The request body as a web stream with back-pressure, whose `cancel()` only stops reading, so the
  * handler's answer (a 413) can still be written on the same connection.

@@ -4,7 +4,7 @@
  * The rules themselves are in the backend and its transition table.
  * @module
  */
-import { invalid } from '../backend/errors.js';
+import { invalid } from '../backend/fake-error.js';
 import * as reservations from '../backend/reservations.js';
 import { DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PAGE_SIZE } from '../backend/reservations.js';
 import { FieldCollector, canonicalJson, characterCount, requireObject } from '../backend/validation.js';

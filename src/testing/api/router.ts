@@ -5,7 +5,7 @@
  * @module
  */
 import type { FakeBackend } from '../backend/backend.js';
-import { FakeError } from '../backend/errors.js';
+import { FakeError } from '../backend/fake-error.js';
 import { realDelay, type ActiveFault, type OperationName } from '../backend/faults.js';
 import type { PartnerRecord } from '../backend/state.js';
 import { empty, errorResponse, json, nearestRoute, readJsonBody, refusal } from '../http.js';

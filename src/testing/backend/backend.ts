@@ -5,7 +5,7 @@
  * @module
  */
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import { FakeClock, type FakeClockOptions } from './clock.js';
+import { FakeClock, type FakeClockOptions } from './fake-clock.js';
 import { Deliveries, type DeliveryOptions } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
 import { DelayedCommits, FaultList } from './faults.js';

@@ -9,7 +9,7 @@
  */
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import type { DueWork, FakeClock } from './clock.js';
+import type { DueWork, FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
 import { isoSeconds } from './webhooks.js';

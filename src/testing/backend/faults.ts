@@ -3,8 +3,8 @@
  * once or n times, before or after the operation takes effect (README, "Testing with the fake").
  * @module
  */
-import type { DueWork } from './clock.js';
-import { invalid } from './errors.js';
+import type { DueWork } from './fake-clock.js';
+import { invalid } from './fake-error.js';
 import { FieldCollector, isPlainObject } from './validation.js';
 
 /**

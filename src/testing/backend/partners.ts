@@ -3,7 +3,7 @@
  * their links to restaurants.
  * @module
  */
-import { notFound } from './errors.js';
+import { notFound } from './fake-error.js';
 import { linkKey, randomToken, type PartnerRecord } from './state.js';
 import { FieldCollector, characterCount, isHttpUrl, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';

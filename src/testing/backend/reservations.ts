@@ -7,7 +7,7 @@
  */
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { checkAvailability, formatDuration, formatLocal, readStartTime } from './availability.js';
-import { FakeError, invalid, notFound } from './errors.js';
+import { FakeError, invalid, notFound } from './fake-error.js';
 import { linkKey, type Channel, type PartnerRecord, type ReservationRecord, type RestaurantRecord } from './state.js';
 import { applyTransition, transitionFor, type ReservationAction } from './transitions.js';
 import { FieldCollector, characterCount, isPlainObject, requireObject } from './validation.js';

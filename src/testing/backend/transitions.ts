@@ -4,7 +4,7 @@
  * is silent, is one row here; the backend applies rows, it never re-states them as guards.
  * @module
  */
-import { invalidTransition } from './errors.js';
+import { invalidTransition } from './fake-error.js';
 import type { EventType, ReservationRecord } from './state.js';
 
 /** Where a reservation is, read from its booleans (spec: "States are held in the boolean fields"). */

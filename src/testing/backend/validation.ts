@@ -3,7 +3,7 @@
  * name the field and the rule, thrown as one 400 {@link FakeError} with every field at once.
  * @module
  */
-import { invalid, type FieldErrors } from './errors.js';
+import { invalid, type FieldErrors } from './fake-error.js';
 
 /**
  * Deepest nesting of objects and arrays a body may have. The fake walks bodies recursively (the

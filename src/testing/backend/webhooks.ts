@@ -3,7 +3,7 @@
  * update are "not shown", so the fake serves them at REST paths.
  * @module
  */
-import { notFound } from './errors.js';
+import { notFound } from './fake-error.js';
 import { EVENT_TYPES, randomToken, type EventType, type PartnerRecord, type WebhookRecord } from './state.js';
 import { FieldCollector, isHttpUrl, isPlainObject, parseUrl, requireObject } from './validation.js';
 import type { World } from './world.js';

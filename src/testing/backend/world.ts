@@ -3,7 +3,7 @@
  * events. An interface, so the domain modules never import the backend class (no cycles).
  * @module
  */
-import type { FakeClock } from './clock.js';
+import type { FakeClock } from './fake-clock.js';
 import type { Dialect } from './dialects.js';
 import type { EventType, FakeState, ReservationRecord } from './state.js';
 

@@ -4,7 +4,7 @@
  * does is scriptable too.
  * @module
  */
-import { notFound } from '../backend/errors.js';
+import { notFound } from '../backend/fake-error.js';
 import { empty, json } from '../http.js';
 import type { ControlCall } from './call.js';
 import { stateView } from './views.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
-import { FakeError, invalid, notFound } from '../backend/errors.js';
+import { FakeError, invalid, notFound } from '../backend/fake-error.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
 import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
@@ -16,7 +16,7 @@ import type { ControlCall } from './call.js';
 import { liveState, removeFault } from './live-state.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
-export interface ControlRouteInfo {
+export interface ControlRoute {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: string;
@@ -24,7 +24,7 @@ export interface ControlRouteInfo {
 }
 
 /** A control route with the backend call that serves it. */
-export interface ControlRoute extends ControlRouteInfo {
+export interface ControlRouteHandler extends ControlRoute {
   run(call: ControlCall): Response | Promise<Response>;
 }
 
@@ -59,9 +59,9 @@ function needsSandboxHost(call: ControlCall) {
   return call.sandboxes;
 }
 
-/** Every control route. `GET /_fake/` lists them; the README's table is checked against them. */
-export const CONTROL_ROUTES: readonly ControlRoute[] = [
-  { method: 'GET', path: '/_fake/', does: 'lists these routes', run: () => ok({ routes: CONTROL_ROUTES.map(describeRoute), table: CONTROL_ROUTES.map(({ method, path, body, does }) => ({ method, path, body: body ?? null, does })) }) },
+/** Every control route with its handler. `GET /_fake/` lists them; the README's table is checked against them. */
+const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
+  { method: 'GET', path: '/_fake/', does: 'lists these routes', run: () => ok({ routes: ROUTE_HANDLERS.map(describeRoute), table: ROUTE_HANDLERS.map(({ method, path, body, does }) => ({ method, path, body: body ?? null, does })) }) },
   {
     method: 'GET',
     path: '/_fake/state',
@@ -230,10 +230,10 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   },
 ];
 
-/** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
-/** The route table as partners may read it (the same rows, without the calls behind them). */
-export const CONTROL_ROUTE_LIST: readonly ControlRouteInfo[] = CONTROL_ROUTES;
+/** Every control route as partners may read it (the same rows, without the calls behind them). */
+export const CONTROL_ROUTES: readonly ControlRoute[] = ROUTE_HANDLERS;
 
+/** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
 async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
   try {
     await move(requireObject(call.body));
@@ -283,7 +283,7 @@ function pattern(path: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-const COMPILED = CONTROL_ROUTES.map((route) => ({ route, pattern: pattern(route.path) }));
+const COMPILED = ROUTE_HANDLERS.map((route) => ({ route, pattern: pattern(route.path) }));
 
 function decode(segment: string): string | undefined {
   try {
@@ -298,7 +298,7 @@ export async function handleControl(call: Omit<ControlCall, 'params' | 'body' | 
   const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
   const matching = COMPILED.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) {
-    const nearest = nearestRoute(path, CONTROL_ROUTES.map((route) => route.path));
+    const nearest = nearestRoute(path, ROUTE_HANDLERS.map((route) => route.path));
     return json(404, { detail: `No control route ${method} ${path}. Nearest: ${nearest}. GET /_fake/ lists them.` });
   }
   const found = matching.find((candidate) => candidate.route.method === method);

@@ -1,5 +1,5 @@
 /**
- * The README's tables for the fake, rendered from the code that decides them. The README test
+ * The tables of docs/fake.md, rendered from the code that decides them. The docs test
  * compares them; `npx tsx test/testing/support/readme-tables.ts --write` rewrites them in place.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { CONTROL_ROUTES, DIALECT_VALUES, OPERATIONS, TRANSITIONS, type Reservati
 import { DIALECT_DESCRIPTIONS } from '../../../src/testing/backend/dialects.js';
 import { FAKE_LIMITS } from '../../../src/testing/limits.js';
 
-export const README = fileURLToPath(new URL('../../../README.md', import.meta.url));
+export const FAKE_DOCS = fileURLToPath(new URL('../../../docs/fake.md', import.meta.url));
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
@@ -57,17 +57,17 @@ export const TABLES: Record<string, () => string> = {
 
 const block = (name: string) => new RegExp(`(<!-- generated: ${name} -->\\n)([\\s\\S]*?)\\n?(<!-- end: ${name} -->)`);
 
-/** The text between a README marker pair, or undefined when the markers are missing. */
+/** The text between a docs marker pair, or undefined when the markers are missing. */
 export function readmeBlock(readme: string, name: string): string | undefined {
   return block(name).exec(readme)?.[2];
 }
 
 if (process.argv.includes('--write')) {
-  let readme = readFileSync(README, 'utf8');
+  let readme = readFileSync(FAKE_DOCS, 'utf8');
   for (const [name, render] of Object.entries(TABLES)) {
-    if (!block(name).test(readme)) throw new Error(`README.md has no <!-- generated: ${name} --> ... <!-- end: ${name} --> block`);
+    if (!block(name).test(readme)) throw new Error(`docs/fake.md has no <!-- generated: ${name} --> ... <!-- end: ${name} --> block`);
     readme = readme.replace(block(name), (_all, start: string, _old: string, end: string) => `${start}${render()}\n${end}`);
   }
-  writeFileSync(README, readme);
-  console.log('README.md tables rewritten from the code');
+  writeFileSync(FAKE_DOCS, readme);
+  console.log('docs/fake.md tables rewritten from the code');
 }

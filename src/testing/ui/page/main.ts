@@ -6,7 +6,7 @@
  */
 import { announce, setRefresh } from './act.js';
 import { fetchState } from './api.js';
-import { createClockView } from './clock.js';
+import { createClockView } from './clock-view.js';
 import { createDeliveriesView } from './deliveries.js';
 import { createFaultsView } from './faults.js';
 import { createPartnersView } from './partners.js';

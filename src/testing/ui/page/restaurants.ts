@@ -7,7 +7,7 @@
 import type { LiveState } from '../../control/live-state.js';
 import { act } from './act.js';
 import { actions } from './api.js';
-import { fakeNow } from './clock.js';
+import { fakeNow } from './clock-view.js';
 import { field, h, setText, show, syncList, uniqueId } from './dom.js';
 import { describeOpeningPeriod, formatLocalTime, localInputDaysAhead, toLocalInput, wallTime } from './format.js';
 

@@ -34,7 +34,7 @@ export class FakeError extends Error {
     return { detail: this.detail, ...(this.code === undefined ? {} : { code: this.code }), ...this.fields };
   }
 }
-/** True for a refusal by the fake (also exported as `isFakeControlError`). */
+/** True for a refusal by the fake. */
 export const isFakeError = (error: unknown): error is FakeError => error instanceof FakeError;
 
 function describe(detail: string, fields: FieldErrors): string {

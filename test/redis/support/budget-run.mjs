@@ -1,5 +1,5 @@
 /**
- * Runs several partner processes (bench/support/budget-process.mjs) against one server and one
+ * Runs several partner processes (test/redis/support/budget-process.mjs) against one server and one
  * Redis and gathers what they report. Used by bench/redis-budget.mjs and
  * test/redis/processes.test.ts.
  */
