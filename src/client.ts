@@ -229,7 +229,7 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
 // What `withOptions` hands the copy it builds, next to its options: the caches it shares.
 // `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
 // override; the parent's were seeded once, and the service may have corrected them since).
-const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean }>();
+const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean; createdListeners: ResourceContext['createdListeners'] }>();
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -262,6 +262,8 @@ export class PartnerClient {
   readonly rateLimiter: RateLimiter | undefined;
 
   readonly #timezones: Map<string, string | null>;
+  // Who hears of each reservation created, shared with every withOptions copy (the sync's included).
+  readonly #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
@@ -328,6 +330,7 @@ export class PartnerClient {
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
     this.#timezones = shared?.timezones ?? new Map();
+    this.#createdListeners = shared?.createdListeners ?? new Set();
     if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
@@ -337,7 +340,7 @@ export class PartnerClient {
       const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
       if (sameRestaurants) {
         const seed = Object.hasOwn(overrides, 'restaurantTimezones');
-        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed });
+        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed, createdListeners: this.#createdListeners });
       }
       return new (this.constructor as typeof PartnerClient)(next);
     };
@@ -352,6 +355,7 @@ export class PartnerClient {
       service: serviceIdentity(this.baseUrl),
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
+      createdListeners: this.#createdListeners,
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
           const id = String(restaurant.id);

@@ -100,7 +100,25 @@ export function createReservation(
   options: CreateReservationOptions | undefined,
 ): ApiPromise<Reservation> {
   const secrets = context.transport.secrets;
-  return apiPromise(() => new IdempotentCreate(context, reads).run(restaurantId, input, options).catch((error: unknown) => Promise.reject(secrets.scrubError(error))));
+  return apiPromise(async () => {
+    try {
+      return announced(context, restaurantId, await new IdempotentCreate(context, reads).run(restaurantId, input, options));
+    } catch (error) {
+      throw secrets.scrubError(error);
+    }
+  });
+}
+
+/** Hands the booking to the client's `onCreated` listeners; a listener's failure is its own, never the create's. */
+function announced(context: ResourceContext, restaurantId: number | string, result: WithResponse<Reservation>): WithResponse<Reservation> {
+  for (const { listener } of [...context.createdListeners]) {
+    try {
+      listener(Number(restaurantId), result.data);
+    } catch {
+      // The booking is made.
+    }
+  }
+  return result;
 }
 
 /** `reservations.findByIdempotencyKey`. */

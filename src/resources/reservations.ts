@@ -114,6 +114,19 @@ export class Reservations extends Resource {
   }
 
   /**
+   * Calls `listener` with each reservation this client (and every `withOptions` copy of it)
+   * creates, once created. Returns a function that stops the calls. A listener that throws never
+   * fails the create. The reservation sync uses it to follow the bookings a process makes.
+   */
+  onCreated(listener: (restaurantId: number, reservation: Reservation) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onCreated expects a function');
+    const listeners = this.context.createdListeners;
+    const entry = { listener };
+    listeners.add(entry);
+    return () => void listeners.delete(entry);
+  }
+
+  /**
    * The reservation carrying `idempotencyKey` in its metadata, or null when the whole list was read,
    * consistently, and none does. Reads the restaurant's list, page by page, through the throttle;
    * a list that cannot be read whole and consistently (it loops, ends before its `count`, changes

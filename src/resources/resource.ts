@@ -9,6 +9,7 @@ import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
 import { ListPromise, type PageFetcher } from '../transport/pagination.js';
 import { API_PREFIX, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
+import type { Reservation } from './reservations.schemas.js';
 import { ResourceId } from './shared.schemas.js';
 import type { BookingLedger } from '../lib/booking-ledger.js';
 
@@ -35,6 +36,8 @@ export interface ResourceContext {
   cachedTimezone(restaurantId: number | string): string | null | undefined;
   /** Records restaurants' timezones seen in any restaurants list. */
   rememberTimezones(restaurants: readonly { id: number; timezone?: string | null | undefined }[]): void;
+  /** Who is told of each reservation created (shared with the client's `withOptions` copies). */
+  createdListeners: Set<{ listener: (restaurantId: number, reservation: Reservation) => void }>;
 }
 
 /** Base of the resource classes: holds only the context. */

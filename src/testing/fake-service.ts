@@ -16,6 +16,7 @@ import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
 import { FakeError } from './backend/fake-error.js';
+import { parseDeliveryChaos, type DeliveryChaosInput, type DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
 import { redactedPath, type JournalEntry } from './backend/journal.js';
 import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
@@ -248,6 +249,10 @@ export class FakeService {
         response = errorResponse(500, `Internal error in the fake: ${message}`);
       }
     }
+    if (inSandbox && backend.sealed) {
+      // Deleted while this request ran: whatever it did went with the sandbox, and it says so.
+      response = errorResponse(404, 'The sandbox was deleted while this request ran; nothing it did remains and no delivery follows.');
+    }
     const status = response.type === 'error' ? null : response.status;
     const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
     // The journal lists what the fake received, not the fake being read: its own reads stay out.
@@ -364,6 +369,29 @@ export class FakeService {
   /** Faults still waiting to hit. */
   get faults(): readonly ActiveFault[] {
     return this.#backend.faults.pending;
+  }
+
+  /**
+   * Makes webhook deliveries unreliable, as a real network and service can be, seeded so a run
+   * replays: each delivery (test deliveries and in-process handlers included) is dropped for good
+   * with `dropRate`, sent once more (same event id) with `duplicateRate`, and delayed by up to
+   * `maxDelayMs` on the fake's clock; `reorder` lets delayed deliveries overtake each other.
+   * `null` turns it off (so does `reset()`). Answers the settings in force, the seed included.
+   * A value out of range throws a `FakeError` (400) naming the field.
+   *
+   * @example
+   * ```ts
+   * fake.setDeliveryChaos({ dropRate: 0.1, duplicateRate: 0.2, reorder: true, maxDelayMs: 60_000, seed: 7 });
+   * ```
+   */
+  setDeliveryChaos(settings: DeliveryChaosInput | null): DeliveryChaosSettings | null {
+    this.#backend.deliveries.setChaos(settings === null ? null : parseDeliveryChaos(settings));
+    return this.#backend.deliveries.chaos;
+  }
+
+  /** The delivery chaos in force (every field filled in, the seed included), or null. */
+  get deliveryChaos(): DeliveryChaosSettings | null {
+    return this.#backend.deliveries.chaos;
   }
 
   /** The rate limit in force (requests per second per partner), or false. */

@@ -37,6 +37,7 @@ export type { AddPartnerInput, FakePartner } from './backend/partners.js';
 export type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
 export { defaultAvailability } from './backend/availability.js';
 export { DEMO_PARTNER } from './backend/seed.js';
+export type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './backend/deliveries.js';
 export type { AvailabilityConfig, OpeningPeriod, DurationRule, DeliveryLogEntry, ConfirmationModeValue, EventType } from './backend/state.js';
 export type { RateLimitSetting } from './backend/rate-limit.js';

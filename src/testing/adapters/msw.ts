@@ -20,7 +20,7 @@ export interface MswModule {
  * the same process does not swallow them.
  */
 export function createMswHandlers(handle: (request: Request) => Promise<Response>, backend: FakeBackend, msw: MswModule): HttpHandler[] {
-  backend.deliveries.setFetch((request) => fetch(msw.bypass(request)));
+  backend.deliveries.setFetch((request, signal) => fetch(msw.bypass(request), { signal }));
   const serve = async ({ request }: { request: Request }) => handle(request);
   return [
     msw.http.all('*/api/v1/partnership/*', serve),

@@ -95,8 +95,8 @@ export interface ApiOutcome {
 }
 
 /** Applies a fault: waits, then answers its status or drops the connection; undefined lets the request through. */
-async function applyFault(fault: ActiveFault, request: Request): Promise<Response | undefined> {
-  await realDelay(fault.latencyMs, request.signal);
+async function applyFault(fault: ActiveFault, request: Request, backend: FakeBackend): Promise<Response | undefined> {
+  await realDelay(fault.latencyMs, request.signal, backend.signal);
   if (fault.networkError) return Response.error();
   if (fault.status === undefined) return undefined;
   // Statuses whose answers carry no body (fetch refuses one).
@@ -159,7 +159,7 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
   const operation = route.operation === 'reservations.patch' ? patchOperation(url, body) : route.operation;
   const before = backend.faults.take(operation, 'before');
   if (before) {
-    const answer = await applyFault(before, request);
+    const answer = await applyFault(before, request, backend);
     if (answer) return outcome(answer, operation);
   }
   const call: ApiCall = { backend, partner, params, url, request, body };
@@ -174,11 +174,11 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
       if (late) backend.log(`${operation} committed ${after.commitDelayMs} ms after its injected fault -> ${late.status}`);
     });
     backend.clock.rearm();
-    return outcome((await applyFault(after, request))!, operation);
+    return outcome((await applyFault(after, request, backend))!, operation);
   }
   const response = await runOperation(backend, route.run, call);
   if (after) {
-    const answer = await applyFault(after, request);
+    const answer = await applyFault(after, request, backend);
     if (answer) return outcome(answer, operation);
   }
   return outcome(response, operation);

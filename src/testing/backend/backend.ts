@@ -68,6 +68,8 @@ export class FakeBackend implements World {
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
+  #sealed = false;
+  readonly #lifetime = new AbortController();
 
   constructor(options: BackendOptions = {}) {
     this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
@@ -219,6 +221,7 @@ export class FakeBackend implements World {
    */
   reset(): void {
     this.#state = emptyState();
+    this.deliveries.setChaos(null);
     this.faults.clear();
     this.delayedCommits.clear();
     this.namedSnapshots.clear();
@@ -228,7 +231,27 @@ export class FakeBackend implements World {
     this.clock.rearm();
   }
 
+  /** Aborted when the world is disposed: waits of requests in flight (fault latency) end with it. */
+  get signal(): AbortSignal {
+    return this.#lifetime.signal;
+  }
+
+  /** true once disposed: the world answers nothing more and sends nothing more. */
+  get sealed(): boolean {
+    return this.#sealed;
+  }
+
+  /**
+   * Ends the world for good (a deleted sandbox, a disposed fake): deliveries in flight are
+   * aborted, none are sent any more, delayed commits never run and no timer is left.
+   */
   dispose(): void {
+    this.#sealed = true;
+    this.#lifetime.abort(new Error('the fake was disposed'));
+    this.deliveries.seal();
+    this.delayedCommits.seal();
+    this.clock.detachDueWork(this.deliveries);
+    this.clock.detachDueWork(this.delayedCommits);
     this.clock.dispose();
   }
 }

@@ -5,11 +5,17 @@
  * It leaves the payload, the token presentation and retries open; the fake's choices (README,
  * "Where the interface spec is silent"): the envelope of `buildDelivery`, `Authorization: Bearer <auth_token>`, and retries
  * with back-off on the fake's clock.
+ *
+ * Every attempt ends within its time limit on a timer this module holds and clears (a timeout
+ * signal on a copied `Request` is lost to garbage collection in Node: nodejs/undici#4068), reads
+ * at most {@link MAX_DELIVERY_RESPONSE_BYTES} of the answer, and attempts to several webhooks run
+ * at once, so no call waits for more than one time limit.
  * @module
  */
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import type { DueWork, FakeClock } from './fake-clock.js';
+import { DeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
 import { isoSeconds } from './webhooks.js';
@@ -17,8 +23,11 @@ import { isoSeconds } from './webhooks.js';
 /** An in-process receiver for a webhook url (instead of real HTTP). */
 export type DeliveryHandler = (request: Request) => Response | Promise<Response>;
 
-/** Sends one delivery over the network. */
-export type DeliveryFetch = (request: Request) => Promise<Response>;
+/**
+ * Sends one delivery over the network. `signal` ends the attempt: pass it to `fetch` itself
+ * (`fetch(request, { signal })`), never on a copy of the request, which loses it.
+ */
+export type DeliveryFetch = (request: Request, signal: AbortSignal) => Promise<Response>;
 
 /** Delivery settings of the fake. */
 export interface DeliveryOptions {
@@ -27,7 +36,7 @@ export interface DeliveryOptions {
    * 30 min, 2 h: five attempts in all.
    */
   retryDelaysMs?: readonly number[];
-  /** Real-time timeout of one HTTP attempt. Default 10 s. */
+  /** Real-time limit of one attempt, from sending to the end of the answer's body. Default 10 s. */
   timeoutMs?: number;
 }
 
@@ -36,16 +45,66 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([60_000,
 
 /** Most delivery attempts kept in the log (`fake.deliveries`). */
 export const MAX_DELIVERY_LOG = 1000;
+/** Most bytes of a webhook target's answer read and kept; the rest is never read. */
+export const MAX_DELIVERY_RESPONSE_BYTES = 8192;
+/** Most deliveries waiting for an attempt (delayed by chaos or waiting for a retry); beyond, new ones are dropped and logged. */
+export const MAX_PENDING_DELIVERIES = 10_000;
 
 const normaliseUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
+
+/** Reads at most `cap` bytes of a body, then cancels the rest. */
+async function readCapped(response: Response, cap: number): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: '', truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > cap) {
+        truncated = true;
+        break;
+      }
+    }
+  } finally {
+    if (truncated) void reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(Math.min(size, cap));
+  let offset = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, Math.min(chunk.byteLength, bytes.byteLength - offset));
+    bytes.set(part, offset);
+    offset += part.byteLength;
+    if (offset >= bytes.byteLength) break;
+  }
+  // A character cut at the cap decodes as U+FFFD rather than failing.
+  return { text: new TextDecoder().decode(bytes), truncated };
+}
+
+/** What one attempt came back with. */
+interface AttemptOutcome {
+  status: number | null;
+  error: string | null;
+  response: unknown;
+  truncated: boolean;
+}
 
 /** The delivery queue and log of one fake. */
 export class Deliveries implements DueWork {
   readonly #handlers = new Map<string, DeliveryHandler>();
   readonly #retryDelaysMs: readonly number[];
   readonly #timeoutMs: number;
-  #fetch: DeliveryFetch = (request) => fetch(request);
+  #fetch: DeliveryFetch = (request, signal) => fetch(request, { signal });
   readonly #listeners = new Set<(entry: DeliveryLogEntry) => void>();
+  #chaos: DeliveryChaos | undefined;
+  /** Attempts in flight, ended at once when the world is sealed. */
+  readonly #inFlight = new Set<AbortController>();
+  #sealed = false;
 
   constructor(
     private readonly getState: () => FakeState,
@@ -71,68 +130,122 @@ export class Deliveries implements DueWork {
     this.#fetch = sender;
   }
 
+  /** The delivery chaos in force, or null. */
+  get chaos(): DeliveryChaosSettings | null {
+    return this.#chaos ? { ...this.#chaos.settings } : null;
+  }
+
+  /** Turns delivery chaos on (draws start afresh from the seed) or off (`null`). */
+  setChaos(settings: DeliveryChaosSettings | null): void {
+    this.#chaos = settings === null ? undefined : new DeliveryChaos(settings);
+  }
+
   /**
-   * The deliveries an event causes, one per enabled webhook of the partner subscribed to it, due
-   * now. Queued (`queue: true`) for the clock's next pass, or handed back for the caller to
-   * attempt with {@link attemptNow} before it answers.
+   * The deliveries an event causes, one per enabled webhook of the partner subscribed to it (and
+   * what chaos makes of them). Those due now are queued (`queue: true`) for the clock's next
+   * pass, or handed back for the caller to attempt with {@link attemptNow} before it answers;
+   * those chaos delays wait on the clock.
    */
   enqueue(event: EventType, partnerId: string, restaurantId: number, reservation: Record<string, unknown>, queue = true): PendingDelivery[] {
+    if (this.#sealed) return [];
     const state = this.getState();
     const now = this.clock.now();
-    const items: PendingDelivery[] = [];
+    const dueNow: PendingDelivery[] = [];
     for (const webhook of state.webhooks.values()) {
       if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event]) continue;
       // One id per event and webhook, kept across retries, so a receiver can drop duplicates.
-      const eventId = `evt_${crypto.randomUUID()}`;
-      items.push({
-        sequence: state.nextDeliverySequence++,
-        eventId,
-        event,
-        webhookId: webhook.id,
-        restaurantId,
-        reservation,
-        createdAt: now,
-        attempt: 1,
-        dueAt: now,
-      });
+      const item = this.#pending(state, `evt_${crypto.randomUUID()}`, event, webhook.id, restaurantId, reservation, now);
+      for (const delivery of this.#applyChaos(state, webhook, item)) {
+        if (delivery.dueAt <= now && !queue) dueNow.push(delivery);
+        else this.#schedule(state, delivery);
+      }
     }
-    if (queue && items.length > 0) {
-      state.pendingDeliveries.push(...items);
-      this.clock.rearm();
-    }
-    return items;
+    return dueNow;
   }
 
-  /** Makes the first attempt of these deliveries now (retries then follow on the fake's clock). */
+  #pending(state: FakeState, eventId: string, event: string, webhookId: number, restaurantId: number | null, reservation: Record<string, unknown> | null, now: number): PendingDelivery {
+    return { sequence: state.nextDeliverySequence++, eventId, event, webhookId, restaurantId, reservation, createdAt: now, attempt: 1, dueAt: now };
+  }
+
+  /** The deliveries chaos makes of one: none (dropped, and logged as such), itself (maybe late), or itself and a duplicate. */
+  #applyChaos(state: FakeState, webhook: WebhookRecord, item: PendingDelivery): PendingDelivery[] {
+    if (!this.#chaos) return [item];
+    const draw = this.#chaos.draw(webhook.id, item.createdAt);
+    if (draw.dropped) {
+      this.#record(this.#entry(webhook, item, item.createdAt, { status: null, error: 'dropped by delivery chaos: never sent, never retried', response: null, truncated: false }));
+      return [];
+    }
+    const deliveries = [{ ...item, dueAt: draw.dueAt }];
+    if (draw.duplicated) deliveries.push({ ...item, sequence: state.nextDeliverySequence++, dueAt: draw.duplicateDueAt, duplicate: true });
+    return deliveries;
+  }
+
+  /** Queues a delivery on the fake's clock; a full queue drops it (logged). */
+  #schedule(state: FakeState, item: PendingDelivery): void {
+    if (state.pendingDeliveries.length >= MAX_PENDING_DELIVERIES) {
+      const webhook = state.webhooks.get(item.webhookId);
+      if (webhook) {
+        const error = `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`;
+        this.#record(this.#entry(webhook, item, this.clock.now(), { status: null, error, response: null, truncated: false }));
+      }
+      return;
+    }
+    state.pendingDeliveries.push(item);
+    this.clock.rearm();
+  }
+
+  /**
+   * Makes the first attempt of these deliveries now, at once for different webhooks and in order
+   * for one (retries then follow on the fake's clock): the caller waits one time limit at most
+   * per delivery to a webhook.
+   */
   async attemptNow(items: readonly PendingDelivery[]): Promise<void> {
-    const state = this.getState();
-    for (const item of items) await this.#attemptAndSchedule(state, item);
+    await this.#attemptAll(this.getState(), items);
   }
 
   nextDueAt(): number | undefined {
-    const pending = this.getState().pendingDeliveries;
-    return pending.length === 0 ? undefined : Math.min(...pending.map((item) => item.dueAt));
+    let earliest: number | undefined;
+    for (const item of this.getState().pendingDeliveries) if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
+    return earliest;
   }
 
   async runDue(now: number): Promise<void> {
     const state = this.getState();
-    const due = state.pendingDeliveries.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt || a.sequence - b.sequence);
+    const due: PendingDelivery[] = [];
+    const waiting: PendingDelivery[] = [];
+    for (const item of state.pendingDeliveries) (item.dueAt <= now ? due : waiting).push(item);
     if (due.length === 0) return;
-    state.pendingDeliveries = state.pendingDeliveries.filter((item) => !due.includes(item));
-    for (const item of due) await this.#attemptAndSchedule(state, item);
+    state.pendingDeliveries = waiting;
+    due.sort((a, b) => a.dueAt - b.dueAt || a.sequence - b.sequence);
+    await this.#attemptAll(state, due);
+  }
+
+  /** Attempts in parallel across webhooks, one after another (in the order given) for each webhook. */
+  async #attemptAll(state: FakeState, items: readonly PendingDelivery[]): Promise<void> {
+    const byWebhook = new Map<number, PendingDelivery[]>();
+    for (const item of items) {
+      const queue = byWebhook.get(item.webhookId);
+      if (queue) queue.push(item);
+      else byWebhook.set(item.webhookId, [item]);
+    }
+    await Promise.all(
+      [...byWebhook.values()].map(async (queue) => {
+        for (const item of queue) await this.#attemptAndSchedule(state, item);
+      }),
+    );
   }
 
   async #attemptAndSchedule(state: FakeState, item: PendingDelivery): Promise<void> {
     const webhook = state.webhooks.get(item.webhookId);
     // "Deletion is permanent; no further deliveries are attempted"; paused webhooks get nothing either.
-    if (!webhook || !webhook.is_enabled) return;
+    if (this.#sealed || !webhook || !webhook.is_enabled) return;
     const entry = await this.#attempt(webhook, item);
-    const delay = this.#retryDelaysMs[item.attempt - 1];
-    if (!entry.ok && delay !== undefined && this.getState() === state) {
+    // A test delivery is sent once, never retried.
+    const delay = item.event === TEST_EVENT ? undefined : this.#retryDelaysMs[item.attempt - 1];
+    if (entry && !entry.ok && delay !== undefined && this.getState() === state) {
       const next: PendingDelivery = { ...item, attempt: item.attempt + 1, dueAt: this.clock.now() + delay };
       entry.nextAttemptAt = new Date(next.dueAt).toISOString();
-      state.pendingDeliveries.push(next);
-      this.clock.rearm();
+      this.#schedule(state, next);
     }
   }
 
@@ -142,23 +255,32 @@ export class Deliveries implements DueWork {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Sends a `TEST` delivery now (no retries), recording it like a real one. */
-  async sendTest(webhook: WebhookRecord): Promise<DeliveryLogEntry> {
-    const now = this.clock.now();
-    return this.#attempt(webhook, {
-      sequence: 0,
-      eventId: `evt_${crypto.randomUUID()}`,
-      event: TEST_EVENT,
-      webhookId: webhook.id,
-      restaurantId: null,
-      reservation: null,
-      createdAt: now,
-      attempt: 1,
-      dueAt: now,
-    });
+  /**
+   * Sends a `TEST` delivery (no retries), recording it like a real one. Chaos applies: it may be
+   * dropped, duplicated or delayed (a delayed one goes out on the fake's clock, after this resolves).
+   */
+  async sendTest(webhook: WebhookRecord): Promise<void> {
+    if (this.#sealed) return;
+    const state = this.getState();
+    const item = this.#pending(state, `evt_${crypto.randomUUID()}`, TEST_EVENT, webhook.id, null, null, this.clock.now());
+    const now: PendingDelivery[] = [];
+    for (const delivery of this.#applyChaos(state, webhook, item)) {
+      if (delivery.dueAt <= item.createdAt) now.push(delivery);
+      else this.#schedule(state, delivery);
+    }
+    for (const delivery of now) await this.#attempt(webhook, delivery);
   }
 
-  async #attempt(webhook: WebhookRecord, item: PendingDelivery): Promise<DeliveryLogEntry> {
+  /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
+  seal(): void {
+    this.#sealed = true;
+    for (const controller of this.#inFlight) controller.abort(new Error('the fake was disposed'));
+    this.#inFlight.clear();
+    this.getState().pendingDeliveries = [];
+  }
+
+  /** One attempt, within the time limit; undefined when the world was sealed meanwhile (nothing recorded). */
+  async #attempt(webhook: WebhookRecord, item: PendingDelivery): Promise<DeliveryLogEntry | undefined> {
     const delivery = buildDelivery(
       {
         id: item.eventId,
@@ -171,56 +293,97 @@ export class Deliveries implements DueWork {
       webhook.authToken,
     );
     const attemptedAt = this.clock.now();
-    let status: number | null = null;
-    let error: string | null = null;
-    let response: unknown = null;
-    try {
-      const request = new Request(webhook.url, { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual' });
-      const handler = this.#handlers.get(normaliseUrl(webhook.url));
-      const answer = handler
-        ? await handler(request)
-        : await this.#fetch(new Request(request, { signal: AbortSignal.timeout(this.#timeoutMs) }));
-      status = answer.status;
-      const text = await answer.text();
-      try {
-        response = text === '' ? null : (JSON.parse(text) as unknown);
-      } catch {
-        response = text;
-      }
-    } catch (caught) {
-      error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
-    }
-    const ok = status !== null && status >= 200 && status < 300;
+    const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
+    if (this.#sealed) return undefined;
     // The webhook may have been deleted or the state restored while the attempt was in flight.
     const current = this.getState().webhooks.get(webhook.id);
     if (current) {
       current.lastUseAt = attemptedAt;
-      current.lastResponseStatusCode = status;
-      current.lastResponse = isPlainObject(response) ? response : null;
+      current.lastResponseStatusCode = outcome.status;
+      current.lastResponse = isPlainObject(outcome.response) ? outcome.response : null;
     }
+    const entry = this.#entry(webhook, item, attemptedAt, outcome, delivery.body);
+    this.#record(entry);
+    this.log(`delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`);
+    return entry;
+  }
+
+  /**
+   * Sends one POST and reads the answer, all within the time limit: a timer held here aborts the
+   * exchange and settles the attempt even when a sender or handler ignores the signal.
+   */
+  async #exchange(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = realSetTimeout(() => {
+        const reason = new DOMException(`no complete answer within ${this.#timeoutMs} ms`, 'TimeoutError');
+        controller.abort(reason);
+        reject(reason);
+      }, this.#timeoutMs);
+    });
+    let status: number | null = null;
+    const exchange = (async (): Promise<AttemptOutcome> => {
+      const request = new Request(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
+      const handler = this.#handlers.get(normaliseUrl(url));
+      const answer = handler ? await handler(request) : await this.#fetch(request, controller.signal);
+      status = answer.status;
+      const { text, truncated } = await readCapped(answer, MAX_DELIVERY_RESPONSE_BYTES);
+      let response: unknown = text === '' ? null : text;
+      if (!truncated && text !== '') {
+        try {
+          response = JSON.parse(text) as unknown;
+        } catch {
+          response = text;
+        }
+      }
+      return { status, error: null, response, truncated };
+    })();
+    try {
+      return await Promise.race([exchange, timedOut]);
+    } catch (caught) {
+      const error = caught instanceof Error || caught instanceof DOMException ? `${caught.name}: ${caught.message}` : String(caught);
+      // Headers may have come before the body failed or timed out: the status is kept, the attempt failed.
+      return { status, error, response: null, truncated: false };
+    } finally {
+      realClearTimeout(timer);
+      // Whatever happened, nothing of this attempt goes on: no socket read, no timer left.
+      controller.abort(new Error('the delivery attempt ended'));
+      this.#inFlight.delete(controller);
+      exchange.catch(() => undefined);
+      timedOut.catch(() => undefined);
+    }
+  }
+
+  #entry(webhook: WebhookRecord, item: PendingDelivery, attemptedAt: number, outcome: AttemptOutcome, body?: string): DeliveryLogEntry {
     const reservationId = item.reservation && typeof item.reservation.id === 'number' ? item.reservation.id : null;
-    const entry: DeliveryLogEntry = {
+    const status = outcome.status;
+    return {
       eventId: item.eventId,
       event: item.event,
       webhookId: webhook.id,
       url: webhook.url,
       attempt: item.attempt,
       status,
-      ok,
-      error,
+      ok: status !== null && status >= 200 && status < 300 && outcome.error === null,
+      error: outcome.error,
       deliveredAt: new Date(attemptedAt).toISOString(),
       nextAttemptAt: null,
       restaurantId: item.restaurantId,
       reservationId,
-      body: delivery.body,
-      response,
+      body: body ?? '',
+      response: outcome.response,
+      responseTruncated: outcome.truncated,
+      duplicate: item.duplicate === true,
     };
+  }
+
+  #record(entry: DeliveryLogEntry): void {
     const log = this.getState().deliveries;
     log.push(entry);
     // Bounded: the oldest attempts go first once the log is full.
     if (log.length > MAX_DELIVERY_LOG) log.splice(0, log.length - MAX_DELIVERY_LOG);
     for (const listener of this.#listeners) listener(entry);
-    this.log(`delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${status ?? error}`);
-    return entry;
   }
 }

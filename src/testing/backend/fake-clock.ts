@@ -8,8 +8,8 @@ import type { Clock } from '../../transport/clock.js';
 
 // Captured once so a test that installs fake timers (vi.useFakeTimers) cannot stall the fake's
 // own scheduling: virtual sleeps and due work must keep running whatever the test does to timers.
-const realSetTimeout = globalThis.setTimeout.bind(globalThis);
-const realClearTimeout = globalThis.clearTimeout.bind(globalThis);
+export const realSetTimeout = globalThis.setTimeout.bind(globalThis);
+export const realClearTimeout = globalThis.clearTimeout.bind(globalThis);
 
 /** Options of {@link FakeClock}. */
 export interface FakeClockOptions {
@@ -145,6 +145,12 @@ export class FakeClock implements Clock {
   /** Registers work to run when time passes (the fake registers its delivery queue and delayed commits). */
   attachDueWork(work: DueWork): void {
     this.#dueWork.push(work);
+    this.rearm();
+  }
+
+  /** Stops running `work` (its world was disposed); the clock goes on for any other world sharing it. */
+  detachDueWork(work: DueWork): void {
+    this.#dueWork = this.#dueWork.filter((other) => other !== work);
     this.rearm();
   }
 

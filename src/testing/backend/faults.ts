@@ -199,24 +199,46 @@ export class FaultList {
  * Operations a `commitDelayMs` fault already answered for, each run when the fake's clock
  * reaches its time (registered with the clock as due work, like delivery retries).
  */
-export class DelayedCommits implements DueWork {
-  #pending: { dueAt: number; sequence: number; run: () => Promise<void> }[] = [];
-  #sequence = 0;
+interface DelayedCommit {
+  dueAt: number;
+  sequence: number;
+  run: () => Promise<void>;
+}
 
-  /** Runs `run` once the clock reaches `dueAt`. */
+export class DelayedCommits implements DueWork {
+  #pending: DelayedCommit[] = [];
+  #sequence = 0;
+  #sealed = false;
+
+  /** Runs `run` once the clock reaches `dueAt` (never, once the world is sealed). */
   schedule(dueAt: number, run: () => Promise<void>): void {
+    if (this.#sealed) return;
     this.#pending.push({ dueAt, sequence: this.#sequence++, run });
   }
 
   nextDueAt(): number | undefined {
-    return this.#pending.length === 0 ? undefined : Math.min(...this.#pending.map((item) => item.dueAt));
+    let earliest: number | undefined;
+    for (const item of this.#pending) if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
+    return earliest;
   }
 
   async runDue(now: number): Promise<void> {
-    const due = this.#pending.filter((item) => item.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt || a.sequence - b.sequence);
+    const due: DelayedCommit[] = [];
+    const waiting: DelayedCommit[] = [];
+    for (const item of this.#pending) (item.dueAt <= now ? due : waiting).push(item);
     if (due.length === 0) return;
-    this.#pending = this.#pending.filter((item) => !due.includes(item));
-    for (const item of due) await item.run();
+    this.#pending = waiting;
+    due.sort((a, b) => a.dueAt - b.dueAt || a.sequence - b.sequence);
+    for (const item of due) {
+      if (this.#sealed) return;
+      await item.run();
+    }
+  }
+
+  /** Forgets what waits and takes nothing more (the world is being deleted). */
+  seal(): void {
+    this.#sealed = true;
+    this.#pending = [];
   }
 
   /** Forgets every commit still waiting (reset). */
@@ -229,16 +251,16 @@ export class DelayedCommits implements DueWork {
   }
 }
 
-/** Waits in real time, cut short when the caller gives up. */
-export function realDelay(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits in real time, cut short when the caller gives up or the world is disposed (any of `signals`). */
+export function realDelay(ms: number, ...signals: AbortSignal[]): Promise<void> {
   return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
+    if (ms <= 0 || signals.some((signal) => signal.aborted)) return resolve();
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      for (const signal of signals) signal.removeEventListener('abort', done);
       resolve();
     }
-    signal?.addEventListener('abort', done, { once: true });
+    for (const signal of signals) signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -125,6 +125,8 @@ export interface PendingDelivery {
   createdAt: number;
   attempt: number;
   dueAt: number;
+  /** A second copy of the same delivery, made by delivery chaos. */
+  duplicate?: boolean;
 }
 
 /** One delivery attempt, as logged in `fake.deliveries` (oldest first). The token is never logged. */
@@ -150,8 +152,12 @@ export interface DeliveryLogEntry {
   reservationId: number | null;
   /** The raw JSON body sent. */
   body: string;
-  /** The body answered, parsed when it was JSON. */
+  /** The body answered, parsed when it was JSON; at most 8 KiB of it is read, as text when cut. */
   response: unknown;
+  /** true when the answer was longer than what was read (the rest was never read). */
+  responseTruncated: boolean;
+  /** true for the second copy of a delivery that delivery chaos sent twice (same `eventId`). */
+  duplicate: boolean;
 }
 
 export interface FakeState {

@@ -6,6 +6,7 @@
  */
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
+import { parseDeliveryChaos } from '../backend/chaos.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
 import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
@@ -17,7 +18,7 @@ import { liveState, removeFault } from './live-state.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
 export interface ControlRoute {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: string;
   does: string;
@@ -149,6 +150,18 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       return ok(structuredClone(call.backend.state.deliveries));
     },
   },
+  { method: 'GET', path: '/_fake/delivery-chaos', does: 'the delivery chaos in force (its seed included), or null', run: (call) => ok(call.backend.deliveries.chaos) },
+  {
+    method: 'PUT',
+    path: '/_fake/delivery-chaos',
+    body: '{dropRate?, duplicateRate?, reorder?, maxDelayMs?, seed?}',
+    does: 'makes every delivery unreliable, seeded: dropped for good (`dropRate`, 0 to 1), sent twice with the same id (`duplicateRate`), delayed up to `maxDelayMs` on the fake\'s clock, overtaking each other with `reorder`; answers the settings',
+    run: (call) => {
+      call.backend.deliveries.setChaos(parseDeliveryChaos(call.body ?? {}));
+      return ok(call.backend.deliveries.chaos);
+    },
+  },
+  { method: 'DELETE', path: '/_fake/delivery-chaos', does: 'turns delivery chaos off', run: (call) => (call.backend.deliveries.setChaos(null), empty(204)) },
   { method: 'GET', path: '/_fake/faults', does: 'faults still waiting to hit', run: (call) => ok(call.backend.faults.pending) },
   {
     method: 'POST',
@@ -269,6 +282,9 @@ const KEY_ALIASES: Record<string, string> = {
   max_party_size: 'maxPartySize',
   rate_limit: 'rateLimit',
   requests_per_second: 'requestsPerSecond',
+  drop_rate: 'dropRate',
+  duplicate_rate: 'duplicateRate',
+  max_delay_ms: 'maxDelayMs',
 };
 
 function normaliseControlKeys(value: unknown): unknown {
