@@ -11,8 +11,8 @@ import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
 import { systemClock, type Clock } from './transport/clock.js';
-import type { RateLimiter } from './transport/rate-limiter.js';
-import { createRateLimiter } from './transport/throttle.js';
+import { checkPriority, type Priority, type RateLimiter } from './transport/rate-limiter.js';
+import { sharedRateLimiter } from './transport/shared-limiters.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
@@ -36,10 +36,19 @@ export interface ClientOptions {
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   /**
-   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the spec's limit), per client.
-   * Pass a {@link RateLimiter} to share one budget between clients, or `false` to turn it off.
+   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the service's limit). Clients of
+   * the same partner on the same service (same origin; `localhost` and `127.0.0.1` are the same)
+   * given the same `{ requestsPerSecond, maxQueue }`, or none, share one limiter in a process: one
+   * budget, as the service counts it. Pass a {@link RateLimiter} (such as `createRedisRateLimiter`
+   * for several processes) to choose the limiter yourself, or `false` to turn it off.
    */
   rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
+  /**
+   * The rate-limit priority of this client's calls: `'interactive'` (default; a person waits for
+   * the answer) or `'background'` (a job that can wait, served only when no interactive call of
+   * the partner waits). Per call too (`{ priority }`).
+   */
+  priority?: Priority;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
   /** Where log lines go. Default: the console. `silentLogger` drops everything. */
@@ -285,6 +294,7 @@ export class PartnerClient {
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
+    if (options.priority !== undefined && options.priority !== 'interactive' && options.priority !== 'background') invalid('priority', "expected 'interactive' or 'background'");
     const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
     const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
     const secrets = createSecrets(options.partnerId, options.apiToken);
@@ -298,7 +308,7 @@ export class PartnerClient {
         ? undefined
         : isRateLimiter(rateLimit)
           ? rateLimit
-          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue });
+          : sharedRateLimiter(options.partnerId, base, rateLimit);
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
@@ -314,6 +324,7 @@ export class PartnerClient {
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets,
       limiter: this.rateLimiter,
+      priority: checkPriority(options.priority),
       clock,
       fetch: options.fetch,
       timeoutMs,

@@ -406,3 +406,29 @@ export const isReservationCancelledError = (error: unknown): error is Reservatio
 export const isIdempotencyKeyReuseError = (error: unknown): error is IdempotencyKeyReuseError => error instanceof IdempotencyKeyReuseError;
 /** True for a {@link BookingLedgerUnavailableError}. */
 export const isBookingLedgerUnavailableError = (error: unknown): error is BookingLedgerUnavailableError => error instanceof BookingLedgerUnavailableError;
+
+/**
+ * The call's place in the rate-limit queue already puts its slot past its deadline: it is refused
+ * at once, never sent, instead of waiting for a slot it could not use. Shed load, retry later, or
+ * give the call a longer `deadlineMs`.
+ */
+export class RateLimitWaitTooLongError extends PartnerSdkError {
+  override name = 'RateLimitWaitTooLongError';
+  /** The limiter's estimate of the wait for a slot, in milliseconds. */
+  readonly estimatedWaitMs: number;
+  /** The time the call had left, in milliseconds. */
+  readonly maxWaitMs: number;
+  /** The call's priority. */
+  readonly priority: 'interactive' | 'background';
+  constructor(details: { estimatedWaitMs: number; maxWaitMs: number; priority: 'interactive' | 'background' }) {
+    super(
+      `A ${details.priority} call would wait about ${Math.ceil(details.estimatedWaitMs)} ms for a rate-limit slot, ` +
+        `longer than the ${Math.max(0, Math.floor(details.maxWaitMs))} ms it has left; refused without being sent`,
+    );
+    this.estimatedWaitMs = details.estimatedWaitMs;
+    this.maxWaitMs = details.maxWaitMs;
+    this.priority = details.priority;
+  }
+}
+/** True when a call was refused because its rate-limit wait would outlast its deadline. */
+export const isRateLimitWaitTooLongError = (error: unknown): error is RateLimitWaitTooLongError => error instanceof RateLimitWaitTooLongError;

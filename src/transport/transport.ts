@@ -22,7 +22,7 @@ import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
 import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
 import type { Secrets } from './secrets.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { Priority, RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders, type RequestHeaders } from './headers.js';
@@ -48,6 +48,12 @@ export interface RequestOptions {
    * attempt, retry sleeps and the look-ups a create may need all end by then.
    */
   deadlineMs?: number | undefined;
+  /**
+   * Which calls the rate limiter serves first: `'interactive'` (a person waits for the answer,
+   * such as a guest's booking) or `'background'` (a job that can wait, such as a sync), granted a
+   * slot only when no interactive call of the partner waits. Overrides the client's `priority`.
+   */
+  priority?: Priority | undefined;
 }
 
 // The absolute deadline a call fixed when it started, carried into its sub-requests (timezone
@@ -93,6 +99,8 @@ export interface TransportSettings {
   /** The secrets no error, log line or hook payload may show. */
   secrets: Secrets;
   limiter: RateLimiter | undefined;
+  /** The priority of calls that do not give one. */
+  priority: Priority;
   clock: Clock;
   fetch: typeof fetch | undefined;
   timeoutMs: number;
@@ -316,7 +324,8 @@ export class Transport {
     const acquireSlot = async () => {
       const stop = this.#stopSignal(call);
       try {
-        await settings.limiter!.acquire({ signal: stop.signal });
+        // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
+        await settings.limiter!.acquire({ signal: stop.signal, priority: options.priority ?? settings.priority, maxWaitMs: remainingMs() });
       } catch (error) {
         if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
         if (stop.deadline?.aborted) throw this.deadlineError(call, where);

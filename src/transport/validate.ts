@@ -85,10 +85,11 @@ export function parseOutput<Schema extends z.ZodType>(
 }
 
 /** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown }): void {
+export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown; priority?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
-  const { signal, timeoutMs, maxRetries, deadlineMs, headers } = options;
+  const { signal, timeoutMs, maxRetries, deadlineMs, headers, priority } = options;
+  if (priority !== undefined && priority !== 'interactive' && priority !== 'background') refuse('priority', "expected 'interactive' or 'background'");
   checkHeaders(headers, 'headers', true, issues);
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
