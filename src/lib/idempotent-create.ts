@@ -16,6 +16,7 @@
 import {
   AbortError,
   AmbiguousCreateError,
+  ConnectionError,
   BookingLedgerUnavailableError,
   IdempotencyKeyReuseError,
   InputValidationError,
@@ -27,7 +28,7 @@ import {
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
+import { neverReachedServer, outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { checkTimezone } from '../restaurant-timezones.js';
@@ -126,7 +127,7 @@ export function findReservationByKey(context: ResourceContext, reads: Reservatio
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
-    const result = await lookUpByKey(reads, rid, key, context.transport.subRequestOptions(options));
+    const result = await lookUpByKey(reads, rid, key, context.transport.call(options));
     if (result.state === 'unknown') throw result.cause;
     return { data: result.state === 'found' ? result.reservation : null, response: null };
   })
@@ -184,7 +185,7 @@ type Pass =
   | { state: 'found'; reservation: Reservation }
   | { state: 'read'; complete: boolean; ids: string[]; counted: boolean; duplicate: boolean; why: { code: string; message: string } | undefined };
 
-async function readPass(reads: ReservationReads, rid: number | string, key: string, call: CallOptions): Promise<Pass> {
+async function readPass(reads: ReservationReads, rid: number | string, key: string, call: Call): Promise<Pass> {
   let page = await reads.list(rid, undefined, call);
   const counts: (number | undefined)[] = [];
   const ids: string[] = [];
@@ -222,7 +223,7 @@ async function readPass(reads: ReservationReads, rid: number | string, key: stri
  * without counts, when it lists exactly the same reservations. A listing that loops, runs past its
  * page limit or fails, or two reads that disagree, mean "cannot tell", never "absent".
  */
-export async function lookUpByKey(reads: ReservationReads, rid: number | string, key: string, call: CallOptions): Promise<LookUp> {
+export async function lookUpByKey(reads: ReservationReads, rid: number | string, key: string, call: Call): Promise<LookUp> {
   try {
     const first = await readPass(reads, rid, key, call);
     if (first.state === 'found') return first;
@@ -250,7 +251,7 @@ class IdempotentCreate {
   // Set by run() before anything else reads them.
   #rid: number | string = '';
   #key = '';
-  #call: CallOptions = {};
+  #call!: Call;
   /** Set once a POST of this create was handed to the transport. */
   #posted = false;
 
@@ -275,7 +276,7 @@ class IdempotentCreate {
       throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
     }
     // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
-    const call = (this.#call = this.#transport.subRequestOptions(options));
+    const call = (this.#call = this.#transport.call(options));
     const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await context.timezoneFor(rid, call);
     const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
     if (context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
@@ -305,7 +306,7 @@ class IdempotentCreate {
   /** A ledger operation within the call's signal and deadline; a ledger that fails refuses the create (nothing sent). */
   async #ledger<T>(operation: () => Promise<T>): Promise<T> {
     try {
-      return await this.#transport.within(Promise.resolve().then(operation), this.#call, { method: 'POST' });
+      return await this.#call.within(Promise.resolve().then(operation), { method: 'POST' });
     } catch (error) {
       const callEnded = (error instanceof AbortError || error instanceof TimeoutError) && neverReachedServer(error);
       if (callEnded) throw error;
@@ -333,7 +334,7 @@ class IdempotentCreate {
       if (entry.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReuseError({ idempotencyKey: this.#key, restaurantId: this.#rid, fields: differingFields(entry.fingerprint, fingerprint) });
       }
-      if (entry.state === 'booked') return this.#transport.within(this.#reads.retrieve(this.#rid, entry.reservationId, this.#call).withResponse(), this.#call);
+      if (entry.state === 'booked') return this.#reads.retrieve(this.#rid, entry.reservationId, this.#call).withResponse();
       if (entry.state === 'ambiguous') {
         if (waited) throw this.#ambiguous(`An earlier create with this idempotency key, running at the same time, ended with its outcome unknown; until ${new Date(entry.until).toISOString()} nothing is sent with this key`, undefined, 0);
         return this.#whileHeld(slot, entry);
@@ -344,7 +345,7 @@ class IdempotentCreate {
       const signal = this.#call.signal ? AbortSignal.any([this.#call.signal, stop.signal]) : stop.signal;
       try {
         const change = ledger.changed ? ledger.changed(slot, { timeoutMs: waitMs, signal }) : sleep(waitMs, signal);
-        await this.#transport.within(change, this.#call, { method: 'POST' });
+        await this.#call.within(change, { method: 'POST' });
       } finally {
         stop.abort();
       }
@@ -432,7 +433,7 @@ class IdempotentCreate {
           return created;
         },
         isRetryable: (error) =>
-          neverReachedServer(error) || (honoured && (error instanceof RateLimitError || (outcomeUnknown(error) && !(error instanceof ResponseValidationError)))) || (error instanceof RateLimitError && provedAbsent),
+          (error instanceof ConnectionError && neverReachedServer(error)) || (honoured && (error instanceof RateLimitError || (outcomeUnknown(error) && !(error instanceof ResponseValidationError)))) || (error instanceof RateLimitError && provedAbsent),
         recover: async (error, attempt) => {
           attempts = attempt;
           provedAbsent = false;
@@ -476,7 +477,7 @@ class IdempotentCreate {
     let last: LookUp = { state: 'unknown', cause };
     for (const share of SETTLE_SCHEDULE) {
       const waitMs = startedAt + share * windowMs - clock.now();
-      const left = this.#transport.remainingMs(this.#call);
+      const left = this.#call.remainingMs();
       if (share > 0 && windowMs === 0) break;
       if (left !== undefined && left <= Math.max(0, waitMs)) break;
       if (waitMs > 0) {
@@ -494,7 +495,8 @@ class IdempotentCreate {
   }
 
   #ambiguous(message: string, cause: unknown, attempts: number): AmbiguousCreateError {
-    return new AmbiguousCreateError(message, { idempotencyKey: this.#key, restaurantId: this.#rid, attempts, cause });
+    // No attempt of this call: it sent nothing (an earlier create, a hold, or a look-up left it in doubt).
+    return new AmbiguousCreateError(message, { idempotencyKey: this.#key, restaurantId: this.#rid, attempts, cause, sent: attempts === 0 ? 'no' : 'maybe' });
   }
 }
 

@@ -147,7 +147,7 @@ export class Reservations extends Resource {
     return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.subRequestOptions(options);
+      const call = this.transport.call(options);
       try {
         return await this.transport.request({
           method: 'GET',
@@ -204,7 +204,7 @@ export class Reservations extends Resource {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.subRequestOptions(options);
+      const call = this.transport.call(options);
       // Set once an attempt failed in a way that may have changed the reservation all the same.
       let mayHaveApplied = false;
       return this.transport.request({
@@ -249,18 +249,19 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
+    const call = this.transport.call({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);
       if (reservation.confirmed) return reservation;
       if (reservation.cancelled) throw new ReservationCancelledError(`Reservation ${id} was cancelled before it was confirmed`, reservation);
       const left = deadline - clock.now();
-      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`);
+      // Every read so far was answered: what the wait ended on was sent.
+      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, { sent: 'yes' });
       try {
         await clock.sleep(Math.min(intervalMs, left), signal);
       } catch (error) {
-        throw new AbortError('waitForConfirmation was aborted', { cause: signal?.reason ?? error });
+        throw new AbortError('waitForConfirmation was aborted', { cause: signal?.reason ?? error, sent: 'yes' });
       }
     }
   }
