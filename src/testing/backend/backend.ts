@@ -11,6 +11,7 @@ import { resolveDialect, type Dialect } from './dialects.js';
 import { DelayedCommits, FaultList } from './faults.js';
 import { Journal } from './journal.js';
 import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './rate-limit.js';
+import { ReservationIndex } from './reservation-index.js';
 import { reservationView } from './reservations.js';
 import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
 import { emptyState, type EventType, type FakeState, type PendingDelivery, type ReservationRecord } from './state.js';
@@ -66,6 +67,8 @@ export class FakeBackend implements World {
   #realTimeLimiter: SlidingWindowLimiter | undefined;
   /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
+  /** Availability indexes by state object: a restored or reset state gets its own. */
+  readonly #indexes = new WeakMap<FakeState, ReservationIndex>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
   #sealed = false;
@@ -143,6 +146,18 @@ export class FakeBackend implements World {
 
   changed(record: ReservationRecord): void {
     this.#viewTexts.delete(record);
+    this.#index().update(record);
+  }
+
+  holdingTables(restaurantId: number, from: number, to: number): Iterable<ReservationRecord> {
+    return this.#index().holdingTables(restaurantId, from, to);
+  }
+
+  /** The availability index of the state in force (built on first use after a reset or restore). */
+  #index(): ReservationIndex {
+    let index = this.#indexes.get(this.#state);
+    if (!index) this.#indexes.set(this.#state, (index = new ReservationIndex(this.#state)));
+    return index;
   }
 
   /** Every reservation of a restaurant, whatever its channel, by start time then id. */
