@@ -357,8 +357,8 @@ export class FakeService {
    * fake.injectFault({ operation: 'reservations.create', status: 504, commitDelayMs: 3000 });
    * ```
    */
-  injectFault(fault: FaultSpec): void {
-    this.#backend.faults.add(parseFault(fault));
+  injectFault(fault: FaultSpec): ActiveFault {
+    return this.#backend.injectFault(parseFault(fault));
   }
 
   /** Removes every pending fault. */

@@ -153,6 +153,7 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
   const now = world.clock.now();
   const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, (from, to) => world.holdingTables(restaurant.id, from, to));
   if (!verdict.available) throw noAvailability(verdict.reason);
+  world.checkRoomForReservation();
   // The server decides id, duration, timestamps, confirmation_mode and every state boolean,
   // "even if a client sends them" (spec, Reservation): only guest fields are read from the body.
   const synchronous = restaurant.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS';
