@@ -9,6 +9,7 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     'testing/node': 'src/testing/node.ts',
     'redis/index': 'src/redis/index.ts',
+    'sync/index': 'src/sync/index.ts',
     'bin/restaurant-partner-fake': 'src/bin/restaurant-partner-fake.ts',
   },
   format: ['esm'],

@@ -9,7 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^restaurant-partner-sdk$/, replacement: source('index.ts') },
       { find: /^restaurant-partner-sdk\/testing\/node$/, replacement: source('testing/node.ts') },
-      { find: /^restaurant-partner-sdk\/(webhooks|testing|redis)$/, replacement: source('$1/index.ts') },
+      { find: /^restaurant-partner-sdk\/(webhooks|testing|redis|sync)$/, replacement: source('$1/index.ts') },
     ],
   },
   test: {

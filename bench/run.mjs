@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,redis (comma list) runs only those
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis (comma list) runs only those
  * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -318,6 +318,16 @@ async function fakeThroughput(extraArguments) {
   }
 }
 
+/** The webhook receiver on node:http against a bare node:http handler, side by side (bench/receiver-ratio.mjs). */
+async function benchReceiver() {
+  const { measureReceiverRatios } = await import('./receiver-ratio.mjs');
+  const { rpsRatio, p99Ratio, rssRatio } = await measureReceiverRatios({ root, notes });
+  const against = 'the same deliveries to a bare node:http handler that reads the body and compares the header, same run, 50 connections';
+  record('receiver_rps_ratio', rpsRatio, `receiver deliveries/s over ${against}`, '>= 0.8');
+  record('receiver_p99_ratio', p99Ratio, `receiver p99 latency over the bare handler's (${against})`, '<= 1.5');
+  record('receiver_rss_ratio', rssRatio, "receiver process's peak RSS over the bare handler's", '<= 1.5');
+}
+
 // --- run ------------------------------------------------------------------------------------------
 
 const startedAt = performance.now();
@@ -326,6 +336,7 @@ if (wanted('overhead')) await benchOverhead();
 if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
 if (wanted('fake')) await benchFake();
+if (wanted('receiver')) await benchReceiver();
 if (wanted('redis')) await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
 
 const machine = {

@@ -11,11 +11,11 @@ import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
 import { systemClock, type Clock } from './transport/clock.js';
-import type { RateLimiter } from './transport/rate-limiter.js';
-import { createRateLimiter } from './transport/throttle.js';
+import { checkPriority, type Priority, type RateLimiter } from './transport/rate-limiter.js';
+import { sharedRateLimiter } from './transport/shared-limiters.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { API_PREFIX, Transport, type Call, type ClientHooks, type RequestOptions } from './transport/transport.js';
 import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/headers.js';
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
@@ -34,10 +34,19 @@ export interface ClientOptions {
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
   /**
-   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the spec's limit), per client.
-   * Pass a {@link RateLimiter} to share one budget between clients, or `false` to turn it off.
+   * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the service's limit). Clients of
+   * the same partner on the same service (same origin; `localhost` and `127.0.0.1` are the same)
+   * given the same `{ requestsPerSecond, maxQueue }`, or none, share one limiter in a process: one
+   * budget, as the service counts it. Pass a {@link RateLimiter} (such as `createRedisRateLimiter`
+   * for several processes) to choose the limiter yourself, or `false` to turn it off.
    */
   rateLimit?: { requestsPerSecond: number; maxQueue?: number } | RateLimiter | false;
+  /**
+   * The rate-limit priority of this client's calls: `'interactive'` (default; a person waits for
+   * the answer) or `'background'` (a job that can wait, served only when no interactive call of
+   * the partner waits). Per call too (`{ priority }`).
+   */
+  priority?: Priority;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
   /** Where log lines go. Default: the console. `silentLogger` drops everything. */
@@ -200,11 +209,6 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
   return { url, prefixRemoved };
 }
 
-// What `withOptions` hands the copy it builds, next to its options: the caches it shares.
-// `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
-// override; the parent's were seeded once, and the service may have corrected them since).
-const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean }>();
-
 /**
  * The Restaurant Reservation Partner Service client.
  *
@@ -235,7 +239,11 @@ export class PartnerClient {
   /** The rate limiter every attempt of this client waits on (undefined when turned off). */
   readonly rateLimiter: RateLimiter | undefined;
 
-  readonly #timezones: Map<string, string | null>;
+  // Restaurant id -> IANA zone (null: the service gave none), and who hears of each reservation
+  // created: shared with the copies `withOptions` makes for the same service and partner (set on
+  // the copy right after it is built).
+  #timezones: Map<string, string | null>;
+  #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
@@ -257,6 +265,7 @@ export class PartnerClient {
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
+    if (options.priority !== undefined && options.priority !== 'interactive' && options.priority !== 'background') invalid('priority', "expected 'interactive' or 'background'");
     const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
     const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
     const secrets = createSecrets(options.partnerId, options.apiToken);
@@ -270,7 +279,7 @@ export class PartnerClient {
         ? undefined
         : isRateLimiter(rateLimit)
           ? rateLimit
-          : createRateLimiter({ requestsPerSecond: rateLimit.requestsPerSecond, maxQueue: rateLimit.maxQueue });
+          : sharedRateLimiter(options.partnerId, base, rateLimit);
 
     this.baseUrl = base.toString().replace(/\/+$/, '');
     this.partnerId = options.partnerId;
@@ -286,6 +295,7 @@ export class PartnerClient {
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets,
       limiter: this.rateLimiter,
+      priority: checkPriority(options.priority),
       clock,
       fetch: options.fetch,
       timeoutMs,
@@ -298,23 +308,26 @@ export class PartnerClient {
       defaultHeaders,
       responseValidation,
     }));
-    const shared = inherited.get(options);
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
-    this.#timezones = shared?.timezones ?? new Map();
-    if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
+    this.#timezones = new Map(knownTimezones);
+    this.#createdListeners = new Set();
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
       if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
+      const copy = new (this.constructor as typeof PartnerClient)(next);
       // The timezones are the same restaurants' only on the same service for the same partner.
-      const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
-      if (sameRestaurants) {
-        const seed = Object.hasOwn(overrides, 'restaurantTimezones');
-        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed });
+      // Overridden `restaurantTimezones` go over this client's cache in a cache of the copy's own;
+      // otherwise the copy shares this one (the parent's own were seeded once, and the service
+      // may have corrected them since).
+      if (next.baseUrl === given.baseUrl && next.partnerId === given.partnerId) {
+        copy.#timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map([...this.#timezones, ...copy.#timezones]) : this.#timezones;
+        copy.#createdListeners = this.#createdListeners;
       }
-      return new (this.constructor as typeof PartnerClient)(next);
+      return copy;
     };
+    const client = this;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -322,6 +335,10 @@ export class PartnerClient {
       createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
+      // Read when used: a withOptions copy receives its parent's set after it is built.
+      get createdListeners() {
+        return client.#createdListeners;
+      },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
           const id = String(restaurant.id);
@@ -340,10 +357,10 @@ export class PartnerClient {
   // Restaurants' timezones are cached for the client's life: at one request per second, reading
   // the list before every booking would halve the booking rate. A miss refreshes once (a newly
   // linked restaurant); concurrent misses share one refresh.
-  async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
+  async #timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    const call = this.#transport.subRequestOptions(options);
+    const call = this.#transport.call(options);
     for (;;) {
       const shared = this.#timezoneRefresh;
       if (!shared) {
@@ -360,7 +377,7 @@ export class PartnerClient {
       }
       // Another call's refresh is waited for within this call's own signal and deadline. Its
       // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
-      const outcome = await this.#transport.within(shared.then(() => 'read' as const, () => 'failed' as const), call);
+      const outcome = await call.within(shared.then(() => 'read' as const, () => 'failed' as const));
       if (outcome === 'read') break;
     }
     return this.#timezones.get(key) ?? null;

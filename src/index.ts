@@ -17,8 +17,8 @@ export type { ResponseValidation } from './transport/response-validation.js';
 export type { RequestHeaders } from './transport/headers.js';
 export { ApiPromise, type WithResponse } from './transport/api-promise.js';
 export { ListPromise, type Page } from './transport/pagination.js';
-export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type RateLimiterOptions } from './transport/throttle.js';
-export type { AcquireOptions, RateLimiter } from './transport/rate-limiter.js';
+export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type LocalRateLimiter, type RateLimiterOptions } from './transport/throttle.js';
+export type { AcquireOptions, PacedRateLimiter, Priority, RateLimiter } from './transport/rate-limiter.js';
 export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/error-from-response.js';
 export {

@@ -3,6 +3,7 @@ import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } f
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { buildDeliveryRequest, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
+import { createMemorySyncStore, createReservationSync, type ReservationChange } from 'restaurant-partner-sdk/sync';
 import { createRedisDuplicateStore, createRedisRateLimiter, type RedisClient, type RedisRateLimiter } from 'restaurant-partner-sdk/redis';
 
 const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '2030-01-07T08:00:00Z' } });
@@ -19,6 +20,13 @@ const receiver = createWebhookReceiver({ tokens: ['t0ken'] }).on('RESERVATION_CO
 });
 const answer = await receiver.handle(buildDeliveryRequest('http://localhost/hooks', { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant!.id }, 't0ken'));
 if (answer.status !== 200 || seen.length !== 1) throw new Error(`receiver answered ${answer.status}`);
+
+// The /sync entry: the booking above, read back as one `created` change.
+const changes: ReservationChange[] = [];
+const sync = createReservationSync({ client, onChange: (change) => void changes.push(change), store: createMemorySyncStore(), restaurantIds: [restaurant!.id], clock: fake.clock });
+await sync.settled();
+await sync.stop();
+if (changes.length !== 1 || changes[0]!.kind !== 'created' || changes[0]!.reservation.id !== reservation.id) throw new Error(`sync announced ${JSON.stringify(changes)}`);
 fake.dispose();
 
 // The /redis entry resolves and its types check; it needs no Redis package until given a client.
@@ -36,4 +44,4 @@ for (const path of ['/_fake/ui', '/_fake/ui/simulator.js', '/_fake/ui/simulator.
 }
 await server.close();
 if (served !== 3) throw new Error(`the standalone fake served ${served} restaurants and the simulator page`);
-console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, standalone fake served ${served} restaurants and the simulator page`);
+console.log(`packed package works: booked #${reservation.id} at ${local} local time, webhook handled, sync announced it, standalone fake served ${served} restaurants and the simulator page`);

@@ -8,8 +8,8 @@
  * @module
  */
 import { consoleLogger, type Logger } from '../logger.js';
-import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
-import { waitInLine, type Waiter } from '../transport/waiting-line.js';
+import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from '../transport/rate-limiter.js';
+import { WaitingLine } from '../transport/waiting-line.js';
 import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, prepareFirstRequest, RateLimitQueueFullError } from '../transport/throttle.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
@@ -39,7 +39,9 @@ export interface RedisRateLimiterOptions {
 }
 
 /** A {@link RateLimiter} whose budget lives in Redis. */
-export interface RedisRateLimiter extends RateLimiter {
+export interface RedisRateLimiter extends PacedRateLimiter {
+  /** Asks Redis: how long a call of this priority asking now would wait for its slot, in milliseconds. */
+  estimateWaitMs(priority?: Priority): Promise<number>;
   /** `true` while grants come from the shared budget in Redis; `false` while Redis is unreachable and this process paces alone. */
   readonly shared: boolean;
 }
@@ -87,6 +89,14 @@ if following > nextAt then
   redis.call('SET', KEYS[1], string.format('%.3f', following), 'PX', math.ceil(2 * tonumber(ARGV[1])))
 end
 return 1
+`);
+
+// How long until the partner's next slot opens (0 when one is free). KEYS: the next slot, the pause flag.
+const NEXT_SLOT = luaScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local nextAt = tonumber(redis.call('GET', KEYS[1]) or '0')
+return math.max(0, math.ceil(nextAt - now), redis.call('PTTL', KEYS[2]))
 `);
 
 // KEYS[1] the pause flag; ARGV[1] the pause in ms. Never shortens a longer pause already set.
@@ -144,7 +154,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   );
   const local = createRateLimiter({ requestsPerSecond: fallbackRequestsPerSecond, maxQueue });
 
-  const waiters: Waiter[] = [];
+  const line = new WaitingLine();
   let serving = false;
   let shared = true;
   let outageReported = false;
@@ -154,6 +164,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   let pausedUntil = Number.NEGATIVE_INFINITY;
   let sleeper: AbortController | undefined;
 
+  line.onEmpty = () => sleeper?.abort();
+
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       sleeper = new AbortController();
@@ -162,13 +174,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     }).finally(() => (sleeper = undefined));
 
-  const grantHead = () => {
-    const waiter = waiters.shift();
-    if (!waiter) return false;
-    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    waiter.resolve();
-    return true;
-  };
+  const grantHead = () => line.grantHead() !== undefined;
 
   const enterOutage = (error: unknown) => {
     retryRedisAt = Date.now() + retryRedisAfterMs;
@@ -188,7 +194,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   };
 
   const serveLocally = async () => {
-    const head = waiters[0]!;
+    const head = line.head()!;
     const stopAt = new AbortController();
     // Stop waiting locally when the head leaves or when it is time to try Redis again.
     const onLeave = () => stopAt.abort();
@@ -228,14 +234,14 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       return;
     }
     // Nobody left (the last waiter gave up during the call): no timer outlives the queue.
-    if (waiters.length > 0) await sleep(answer);
+    if (line.size > 0) await sleep(answer);
   };
 
   const serve = async () => {
     if (serving) return;
     serving = true;
     try {
-      while (waiters.length > 0) {
+      while (line.size > 0) {
         const now = Date.now();
         if (now < pausedUntil) await sleep(pausedUntil - now);
         else if (!shared && now < retryRedisAt) await serveLocally();
@@ -250,8 +256,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
-      return waitInLine(waiters, signal, () => void serve(), () => sleeper?.abort());
+      if (line.size >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      return line.join(acquireOptions, Date.now(), () => void serve());
     },
     async pause(ms: number): Promise<void> {
       if (!(ms > 0)) return;
@@ -262,7 +268,19 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       await runner.run(PAUSE, [keys[1]!], [Math.ceil(ms)]).catch(() => undefined);
     },
     get queueDepth(): number {
-      return waiters.length;
+      return line.size;
+    },
+    requestsPerSecond,
+    async estimateWaitMs(priority?: Priority): Promise<number> {
+      const ahead = line.ahead(checkPriority(priority));
+      let nextSlotInMs = Math.max(0, pausedUntil - Date.now());
+      try {
+        nextSlotInMs = Math.max(nextSlotInMs, Number(await runner.run(NEXT_SLOT, keys, [])));
+      } catch {
+        // Redis unreachable: this process paces alone.
+        return local.estimateWaitMs(priority);
+      }
+      return nextSlotInMs + ahead * spacing;
     },
     get shared(): boolean {
       return shared;

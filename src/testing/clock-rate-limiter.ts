@@ -2,13 +2,14 @@
  * A rate limiter that runs on a {@link Clock} of your choice instead of real time: the fake
  * service's clock (what `fake.clientOptions()` uses, so a partner's suite never sleeps) or a test's
  * manual clock. It paces exactly as the SDK's real-time limiter does (same spacing, same margin
- * after an idle spell, same pause on 429, same bounded queue with cancellation), but its waits are
- * the clock's sleeps.
+ * after an idle spell, same pause on 429, same bounded queue with cancellation, same priorities
+ * and the same refusal of a call whose place puts it past its deadline), but its waits are the
+ * clock's sleeps.
  * @module
  */
 import type { Clock } from '../transport/clock.js';
-import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
-import { waitInLine, type Waiter } from '../transport/waiting-line.js';
+import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from '../transport/rate-limiter.js';
+import { deadlineOn, tooLong, waitForPlace, WaitingLine } from '../transport/waiting-line.js';
 import { checkMaxQueue, checkRequestsPerSecond, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
 
 /** Options of {@link createClockRateLimiter}. */
@@ -32,7 +33,12 @@ export interface ClockRateLimiterOptions {
  * const client = new PartnerClient({ ...credentials, clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }) });
  * ```
  */
-export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLimiter {
+/** A limiter on a clock of your choice: its estimates are numbers of the clock's milliseconds. */
+export interface ClockRateLimiter extends PacedRateLimiter {
+  estimateWaitMs(priority?: Priority): number;
+}
+
+export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockRateLimiter {
   const { requestsPerSecond, clock } = options;
   checkRequestsPerSecond(requestsPerSecond);
   if (!clock || typeof clock.now !== 'function' || typeof clock.sleep !== 'function') {
@@ -42,7 +48,7 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLi
   const spacing = grantSpacingMs(requestsPerSecond);
   const margin = spacing - 1000 / requestsPerSecond;
   const idleExtra = idleExtraMs(requestsPerSecond);
-  const waiters: Waiter[] = [];
+  const line = new WaitingLine();
   let nextAllowedAt = Number.NEGATIVE_INFINITY;
   let pumping = false;
   let pumpSleep: AbortController | undefined;
@@ -66,13 +72,13 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLi
     if (pumping) return;
     pumping = true;
     try {
-      while (waiters.length > 0) {
+      while (line.size > 0) {
         const now = clock.now();
         if (now >= nextAllowedAt) {
-          const waiter = waiters.shift()!;
-          if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
           grant(now);
-          waiter.resolve();
+          line.grantHead();
+          // Places moved: refuse, now, whoever can no longer be served by its deadline.
+          if (line.size > 0) line.shedLate(now, nextAllowedAt - now, spacing);
           continue;
         }
         pumpSleep = new AbortController();
@@ -88,23 +94,34 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): RateLi
     }
   };
 
+  line.onEmpty = () => pumpSleep?.abort();
+
+  const estimateWaitMs = (priority?: Priority): number => waitForPlace(line.ahead(checkPriority(priority)), nextAllowedAt - clock.now(), spacing);
+
   return {
+    requestsPerSecond,
     acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiters.length === 0 && !pumping && clock.now() >= nextAllowedAt) {
-        grant(clock.now());
+      const priority = checkPriority(acquireOptions.priority);
+      const now = clock.now();
+      if (line.size === 0 && !pumping && now >= nextAllowedAt) {
+        grant(now);
         return Promise.resolve();
       }
-      if (waiters.length >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
-      return waitInLine(waiters, signal, () => void pump(), () => pumpSleep?.abort());
+      if (line.size >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      const wait = estimateWaitMs(priority);
+      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs)) return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
+      return line.join({ ...acquireOptions, priority }, now, () => void pump());
     },
     pause(ms: number): void {
       if (!(ms > 0)) return;
       nextAllowedAt = Math.max(nextAllowedAt, clock.now() + ms);
+      if (line.size > 0) line.shedLate(clock.now(), nextAllowedAt - clock.now(), spacing);
     },
     get queueDepth(): number {
-      return waiters.length;
+      return line.size;
     },
+    estimateWaitMs,
   };
 }

@@ -5,10 +5,25 @@
  * @module
  */
 
+/**
+ * Which calls go first when several wait for the budget. `'interactive'` (the default): someone
+ * is waiting for the answer, such as a guest's booking. `'background'`: a job that can wait, such
+ * as a sync; it is granted a slot only when no interactive call waits.
+ */
+export type Priority = 'interactive' | 'background';
+
 /** Options of one wait for a slot. */
 export interface AcquireOptions {
   /** Aborting it rejects the wait with the signal's reason and frees the queue place. */
   signal?: AbortSignal | undefined;
+  /** The call's priority. Default `'interactive'`. */
+  priority?: Priority | undefined;
+  /**
+   * How long the caller can wait at most (the time left before its deadline). A limiter that can
+   * tell the wait will be longer rejects at once with `RateLimitWaitTooLongError` instead of
+   * making the caller wait for a slot it could not use.
+   */
+  maxWaitMs?: number | undefined;
 }
 
 /** A limiter the client waits on before each attempt. */
@@ -22,4 +37,24 @@ export interface RateLimiter {
   pause(ms: number): void | Promise<void>;
   /** How many calls are waiting for a slot (for load shedding and monitoring). */
   readonly queueDepth: number;
+  /** The budget this limiter paces to, in requests per second (every limiter of the SDK has it). */
+  readonly requestsPerSecond?: number | undefined;
+  /**
+   * How long a call of this priority asking now would wait for its slot, in milliseconds (every
+   * limiter of the SDK has it; the Redis limiter answers with a Promise, since it asks Redis).
+   */
+  estimateWaitMs?(priority?: Priority): number | Promise<number>;
+}
+
+/** The SDK's own limiters: each tells its rate and estimates waits. */
+export interface PacedRateLimiter extends RateLimiter {
+  readonly requestsPerSecond: number;
+  estimateWaitMs(priority?: Priority): number | Promise<number>;
+}
+
+/** Checks a `priority` option (refused by name rather than treated as the default). */
+export function checkPriority(priority: unknown, field = 'priority'): Priority {
+  if (priority === undefined) return 'interactive';
+  if (priority !== 'interactive' && priority !== 'background') throw new TypeError(`${field} must be 'interactive' or 'background'`);
+  return priority;
 }

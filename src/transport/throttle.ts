@@ -1,15 +1,15 @@
 /**
  * The client's own rate limiter, paced by p-throttle. p-throttle decides when the next slot
- * opens; this module adds what it lacks: a FIFO whose waiting calls can be cancelled one by one,
- * a pause gate for 429 answers and for the margin after an idle spell, a bounded queue and its
- * depth. It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
+ * opens; this module adds what it lacks: a queue whose waiting calls can be cancelled one by one,
+ * interactive calls before background ones, a pause gate for 429 answers and for the margin after
+ * an idle spell, a bounded queue and its depth, and a refusal at once for a call whose place puts
+ * it past its deadline. It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
  * virtual clock lives with the fake service (`createClockRateLimiter` in `restaurant-partner-sdk/testing`).
  * @module
  */
-import pThrottle from 'p-throttle';
 import { PartnerSdkError } from '../errors.js';
-import type { AcquireOptions, RateLimiter } from './rate-limiter.js';
-import type { Waiter } from './waiting-line.js';
+import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from './rate-limiter.js';
+import { deadlineOn, tooLong, waitForPlace, WaitingLine } from './waiting-line.js';
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
@@ -59,7 +59,7 @@ export function idleExtraMs(requestsPerSecond: number): number {
  * process's first request reaches the service long after its grant (measured 90-300 ms on a busy
  * host, against 15-35 ms once loaded), and the next grant lands less than an interval after it at
  * the service. Limiters call it when they are created (and the Redis limiter before a process's
- * first grant); it runs once per process.
+ * first grant); it runs once per process. It loads the limiter's pacer too.
  */
 let firstRequestPrepared: Promise<void> | undefined;
 let firstRequestReady = false;
@@ -71,6 +71,7 @@ export const prepareFirstRequest = (): Promise<void> =>
     } catch {
       // Nothing more to load in this runtime; the first request loads what it needs.
     }
+    await loadPacer();
     firstRequestReady = true;
   })());
 
@@ -91,18 +92,91 @@ export function checkMaxQueue(maxQueue: unknown): number {
 }
 
 
-/** One p-throttle instance with the controller that can drop its pending call. */
+/** Paces one slot at a time: `serve` runs when the slot opens, synchronously when one is free. */
+type Slot = (serve: () => void) => Promise<void>;
+/** Builds a {@link Slot} whose slots are `interval` apart, each anchored on the previous slot. */
+type Pacer = (interval: number, signal: AbortSignal) => Slot;
+
+/**
+ * The same pacing as p-throttle's windowed mode with a limit of 1, on plain timers: for runtimes
+ * where p-throttle cannot load (it builds a FinalizationRegistry when its module loads, which
+ * Cloudflare Workers refuse before the 2025-05-05 compatibility date).
+ */
+const timerPacer: Pacer = (interval, signal) => {
+  let tick = 0;
+  return (serve) =>
+    new Promise<void>((resolve, reject) => {
+      signal.throwIfAborted();
+      const now = Date.now();
+      let delay = 0;
+      if (now - tick > interval) tick = now;
+      else {
+        tick += interval;
+        delay = tick - now;
+      }
+      if (delay <= 0) {
+        serve();
+        resolve();
+        return;
+      }
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        serve();
+        resolve();
+      }, delay);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+};
+
+let pacer: Pacer | undefined;
+let pacerLoading: Promise<void> | undefined;
+/**
+ * Loads p-throttle on first use, only where it can run (FinalizationRegistry and WeakRef exist),
+ * so that the core entry loads everywhere; elsewhere {@link timerPacer} paces the same way.
+ */
+const loadPacer = (): Promise<void> =>
+  (pacerLoading ??= (async () => {
+    if (typeof FinalizationRegistry === 'function' && typeof WeakRef === 'function') {
+      try {
+        const { default: pThrottle } = await import('p-throttle');
+        pacer = (interval, signal) => pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
+        return;
+      } catch {
+        // Not loadable here after all: pace on plain timers.
+      }
+    }
+    pacer = timerPacer;
+  })());
+
+/** One pacer instance with the controller that can drop its pending call. */
 interface Engine {
   controller: AbortController;
-  /** Runs `serve` when p-throttle grants the next slot: at once (synchronously) when one is free. */
-  slot: (serve: () => void) => Promise<void>;
+  slot: Slot;
 }
 
 /**
- * Creates a rate limiter that grants at most `requestsPerSecond` slots per second, in arrival
- * order, on real time. Each client builds its own (never module-global); pass the same limiter
- * object to several clients of one partner to make them share the budget. Several processes
- * share one budget through `createRedisRateLimiter` (`restaurant-partner-sdk/redis`).
+ * How many grants the service may see in one window, and that window: `requestsPerSecond` per
+ * second counted as whole requests (0.5 per second is 1 per 2 s; 2.5 per second is 2 per 800 ms).
+ */
+export function serviceWindow(requestsPerSecond: number): { count: number; ms: number } {
+  const count = Math.max(1, Math.floor(requestsPerSecond));
+  return { count, ms: (count * 1000) / requestsPerSecond };
+}
+
+/** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once. */
+export interface LocalRateLimiter extends PacedRateLimiter {
+  estimateWaitMs(priority?: Priority): number;
+}
+
+/**
+ * Creates a rate limiter that grants at most `requestsPerSecond` slots per second on real time:
+ * interactive calls first, each priority in arrival order. Clients of one partner and one service
+ * share one by default; pass the same limiter object to several clients to share it explicitly.
+ * Several processes share one budget through `createRedisRateLimiter` (`restaurant-partner-sdk/redis`).
  *
  * @example
  * ```ts
@@ -111,7 +185,7 @@ interface Engine {
  * const b = new PartnerClient({ ...credentials, rateLimit: limiter }); // same budget as `a`
  * ```
  */
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter {
   const { requestsPerSecond } = options;
   checkRequestsPerSecond(requestsPerSecond);
   if ('clock' in options) {
@@ -124,49 +198,57 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const interval = 1000 / requestsPerSecond;
   const spacing = grantSpacingMs(requestsPerSecond);
   const idleExtra = idleExtraMs(requestsPerSecond);
-  const waiters: Waiter[] = [];
+  const window = serviceWindow(requestsPerSecond);
+  const line = new WaitingLine();
+  // The last `window.count` grants, oldest first: no grant comes less than the window after the
+  // one `window.count` grants back (the service's own count), whatever the timers did.
+  const recentGrants: number[] = [];
   // The pause gate: nobody is granted before this instant (a 429's Retry-After, the idle margin).
   let notBefore = Number.NEGATIVE_INFINITY;
   let gateTimer: ReturnType<typeof setTimeout> | undefined;
   let lastGrantAt = Number.NEGATIVE_INFINITY;
 
-  // p-throttle's windowed mode with a limit of 1 anchors each slot on the previous slot, not on
-  // when its timer fired, so timer lateness does not add up into a lower rate. At most one call is
-  // ever pending in it, and the slot goes to whoever heads the queue when it opens, so a cancelled
-  // call costs no slot.
+  // The pacer anchors each slot on the previous slot, not on when its timer fired, so timer
+  // lateness does not add up into a lower rate. At most one call is ever pending in it, and the
+  // slot goes to whoever heads the queue when it opens, so a cancelled call costs no slot.
   const newEngine = (): Engine => {
     const controller = new AbortController();
-    const slot = pThrottle({ limit: 1, interval: spacing, signal: controller.signal })(async (serve: () => void) => serve());
-    return { controller, slot };
+    return { controller, slot: pacer!(spacing, controller.signal) };
   };
-  let engine = newEngine();
+  let engine: Engine | undefined;
   let enginePending = false;
 
   /**
-   * Drops p-throttle's pending call and its memory of past slots; the gate then carries the
+   * Drops the pacer's pending call and its memory of past slots; the gate then carries the
    * spacing from the last real grant, so a fresh engine's first, immediate slot is never early.
    */
   const resetEngine = () => {
-    if (enginePending) engine.controller.abort(new Error('rate limiter engine reset'));
-    engine = newEngine();
+    if (enginePending) engine?.controller.abort(new Error('rate limiter engine reset'));
+    engine = undefined;
     enginePending = false;
     notBefore = Math.max(notBefore, lastGrantAt + spacing);
   };
 
+  /** When the next grant could happen, counted from `now` (0 when a slot is free). */
+  const nextSlotInMs = (now: number) => Math.max(0, Math.max(notBefore, lastGrantAt + spacing) - now);
+
   const grantHead = (at: number) => {
-    const waiter = waiters.shift()!;
-    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
     // A grant after an idle spell: the one after it keeps the idle margin.
     if (at - lastGrantAt > 2 * spacing) notBefore = Math.max(notBefore, at + spacing + idleExtra);
     lastGrantAt = at;
-    waiter.resolve();
+    recentGrants.push(at);
+    if (recentGrants.length > window.count) recentGrants.shift();
+    line.grantHead();
+    // Places moved (an interactive call may have gone ahead of background ones): refuse, now,
+    // whoever can no longer be served by its deadline.
+    if (line.size > 0) line.shedLate(at, spacing, spacing);
   };
 
   let preparing = false;
 
-  /** Asks for the next slot for the queue head, unless a wait (p-throttle's or the gate's) is already on. */
+  /** Asks for the next slot for the queue head, unless a wait (the pacer's or the gate's) is already on. */
   const serveQueue = () => {
-    if (waiters.length === 0 || enginePending || gateTimer !== undefined || preparing) return;
+    if (line.size === 0 || enginePending || gateTimer !== undefined || preparing) return;
     if (!firstRequestReady) {
       // The process's first request would wait for ky after its grant anyway: wait before the
       // grant instead, so the request leaves as soon as it is granted.
@@ -185,19 +267,24 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }, notBefore - now);
       return;
     }
-    const current = engine;
+    const current = (engine ??= newEngine());
     enginePending = true;
     current
       .slot(() => {
         if (current !== engine) return;
         enginePending = false;
         const at = Date.now();
-        // A pause that arrived during p-throttle's wait, or nobody left: decide again.
-        if (waiters.length === 0 || at < notBefore) return serveQueue();
-        if (at - lastGrantAt < interval) {
-          // The previous grant's timer fired so late that this slot, anchored on the previous
-          // slot, would come closer than one interval after it: hold this one back instead.
+        // A pause that arrived during the pacer's wait, or nobody left: decide again.
+        if (line.size === 0 || at < notBefore) return serveQueue();
+        const windowFull = recentGrants.length === window.count && at - recentGrants[0]! < window.ms;
+        if (windowFull || at - lastGrantAt < interval / 2) {
+          // A timer fired so late that this slot, anchored on the previous slot, would put more
+          // grants in one of the service's windows than it allows, or bunch two grants: hold this
+          // one back instead. A slot a little closer than one interval after a late one is kept
+          // when the service's window allows it (above 1 request per second): it makes up for
+          // the late one, so timer lateness does not lower the rate.
           resetEngine();
+          if (windowFull) notBefore = Math.max(notBefore, recentGrants[0]! + window.ms);
           return serveQueue();
         }
         grantHead(at);
@@ -207,49 +294,39 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       .catch(() => undefined);
   };
 
-  /** Takes a waiting call out of the queue without spending a slot. */
-  const leave = (waiter: Waiter) => {
-    const index = waiters.indexOf(waiter);
-    if (index >= 0) waiters.splice(index, 1);
-    if (waiters.length === 0) {
-      // Nobody left to serve: no timer outlives the queue, and no slot is spent on nobody.
-      clearTimeout(gateTimer);
-      gateTimer = undefined;
-      if (enginePending) resetEngine();
-    }
+  // Nobody left to serve: no timer outlives the queue, and no slot is spent on nobody.
+  line.onEmpty = () => {
+    clearTimeout(gateTimer);
+    gateTimer = undefined;
+    if (enginePending) resetEngine();
+  };
+
+  const estimateWaitMs = (priority?: Priority): number => {
+    const now = Date.now();
+    return waitForPlace(line.ahead(checkPriority(priority)), line.size > 0 ? Math.max(nextSlotInMs(now), 1) : nextSlotInMs(now), spacing);
   };
 
   return {
+    requestsPerSecond,
     acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
-      if (waiters.length >= maxQueue && waiters.length > 0) return Promise.reject(new RateLimitQueueFullError(maxQueue));
-      return new Promise<void>((resolve, reject) => {
-        const waiter: Waiter = { resolve, signal, onAbort: undefined };
-        waiters.push(waiter);
-        // A free slot is granted right here, synchronously; otherwise the call waits its turn.
-        serveQueue();
-        if (!waiters.includes(waiter)) return;
-        if (waiters.length > maxQueue) {
-          leave(waiter);
-          reject(new RateLimitQueueFullError(maxQueue));
-          return;
-        }
-        if (signal) {
-          waiter.onAbort = () => {
-            leave(waiter);
-            reject(signal.reason);
-          };
-          signal.addEventListener('abort', waiter.onAbort, { once: true });
-        }
-      });
+      const priority = checkPriority(acquireOptions.priority);
+      if (line.size >= maxQueue && line.size > 0) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      const now = Date.now();
+      const wait = line.size > 0 || !firstRequestReady ? estimateWaitMs(priority) : nextSlotInMs(now);
+      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs)) return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
+      // A free slot is granted right here, synchronously; otherwise the call waits its turn.
+      return line.join({ ...acquireOptions, priority }, now, serveQueue, maxQueue, () => new RateLimitQueueFullError(maxQueue));
     },
     pause(ms: number): void {
       if (!(ms > 0)) return;
       notBefore = Math.max(notBefore, Date.now() + ms);
+      if (line.size > 0) line.shedLate(Date.now(), nextSlotInMs(Date.now()), spacing);
     },
     get queueDepth(): number {
-      return waiters.length;
+      return line.size;
     },
+    estimateWaitMs,
   };
 }

@@ -1,35 +1,119 @@
 /**
- * The queue in front of a rate limiter: callers wait in arrival order, and one whose signal aborts
- * leaves at once, so a cancelled call costs nobody a slot. Shared by the limiter that follows a
- * clock of your choice and the Redis limiter; each grants from the head in its own way.
+ * The queue in front of a rate limiter: interactive calls before background ones, each in arrival
+ * order; a caller whose signal aborts leaves at once, so a cancelled call costs nobody a slot; a
+ * caller whose place puts its slot past its deadline is refused at once
+ * ({@link RateLimitWaitTooLongError}). Shared by the SDK's three limiters; each grants from the
+ * head in its own way.
  * @module
  */
+import { RateLimitWaitTooLongError } from '../errors.js';
+import { checkPriority, type AcquireOptions, type Priority } from './rate-limiter.js';
 
-/** A caller waiting for a slot. Whoever grants it removes `onAbort` from its signal first. */
+/** A caller waiting for a slot. */
 export interface Waiter {
   resolve: () => void;
+  reject: (error: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  priority: Priority;
+  /** When the caller asked, on the limiter's clock. */
+  since: number;
+  /** The limiter's clock past which the caller cannot use a slot (`Infinity`: no deadline). */
+  deadlineAt: number;
 }
 
 /**
- * Puts a caller at the back of `waiters`, then calls `serve`. If the caller's signal aborts while it
- * waits, it leaves the line and rejects with the signal's reason; when it was the last one waiting,
- * `onEmpty` runs (to end the server's sleep, so no timer outlives the queue).
+ * How long a newcomer waits, given how many calls are served before it (`ahead`), when the next
+ * slot opens (`nextSlotInMs`, 0 when one is free) and the spacing between slots.
  */
-export function waitInLine(waiters: Waiter[], signal: AbortSignal | undefined, serve: () => void, onEmpty: () => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const waiter: Waiter = { resolve, signal, onAbort: undefined };
-    if (signal) {
-      waiter.onAbort = () => {
-        const index = waiters.indexOf(waiter);
-        if (index >= 0) waiters.splice(index, 1);
-        if (waiters.length === 0) onEmpty();
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', waiter.onAbort, { once: true });
+export const waitForPlace = (ahead: number, nextSlotInMs: number, spacingMs: number): number => Math.max(0, nextSlotInMs) + ahead * spacingMs;
+
+/** The two lines of waiting callers of one limiter. */
+export class WaitingLine {
+  readonly #interactive: Waiter[] = [];
+  readonly #background: Waiter[] = [];
+  /** Runs when the last caller left without a grant (to end the limiter's sleep: no timer outlives the queue). */
+  onEmpty: () => void = () => undefined;
+
+  get size(): number {
+    return this.#interactive.length + this.#background.length;
+  }
+
+  /** How many interactive calls wait. */
+  get interactive(): number {
+    return this.#interactive.length;
+  }
+
+  /** The caller served next: the oldest interactive one, else the oldest background one. */
+  head(): Waiter | undefined {
+    return this.#interactive[0] ?? this.#background[0];
+  }
+
+  /** How many calls are served before a newcomer of `priority`. */
+  ahead(priority: Priority): number {
+    return priority === 'interactive' ? this.#interactive.length : this.size;
+  }
+
+  /** Takes the head out of the line and resolves it: its slot is granted. */
+  grantHead(): Waiter | undefined {
+    const waiter = this.#interactive.shift() ?? this.#background.shift();
+    if (!waiter) return undefined;
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve();
+    return waiter;
+  }
+
+  /** Takes a caller out without a grant and rejects it with `reason`. */
+  refuse(waiter: Waiter, reason: unknown): void {
+    const line = waiter.priority === 'interactive' ? this.#interactive : this.#background;
+    const index = line.indexOf(waiter);
+    if (index < 0) return;
+    line.splice(index, 1);
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.reject(reason);
+    if (this.size === 0) this.onEmpty();
+  }
+
+  /**
+   * Puts a caller at the back of its priority's line, then calls `serve`. `now` is the limiter's
+   * clock; `maxWaitMs` in `options` becomes the caller's deadline on it. A caller still waiting
+   * after `serve` while more than `maxSize` wait is refused with `full()`.
+   */
+  join(options: AcquireOptions, now: number, serve: () => void, maxSize = Number.POSITIVE_INFINITY, full: () => unknown = () => undefined): Promise<void> {
+    const { signal } = options;
+    const priority = checkPriority(options.priority);
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, priority, since: now, deadlineAt: deadlineOn(now, options.maxWaitMs) };
+      if (signal) {
+        waiter.onAbort = () => this.refuse(waiter, signal.reason);
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      (priority === 'interactive' ? this.#interactive : this.#background).push(waiter);
+      serve();
+      if (this.size > maxSize) this.refuse(waiter, full());
+    });
+  }
+
+  /**
+   * Refuses every caller whose slot, by its place in the line, would come after its deadline.
+   * `nextSlotInMs`: when the head's slot opens; `spacingMs`: between slots.
+   */
+  shedLate(now: number, nextSlotInMs: number, spacingMs: number): void {
+    let place = 0;
+    for (const line of [this.#interactive, this.#background]) {
+      for (const waiter of [...line]) {
+        const wait = waitForPlace(place, nextSlotInMs, spacingMs);
+        if (now + wait > waiter.deadlineAt) this.refuse(waiter, tooLong(wait, waiter.deadlineAt - now, waiter.priority));
+        else place += 1;
+      }
     }
-    waiters.push(waiter);
-    serve();
-  });
+  }
 }
+
+/** The caller's deadline on the limiter's clock. */
+export const deadlineOn = (now: number, maxWaitMs: number | undefined): number =>
+  typeof maxWaitMs === 'number' && maxWaitMs >= 0 ? now + maxWaitMs : Number.POSITIVE_INFINITY;
+
+/** The error of a call refused because its wait would outlast its deadline. */
+export const tooLong = (estimatedWaitMs: number, maxWaitMs: number, priority: Priority): RateLimitWaitTooLongError =>
+  new RateLimitWaitTooLongError({ estimatedWaitMs, maxWaitMs, priority });

@@ -8,11 +8,11 @@ const api = mockApi();
 const required = { baseUrl: BASE_URL, partnerId: PARTNER_ID, apiToken: API_TOKEN, logger: silentLogger };
 
 describe('PartnerClient options', () => {
-  it('each client gets its own limiter by default; a limiter passed in is shared', () => {
+  it('clients of one partner share one limiter by default; a limiter passed in is kept', () => {
     const first = new PartnerClient(required);
     const second = new PartnerClient(required);
     expect(first.rateLimiter).toBeDefined();
-    expect(first.rateLimiter).not.toBe(second.rateLimiter);
+    expect(first.rateLimiter).toBe(second.rateLimiter);
     const shared = createRateLimiter({ requestsPerSecond: 1 });
     expect(new PartnerClient({ ...required, rateLimit: shared }).rateLimiter).toBe(shared);
     expect(new PartnerClient({ ...required, rateLimit: false }).rateLimiter).toBeUndefined();

@@ -271,7 +271,7 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await partners.getByText('withheld (not on loopback)').waitFor();
     expect(await page.content()).not.toContain(DEMO_PARTNER.apiToken);
     await expect(partners.locator('code.curl').textContent()).resolves.toBe(
-      `curl -u '${DEMO_PARTNER.partnerId}:$API_TOKEN' '${server.url}/api/v1/partnership/restaurants/'`,
+      `curl -u '${DEMO_PARTNER.partnerId}:'"$API_TOKEN" '${server.url}/api/v1/partnership/restaurants/'`,
     );
   });
 

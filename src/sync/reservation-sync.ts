@@ -1,0 +1,410 @@
+/**
+ * `createReservationSync`: the partner's view of its bookings, fed by webhooks, by the bookings
+ * this process makes, and by reading each restaurant's list on a schedule within a share of the
+ * rate, and handed to `onChange` one change at a time, in order, never backwards.
+ * @module
+ */
+import type { PartnerClient } from '../client.js';
+import { createConsoleLogger, type Logger } from '../logger.js';
+import type { Reservation } from '../resources/reservations.schemas.js';
+import { systemClock, type Clock } from '../transport/clock.js';
+import type { RequestOptions } from '../transport/transport.js';
+import type { WebhookEvent } from '../webhooks/events.js';
+import type { WebhookReceiver } from '../webhooks/receiver.js';
+import { backgroundSpacingMs, createBackgroundLimiter, partnerRate } from './budget.js';
+import { changeKind, fold, sameReservation, type Observation, type ReservationChange } from './changes.js';
+import { createReconcileSchedule, type ReconcileSchedule } from './schedule.js';
+import { createMemorySyncStore, type SyncRecord, type SyncStore } from './store.js';
+
+/**
+ * A verified webhook event, as a `createWebhookReceiver` hands it to its handlers. Only
+ * reservation events are used; any other is ignored.
+ */
+export type SyncEvent = Pick<WebhookEvent, 'type' | 'created_at' | 'restaurant_id'> & { reservation?: unknown };
+
+/** Options of {@link createReservationSync}. */
+export interface ReservationSyncOptions {
+  /** The client whose partner's bookings are followed. Its limiter's rate sets the budget. */
+  client: PartnerClient;
+  /**
+   * Receives each change of the view. Retried (1 s, 2 s, 4 s ... up to 1 min apart) while it
+   * throws; the change is recorded as handed over only once it resolves.
+   */
+  onChange: (change: ReservationChange) => void | Promise<void>;
+  /** Where the view lives. Default: {@link createMemorySyncStore} (lost with the process). */
+  store?: SyncStore;
+  /** Restaurants to follow. Default: every restaurant the partner sees, re-read every hour. */
+  restaurantIds?: readonly number[];
+  reconcile?: {
+    /** Every followed reservation is read at least once per this many ms; those starting soon three times as often. Default 15 min. */
+    intervalMs?: number;
+    /** Most of the partner's rate the reads may take over any 10 s window, from 0 to 1 (exclusive of 0). Default 0.25. */
+    budgetShare?: number;
+  };
+  /** Follow the bookings made through `client` (and its `withOptions` copies) as they are made. Default true. */
+  trackClientCreates?: boolean;
+  /** The clock of the schedule and of `detectedAt`. Default: the real one; `fake.clock` in tests. */
+  clock?: Clock;
+  /** Where warnings go (a failing `onChange`, a failing read). Default: the console. */
+  logger?: Logger;
+}
+
+/** A running reservation sync, from {@link createReservationSync}. */
+export interface ReservationSync {
+  /** Feeds the receiver's reservation events to {@link ReservationSync.ingest}. Returns the receiver. */
+  attach(receiver: WebhookReceiver): WebhookReceiver;
+  /**
+   * Takes one verified reservation event. Resolves once its change (if any) was handed to
+   * `onChange`; rejects after `stop()`, so a receiver answers 5xx and the service delivers again.
+   */
+  ingest(event: SyncEvent): Promise<void>;
+  /** Takes a booking this process made (source `client`); resolves once handed to `onChange`. */
+  track(restaurantId: number, reservation: Reservation): Promise<void>;
+  /** The reservation as last announced, or undefined when the sync has not seen it. */
+  get(restaurantId: number, reservationId: number): Promise<Reservation | undefined>;
+  /** Reads every followed restaurant now (background priority); resolves when all is read and announced. */
+  settled(): Promise<void>;
+  /** Starts the schedule (reading the restaurants first when `restaurantIds` was not given). */
+  start(): Promise<void>;
+  /** Stops: no request leaves after it resolves; changes not yet handed over are announced by the next run. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_INTERVAL_MS = 15 * 60_000;
+const DEFAULT_BUDGET_SHARE = 0.25;
+/** Reservations that started longer ago than this are no longer read (nor kept by the store). */
+export const LOOKBACK_MS = 7 * 24 * 60 * 60_000;
+/** How long a lease on one reservation lasts while its change is announced (renewed on each retry). */
+const ANNOUNCE_LEASE_MS = 60_000;
+const RESTAURANTS_REFRESH_MS = 60 * 60_000;
+const PAGE_SIZE = 100;
+const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
+  RESERVATION_CONFIRMED: 'confirmed',
+  RESERVATION_CANCELLED: 'cancelled',
+};
+
+/** Sync was stopped: what it was doing was not finished. */
+export class SyncStoppedError extends Error {
+  override name = 'SyncStoppedError';
+  constructor() {
+    super('The reservation sync was stopped');
+  }
+}
+
+function invalid(field: string, rule: string): never {
+  throw new RangeError(`createReservationSync: ${field} ${rule}`);
+}
+
+function checkOptions(options: ReservationSyncOptions): void {
+  if (!options || typeof options !== 'object') invalid('options', 'must be an object with client and onChange');
+  const { client, onChange, restaurantIds, reconcile } = options;
+  if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function') invalid('client', 'must be a PartnerClient');
+  if (typeof onChange !== 'function') invalid('onChange', 'must be a function');
+  if (restaurantIds !== undefined && !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))) {
+    invalid('restaurantIds', 'must be an array of restaurant ids (positive integers)');
+  }
+  const intervalMs = reconcile?.intervalMs;
+  if (intervalMs !== undefined && !(typeof intervalMs === 'number' && intervalMs >= 1000 && Number.isFinite(intervalMs))) invalid('reconcile.intervalMs', 'must be a number of milliseconds >= 1000');
+  const share = reconcile?.budgetShare;
+  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1)) invalid('reconcile.budgetShare', 'must be a number above 0 and at most 1');
+  const store = options.store as Partial<SyncStore> | undefined;
+  if (store !== undefined && !(store && ['get', 'put', 'claim', 'release'].every((name) => typeof store[name as keyof SyncStore] === 'function'))) {
+    invalid('store', 'must implement SyncStore (get, put, claim, release)');
+  }
+}
+
+const startOf = (reservation: Reservation): number => {
+  const at = Date.parse(reservation.start_time);
+  return Number.isFinite(at) ? at : Number.NaN;
+};
+
+/**
+ * Creates a reservation sync. See the guide in `docs/sync.md` for its guarantees and its cost.
+ *
+ * @example
+ * ```ts
+ * const sync = createReservationSync({ client, onChange: async (change) => save(change) });
+ * sync.attach(receiver);
+ * await sync.start();
+ * ```
+ */
+export function createReservationSync(options: ReservationSyncOptions): ReservationSync {
+  checkOptions(options);
+  const { client, onChange } = options;
+  const store = options.store ?? createMemorySyncStore();
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createConsoleLogger('[restaurant-partner-sdk sync]');
+  const intervalMs = options.reconcile?.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const budgetShare = options.reconcile?.budgetShare ?? DEFAULT_BUDGET_SHARE;
+  const fixedRestaurants = options.restaurantIds !== undefined;
+  const holder = crypto.randomUUID();
+  const spacingMs = backgroundSpacingMs(partnerRate(client.rateLimiter), budgetShare);
+  // The sync's own copy of the client: same credentials, clock and hooks, its reads paced by its share.
+  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs) });
+  const schedule: ReconcileSchedule = createReconcileSchedule({ intervalMs, clock, spacingMs, logger });
+  for (const id of options.restaurantIds ?? []) schedule.follow(id);
+
+  let stopper = new AbortController();
+  let stopped = false;
+  let loop: Promise<void> | undefined;
+  let unsubscribe: (() => void) | undefined;
+  // Work this sync started (announcements, reads), which stop() waits for.
+  const running = new Set<Promise<unknown>>();
+  // One announcement at a time per reservation in this process, in arrival order.
+  const chains = new Map<string, Promise<unknown>>();
+  // One read at a time per restaurant.
+  const reads = new Map<number, Promise<void>>();
+  // When each restaurant's list last arrived: a delivery older than that is older than what was read.
+  const lastReadAt = new Map<number, number>();
+
+  const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' }) as RequestOptions;
+  const keep = <T>(work: Promise<T>): Promise<T> => {
+    running.add(work);
+    void work.then(
+      () => running.delete(work),
+      () => running.delete(work),
+    );
+    return work;
+  };
+  const checkRunning = () => {
+    if (stopped) throw new SyncStoppedError();
+  };
+
+  /** Hands one change over, again and again while `onChange` throws, until it resolves or the sync stops. */
+  async function handOver(change: ReservationChange, leaseKey: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      checkRunning();
+      try {
+        await onChange(change);
+        return;
+      } catch (error) {
+        const delay = Math.min(60_000, 1000 * 2 ** attempt);
+        logger.warn(`onChange threw for reservation ${change.reservation.id} (${change.kind}); retrying in ${delay} ms`, { error });
+        try {
+          await clock.sleep(delay, stopper.signal);
+        } catch {
+          throw new SyncStoppedError();
+        }
+        await store.claim(leaseKey, holder, clock.now(), ANNOUNCE_LEASE_MS + delay);
+      }
+    }
+  }
+
+  /** Waits for the lease on one reservation (another process may be announcing a change of it). */
+  async function lease(key: string): Promise<void> {
+    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+      checkRunning();
+      if (await store.claim(key, holder, clock.now(), ANNOUNCE_LEASE_MS)) return;
+      try {
+        await clock.sleep(wait, stopper.signal);
+      } catch {
+        throw new SyncStoppedError();
+      }
+    }
+  }
+
+  async function announce(restaurantId: number, observation: Observation): Promise<void> {
+    const leaseKey = `reservation:${restaurantId}:${observation.fields.id}`;
+    await lease(leaseKey);
+    try {
+      const record = await store.get(restaurantId, observation.fields.id);
+      // A delivery is weighed against the latest read of its restaurant too (modifications carry no time).
+      const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
+      const next = fold(record?.reservation, knownAt, observation);
+      if (!next) {
+        // Part of a reservation never seen: its restaurant's list will tell the rest.
+        schedule.soon(restaurantId);
+        return;
+      }
+      if (observation.source === 'webhook' && record && observation.observedAt <= knownAt) {
+        // A delivery that does not look newer than what was read (event times are often whole
+        // seconds) but says otherwise: the restaurant's list settles which is right, soon.
+        const ifNewer = fold(record.reservation, Number.NEGATIVE_INFINITY, observation);
+        if (ifNewer && !sameReservation(ifNewer, next)) schedule.soon(restaurantId);
+      }
+      const kind = changeKind(record?.reservation, next);
+      if (!kind) return;
+      const change: ReservationChange = {
+        kind,
+        restaurantId,
+        reservation: next,
+        previous: record?.reservation ?? null,
+        source: observation.source,
+        detectedAt: new Date(clock.now()).toISOString(),
+      };
+      await handOver(change, leaseKey);
+      const written: SyncRecord = {
+        restaurantId,
+        reservation: next,
+        observedAt: Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.observedAt),
+        revision: (record?.revision ?? 0) + 1,
+        expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
+      };
+      if (!(await store.put(written, clock.now()))) {
+        logger.warn(`reservation ${next.id} was written by another process while this one announced it; the next read settles it`);
+      }
+      schedule.saw(restaurantId, next);
+    } finally {
+      await store.release(leaseKey, holder).catch(() => undefined);
+    }
+  }
+
+  /** Runs `announce` after every earlier announcement of the same reservation in this process. */
+  function apply(restaurantId: number, observation: Observation): Promise<void> {
+    const key = `${restaurantId}:${observation.fields.id}`;
+    const earlier = chains.get(key) ?? Promise.resolve();
+    const mine = earlier.then(() => announce(restaurantId, observation));
+    const settled = mine.catch(() => undefined);
+    chains.set(key, settled);
+    void settled.then(() => {
+      if (chains.get(key) === settled) chains.delete(key);
+    });
+    return keep(mine);
+  }
+
+  /** Reads one restaurant's list and announces what moved. `forced` reads even when another process read it lately. */
+  function reconcile(restaurantId: number, forced: boolean): Promise<void> {
+    const earlier = reads.get(restaurantId) ?? Promise.resolve();
+    const mine = earlier.catch(() => undefined).then(async () => {
+      checkRunning();
+      const period = schedule.periodOf(restaurantId);
+      if (!forced && !(await store.claim(`restaurant:${restaurantId}`, holder, clock.now(), period))) {
+        // Another process holds this restaurant's turn: look again later.
+        schedule.deferred(restaurantId);
+        return;
+      }
+      const startedAt = clock.now();
+      let listed: Reservation[];
+      try {
+        listed = await reader.reservations.list(restaurantId, { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE }, background()).toArray();
+      } catch (error) {
+        if (stopped) throw new SyncStoppedError();
+        schedule.failed(restaurantId);
+        throw error;
+      }
+      const readAt = clock.now();
+      for (const reservation of listed) await apply(restaurantId, { fields: reservation, observedAt: readAt, source: 'reconcile' });
+      lastReadAt.set(restaurantId, Math.max(lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY, readAt));
+      schedule.read(restaurantId, listed, readAt);
+    });
+    const settled = mine.catch(() => undefined);
+    reads.set(restaurantId, settled);
+    void settled.then(() => {
+      if (reads.get(restaurantId) === settled) reads.delete(restaurantId);
+    });
+    return keep(mine);
+  }
+
+  async function refreshRestaurants(): Promise<void> {
+    const restaurants = await reader.restaurants.list(background()).toArray();
+    for (const restaurant of restaurants) schedule.follow(restaurant.id);
+    schedule.restaurantsReadAt(clock.now() + RESTAURANTS_REFRESH_MS);
+  }
+
+  async function run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const next = schedule.next(fixedRestaurants);
+      const wait = next.at - clock.now();
+      if (wait > 0) {
+        try {
+          await clock.sleep(wait, schedule.wakeSignal(signal));
+        } catch {
+          // Woken early: something was added or stopped; look again.
+        }
+        continue;
+      }
+      try {
+        if (next.what === 'restaurants') await refreshRestaurants();
+        else await reconcile(next.restaurantId, false);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (next.what === 'restaurants') schedule.restaurantsReadAt(clock.now() + Math.min(RESTAURANTS_REFRESH_MS, intervalMs / 4));
+        logger.warn(`reading ${next.what === 'restaurants' ? 'the restaurants' : `restaurant ${next.restaurantId}`} failed; trying again later`, { error });
+      }
+    }
+  }
+
+  const follow = (restaurantId: number) => {
+    if (!fixedRestaurants || schedule.follows(restaurantId)) schedule.follow(restaurantId);
+  };
+
+  // Bookings made through the client are followed from the moment the sync exists until it stops.
+  const followCreates = () => {
+    if (unsubscribe || !(options.trackClientCreates ?? true) || typeof client.reservations.onCreated !== 'function') return;
+    unsubscribe = client.reservations.onCreated((restaurantId, reservation) => {
+      if (stopped) return;
+      sync.track(restaurantId, reservation).catch((error: unknown) => {
+        if (!(error instanceof SyncStoppedError)) logger.warn(`tracking reservation ${reservation.id} failed`, { error });
+      });
+    });
+  };
+
+  const sync: ReservationSync = {
+    attach(receiver) {
+      if (!receiver || typeof receiver.on !== 'function') throw new TypeError('attach expects a webhook receiver (createWebhookReceiver)');
+      const handler = (event: SyncEvent) => sync.ingest(event);
+      for (const type of ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const) receiver.on(type, handler);
+      return receiver;
+    },
+
+    async ingest(event) {
+      checkRunning();
+      const flag = EVENT_FLAGS[event?.type as string];
+      if (flag === undefined && event?.type !== 'RESERVATION_MODIFIED') return;
+      const reservation = event.reservation as (Partial<Reservation> & { id?: unknown }) | null | undefined;
+      if (!reservation || typeof reservation !== 'object' || !Number.isSafeInteger(reservation.id)) return;
+      const restaurantId = event.restaurant_id;
+      if (typeof restaurantId !== 'number') {
+        // Without its restaurant the reservation cannot be placed: read every followed restaurant soon.
+        schedule.soonAll();
+        return;
+      }
+      if (fixedRestaurants && !schedule.follows(restaurantId)) return;
+      follow(restaurantId);
+      const fields = { ...reservation, id: reservation.id as number } as Partial<Reservation> & { id: number };
+      if (flag) fields[flag] = true;
+      const created = event.created_at ? Date.parse(event.created_at) : Number.NaN;
+      await apply(restaurantId, { fields, observedAt: Number.isFinite(created) ? created : clock.now(), source: 'webhook' });
+    },
+
+    async track(restaurantId, reservation) {
+      checkRunning();
+      if (!Number.isSafeInteger(restaurantId) || !reservation || !Number.isSafeInteger(reservation.id)) throw new TypeError('track expects (restaurantId, reservation)');
+      schedule.follow(restaurantId);
+      await apply(restaurantId, { fields: reservation, observedAt: clock.now(), source: 'client' });
+    },
+
+    async get(restaurantId, reservationId) {
+      return (await store.get(restaurantId, reservationId))?.reservation;
+    },
+
+    async settled() {
+      checkRunning();
+      if (!fixedRestaurants && !schedule.restaurantsKnown()) await keep(refreshRestaurants());
+      const results = await Promise.allSettled(schedule.restaurants().map((id) => reconcile(id, true)));
+      const failure = results.find((result) => result.status === 'rejected');
+      if (failure) throw (failure as PromiseRejectedResult).reason;
+    },
+
+    async start() {
+      if (loop) return;
+      stopped = false;
+      if (!fixedRestaurants) await keep(refreshRestaurants());
+      followCreates();
+      schedule.warnIfOverBudget(budgetShare);
+      loop = keep(run(stopper.signal));
+    },
+
+    async stop() {
+      stopped = true;
+      unsubscribe?.();
+      unsubscribe = undefined;
+      stopper.abort(new SyncStoppedError());
+      while (running.size > 0) await Promise.allSettled([...running]);
+      loop = undefined;
+      stopper = new AbortController();
+    },
+  };
+  followCreates();
+  return sync;
+}

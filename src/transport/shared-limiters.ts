@@ -1,0 +1,44 @@
+/**
+ * One budget per partner in a process: clients built for the same partner and the same service
+ * share one limiter by default, since the service counts requests per partner, not per client.
+ * @module
+ */
+import { createRateLimiter, type LocalRateLimiter } from './throttle.js';
+
+/** The loopback names of one machine: the same service whichever a client was given. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The service a client talks to, as the budget sees it: its origin, loopback names as one. */
+export function serviceOf(baseUrl: URL): string {
+  const host = LOOPBACK.test(baseUrl.hostname) ? 'loopback' : baseUrl.hostname.toLowerCase();
+  const port = baseUrl.port || (baseUrl.protocol === 'https:' ? '443' : '80');
+  return `${baseUrl.protocol}//${host}:${port}`;
+}
+
+interface Held {
+  deref(): LocalRateLimiter | undefined;
+}
+
+// Held weakly where the runtime can (a limiter no client uses any more is collected with its last
+// client); where it cannot, held for the process's life, as the clients themselves usually are.
+const hold = (limiter: LocalRateLimiter): Held => (typeof WeakRef === 'function' ? new WeakRef(limiter) : { deref: () => limiter });
+const limiters = new Map<string, Held>();
+let sweepAt = 64;
+
+/**
+ * The limiter shared by every client of `partnerId` on the service at `baseUrl` that asked for
+ * the same `{ requestsPerSecond, maxQueue }`; created on first use.
+ */
+export function sharedRateLimiter(partnerId: string, baseUrl: URL, options: { requestsPerSecond: number; maxQueue?: number | undefined }): LocalRateLimiter {
+  const key = JSON.stringify([partnerId, serviceOf(baseUrl), options.requestsPerSecond, options.maxQueue ?? null]);
+  const found = limiters.get(key)?.deref();
+  if (found) return found;
+  const limiter = createRateLimiter({ requestsPerSecond: options.requestsPerSecond, maxQueue: options.maxQueue });
+  limiters.set(key, hold(limiter));
+  // Entries whose limiter was collected go when the map has doubled since the last sweep.
+  if (limiters.size >= sweepAt) {
+    for (const [entry, held] of limiters) if (!held.deref()) limiters.delete(entry);
+    sweepAt = Math.max(64, limiters.size * 2);
+  }
+  return limiter;
+}
