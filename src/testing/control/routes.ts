@@ -116,7 +116,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/cancel',
     body: '{by?: "restaurant" | "customer"}',
     does: 'the restaurant or the customer cancels (RESERVATION_CANCELLED)',
-    run: (call) => restaurantAction(call, (input) => (actor(input), cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId)))),
+    run: (call) => restaurantAction(call, (input) => cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId), actor(input))),
   },
   { method: 'GET', path: '/_fake/clock', does: 'the fake\'s time', run: (call) => ok(clockView(call)) },
   {
