@@ -167,7 +167,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/faults',
-    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
+    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, bodyStallMs?, headers?, body?}',
     does: 'injects a fault; answers it with its `id`',
     run: (call) => {
       return created(call.backend.injectFault(parseFault(call.body)));
@@ -286,6 +286,7 @@ const KEY_ALIASES: Record<string, string> = {
   api_token: 'apiToken',
   partner_ids: 'partnerIds',
   latency_ms: 'latencyMs',
+  body_stall_ms: 'bodyStallMs',
   network_error: 'networkError',
   commit_delay_ms: 'commitDelayMs',
   opening_periods: 'openingPeriods',
