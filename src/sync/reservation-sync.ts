@@ -294,7 +294,6 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         listed = await reader.reservations.list(restaurantId, { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE }, background()).toArray();
       } catch (error) {
         if (stopped) throw new SyncStoppedError();
-        schedule.failed(restaurantId);
         throw error;
       }
       const readAt = clock.now();
@@ -333,7 +332,9 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         else await reconcile(next.restaurantId, false);
       } catch (error) {
         if (signal.aborted) return;
+        // Tried again later, not at once: a store or service that is down is not hammered.
         if (next.what === 'restaurants') schedule.restaurantsReadAt(clock.now() + Math.min(RESTAURANTS_REFRESH_MS, intervalMs / 4));
+        else schedule.failed(next.restaurantId);
         logger.warn(`reading ${next.what === 'restaurants' ? 'the restaurants' : `restaurant ${next.restaurantId}`} failed; trying again later`, { error });
       }
     }

@@ -214,4 +214,34 @@ describe('createReservationSync', () => {
     expect(refusal({ reconcile: { intervalMs: 60_000, budgetShare: 1 } })).toBe('accepted');
     expect(world.fake.requests.filter((entry) => entry.operation?.startsWith('reservations'))).toEqual([]);
   });
+
+  it('a store that fails is tried again later, not hammered, and the view catches up once it answers', async () => {
+    world = await createWorld();
+    const [restaurantId] = world.restaurantIds as [number];
+    const memory = createMemorySyncStore();
+    let down = true;
+    let claims = 0;
+    const store: SyncStore = {
+      ...memory,
+      claim: async (...args) => {
+        claims += 1;
+        if (down) throw new Error('store unreachable');
+        return memory.claim(...args);
+      },
+    };
+    const warnings: string[] = [];
+    const changes: ReservationChange[] = [];
+    const sync = createReservationSync({ client: world.client, onChange: (change) => void changes.push(change), store, restaurantIds: world.restaurantIds, clock: world.clock, logger: { warn: (message) => void warnings.push(message), error: () => undefined }, trackClientCreates: false });
+    syncs.push(sync);
+    const booking = await world.book(restaurantId);
+    await sync.start();
+    for (let minute = 0; minute < 10; minute++) await world.clock.advance(60_000);
+    // Once a minute at most (period / 8), with a warning each time.
+    expect(claims).toBeGreaterThan(0);
+    expect(claims).toBeLessThanOrEqual(11);
+    expect(warnings.some((line) => line.includes(`restaurant ${restaurantId} failed`))).toBe(true);
+    down = false;
+    for (let minute = 0; minute < 2; minute++) await world.clock.advance(60_000);
+    expect(changes.map((change) => [change.kind, change.reservation.id])).toEqual([['created', booking.id]]);
+  });
 });
