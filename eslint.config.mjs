@@ -125,7 +125,13 @@ export default tseslint.config(
     // rate limit, fault, operation), and parseFault and addRestaurant check each field of their
     // input in turn: one branch per rule, each a line.
     files: ['src/testing/fake-service.ts', 'src/testing/api/router.ts', 'src/testing/backend/faults.ts', 'src/testing/backend/restaurants.ts'],
-    rules: { complexity: ['error', 30] },
+    rules: { complexity: ['error', 38] },
+  },
+  {
+    // The receiver's fast path checks each field of a plain reservation in one expression (one
+    // branch per field) before falling back to the schema.
+    files: ['src/webhooks/events.ts'],
+    rules: { complexity: ['error', 44] },
   },
   {
     // The idempotent create, one workflow read top to bottom (own key, send, settle, look up, the
