@@ -88,6 +88,12 @@ export interface WaitForDeliveryOptions {
   timeoutMs?: number;
 }
 
+/** `waitForDelivery`'s refusal (in-process and over HTTP): what was delivered meanwhile, and the likely cause. */
+export function noDeliveryWithin(event: string, timeoutMs: number, log: readonly DeliveryLogEntry[]): FakeError {
+  const seen = log.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
+  return new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' });
+}
+
 /** The backend behind each fake, for the adapters of this package (never part of the public API). */
 const backends = new WeakMap<FakeService, FakeBackend>();
 
@@ -169,7 +175,10 @@ export class FakeService {
       modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
       cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
     };
-    this.asCustomer = { modify: this.asRestaurant.modify, cancel: this.asRestaurant.cancel };
+    this.asCustomer = {
+      modify: this.asRestaurant.modify,
+      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
+    };
     this.#backend.seedNow();
   }
 
@@ -342,8 +351,7 @@ export class FakeService {
       });
       const timer = setTimeout(() => {
         stop();
-        const seen = this.#backend.state.deliveries.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
-        reject(new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' }));
+        reject(noDeliveryWithin(event, timeoutMs, this.#backend.state.deliveries));
       }, timeoutMs);
     });
   }
@@ -364,8 +372,8 @@ export class FakeService {
    * fake.injectFault({ operation: 'reservations.create', status: 504, commitDelayMs: 3000 });
    * ```
    */
-  injectFault(fault: FaultSpec): void {
-    this.#changed(this.#backend.faults.add(parseFault(fault)));
+  injectFault(fault: FaultSpec): ActiveFault {
+    return this.#changed(this.#backend.injectFault(parseFault(fault)));
   }
 
   /** Removes every pending fault. */

@@ -15,7 +15,7 @@ import type { AddPartnerInput, FakePartner } from './backend/partners.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
-import type { SeedDescription, WaitForDeliveryOptions } from './fake-service.js';
+import { noDeliveryWithin, type SeedDescription, type WaitForDeliveryOptions } from './fake-service.js';
 
 /** A partner's credentials, as the seed, `addPartner()` and `clientOptions()` give them. */
 export interface PartnerCredentials {
@@ -172,8 +172,7 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
           return found;
         }
         if (performance.now() >= deadline) {
-          const seen = log.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
-          throw new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' });
+          throw noDeliveryWithin(event, timeoutMs, log);
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(DELIVERY_POLL_MS, Math.max(0, deadline - performance.now()))));
       }

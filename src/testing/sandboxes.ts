@@ -9,6 +9,7 @@ import { FakeBackend, type BackendOptions } from './backend/backend.js';
 import { FakeError, invalid } from './backend/fake-error.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
+import { MAX_SANDBOX_RESERVATIONS } from './backend/world-limits.js';
 import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';
 import type { SandboxHost } from './control/call.js';
 
@@ -34,6 +35,7 @@ export class Sandboxes implements SandboxHost {
   readonly #sandboxes = new Map<string, Sandbox>();
   readonly #max: number;
   readonly #idleTimeoutMs: number;
+  #sweptAt = 0;
 
   constructor(
     options: SandboxOptions,
@@ -46,10 +48,12 @@ export class Sandboxes implements SandboxHost {
 
   /** The sandbox's world, marked as used; undefined when it does not exist or has expired. */
   use(id: string): FakeBackend | undefined {
-    this.#expire();
     const sandbox = this.#sandboxes.get(id);
-    if (!sandbox) return undefined;
-    sandbox.lastUsedAt = performance.now();
+    const now = performance.now();
+    // Expired sandboxes are swept at most once a second, not on every request (a walk over all of them).
+    if (now - this.#sweptAt > 1000) this.#expire();
+    if (!sandbox || now - sandbox.lastUsedAt > this.#idleTimeoutMs) return undefined;
+    sandbox.lastUsedAt = now;
     return sandbox.backend;
   }
 
@@ -76,6 +80,8 @@ export class Sandboxes implements SandboxHost {
         seed: seed === 'demo' ? seedDemo : undefined,
         rateLimit: rateLimit as RateLimitSetting,
         dialect: body.dialect as Record<string, never> | undefined,
+        // The sandboxes of a server share one pool of reservations, so fifty of them cannot hold fifty fakes' worth.
+        room: { sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld() },
       });
     } catch (error) {
       // An unknown dialect key or value: the message names the key and the allowed values.
@@ -110,8 +116,16 @@ export class Sandboxes implements SandboxHost {
     return { id, url, controlUrl: `${url}/_fake`, ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}) };
   }
 
+  /** Reservations all sandboxes hold together. */
+  #reservationsHeld(): number {
+    let held = 0;
+    for (const sandbox of this.#sandboxes.values()) held += sandbox.backend.state.reservations.size;
+    return held;
+  }
+
   #expire(): void {
     const now = performance.now();
+    this.#sweptAt = now;
     for (const [id, sandbox] of this.#sandboxes) if (now - sandbox.lastUsedAt > this.#idleTimeoutMs) this.remove(id);
   }
 }

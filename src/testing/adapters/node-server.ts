@@ -161,46 +161,59 @@ function requestPath(target: string, hosts: Set<string>): { path: string; absolu
  * validation, body stream set-up) cost the standalone server a fifth of its time per request;
  * the fake reads nothing else of a request.
  */
+/** The headers of an incoming request as the fake reads them (`get`, `has`), hop-by-hop ones hidden. */
+class IncomingHeaders {
+  constructor(private readonly incoming: IncomingMessage) {}
+
+  get(name: string): string | null {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.test(lower)) return null;
+    const value = this.incoming.headers[lower];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+
+/** The request's fields the fake reads, on a class (one shape for every request, no per-request closures). */
+class IncomingRequest {
+  readonly method: string;
+  readonly headers: IncomingHeaders;
+  #body: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    readonly url: string,
+    readonly signal: AbortSignal,
+  ) {
+    this.method = incoming.method ?? 'GET';
+    this.headers = new IncomingHeaders(incoming);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    this.#body ??= this.method !== 'GET' && this.method !== 'HEAD' ? (Readable.toWeb(this.incoming) as ReadableStream<Uint8Array>) : null;
+    return this.#body;
+  }
+}
+
 function toRequest(incoming: IncomingMessage, url: string, signal: AbortSignal): Request {
-  const method = incoming.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  let body: ReadableStream<Uint8Array> | null | undefined;
-  const headers = {
-    get(name: string): string | null {
-      const lower = name.toLowerCase();
-      if (HOP_BY_HOP.test(lower)) return null;
-      const value = incoming.headers[lower];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    has(name: string): boolean {
-      return headers.get(name) !== null;
-    },
-  };
-  return {
-    method,
-    url,
-    headers,
-    signal,
-    get body() {
-      body ??= hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null;
-      return body;
-    },
-  } as unknown as Request;
+  return new IncomingRequest(incoming, url, signal) as unknown as Request;
 }
 
 async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  // A JSON answer of the fake keeps its text and headers as plain values: written as they are
+  // (encoded once, on the socket), with no Headers list walked and no body stream read back.
+  if (response instanceof JsonResponse && !response.bodyUsed) {
+    outgoing.writeHead(response.status, { ...response.headerRecord, 'content-length': String(Buffer.byteLength(response.serialized)) });
+    outgoing.end(response.serialized);
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  // A JSON answer of the fake keeps its text: written as is (encoded once, on the socket), with no
-  // need to read its body stream back.
-  if (response instanceof JsonResponse && !response.bodyUsed) {
-    headers['content-length'] = String(Buffer.byteLength(response.serialized));
-    outgoing.writeHead(response.status, headers);
-    outgoing.end(response.serialized);
-    return;
-  }
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.byteLength);
   outgoing.writeHead(response.status, headers);
@@ -256,9 +269,11 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     } catch {
       return answer(outgoing, 400, 'The request target is not a valid path.');
     }
-    const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts, allowedHosts);
-    // The control API has its own, stricter guard (controlRefusal), answered inside the fake.
-    if (target.absolute !== true && !CONTROL_PATH.test(url.pathname)) {
+    // The control API has its own, stricter guard (controlRefusal), answered inside the fake; a
+    // request the guard was not asked about is never let through to it.
+    const isControl = CONTROL_PATH.test(url.pathname);
+    const refusal = !isControl ? 'Not a control route.' : options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts, allowedHosts);
+    if (!isControl && target.absolute !== true) {
       const hostRefusal = apiHostRefusal(incoming, allowedHosts);
       if (hostRefusal !== undefined) return answer(outgoing, 403, hostRefusal);
     }

@@ -110,6 +110,8 @@ async function applyFault(fault: ActiveFault, request: Request, backend: FakeBac
 /** Runs an operation; a refusal thrown inside it becomes its answer. */
 async function runOperation(backend: FakeBackend, run: ApiOperation, call: ApiCall): Promise<Response> {
   try {
+    // A read causes no event: nothing to deliver before it answers.
+    if (call.request.method === 'GET') return await run(call);
     return await backend.withDeliveries(() => run(call));
   } catch (error) {
     if (error instanceof FakeError) return refusal(error);

@@ -151,8 +151,9 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
   const adults = guest.adults!;
   const children = guest.children ?? 0;
   const now = world.clock.now();
-  const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, world.state.reservations.values());
+  const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, (from, to) => world.holdingTables(restaurant.id, from, to));
   if (!verdict.available) throw noAvailability(verdict.reason);
+  world.checkRoomForReservation();
   // The server decides id, duration, timestamps, confirmation_mode and every state boolean,
   // "even if a client sends them" (spec, Reservation): only guest fields are read from the body.
   const synchronous = restaurant.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS';
@@ -174,12 +175,14 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
     confirmation_mode: restaurant.confirmation_mode,
     createdAt: now,
     cancelledAt: null,
+    cancelledBy: null,
     // "CONFIRMATION_MODE_SYNCHRONOUS: confirmed at creation, confirmed is true in the creation response."
     confirmedAt: synchronous ? now : null,
     arrivedAt: null,
     noShowAt: null,
   };
   world.state.reservations.set(record.id, record);
+  world.changed(record);
   return record;
 }
 
@@ -200,7 +203,13 @@ function move(world: World, record: ReservationRecord, action: ReservationAction
 
 /** PATCH `?action=cancel` by the partner (a repeat is a 200 without a second event). */
 export function cancelOwnReservation(world: World, partner: PartnerRecord, restaurantId: number, reservationId: number): ReservationRecord {
-  return move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel');
+  return cancelledBy(move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel'), 'partner');
+}
+
+/** Notes who cancelled, the first time only (a repeated cancel changes nothing). */
+function cancelledBy(record: ReservationRecord, by: NonNullable<ReservationRecord['cancelledBy']>): ReservationRecord {
+  if (record.cancelledAt !== null && record.cancelledBy === null) record.cancelledBy = by;
+  return record;
 }
 
 /** PATCH `{"arrived": true}` or `{"no_show": true}` by the partner. */
@@ -225,8 +234,8 @@ export function confirmAsRestaurant(world: World, restaurantId: number, reservat
 }
 
 /** Cancellation "by the restaurant or the customer". */
-export function cancelAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number): ReservationRecord {
-  return move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel');
+export function cancelAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number, by: 'restaurant' | 'customer' = 'restaurant'): ReservationRecord {
+  return cancelledBy(move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel'), by);
 }
 
 /** Fields a restaurant or customer may change. */
@@ -252,7 +261,7 @@ export function modifyAsRestaurantOrCustomer(world: World, restaurantId: number,
     const verdict = checkAvailability(
       restaurant,
       { start, partySize: adults + children, now: world.clock.now(), excludeReservationId: record.id, enforceLeadTimeAndHorizon: false },
-      world.state.reservations.values(),
+      (from, to) => world.holdingTables(restaurant.id, from, to),
     );
     if (!verdict.available) throw noAvailability(verdict.reason);
     durationMinutes = verdict.durationMinutes;

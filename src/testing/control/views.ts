@@ -7,6 +7,7 @@
  */
 import type { FakeBackend, FakeReservation } from '../backend/backend.js';
 import type { ReservationRecord } from '../backend/state.js';
+import type { Webhook } from '../../resources/webhooks.schemas.js';
 import { webhookView } from '../backend/webhooks.js';
 
 /** How much of the world one state view shows: the latest `reservations` bookings and `deliveries` attempts. */
@@ -16,9 +17,10 @@ export interface StateViewLimits {
 }
 
 /** A booking as the state view lists it: the control API's view plus its restaurant. */
-function reservationOf(backend: FakeBackend, record: ReservationRecord): FakeReservation & { restaurantId: number } {
+function reservationOf(backend: FakeBackend, record: ReservationRecord): FakeReservation & { restaurantId: number; cancelledBy: ReservationRecord['cancelledBy'] } {
   return {
     ...backend.view(record),
+    cancelledBy: record.cancelledBy,
     channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
     partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
     restaurantId: record.restaurantId,
@@ -42,7 +44,7 @@ export function stateView(backend: FakeBackend, limits: StateViewLimits) {
     reservations: latest.map((record) => reservationOf(backend, record)),
     /** How many bookings the world holds; `reservations` are the latest of them. */
     reservationsTotal: records.length,
-    webhooks: [...state.webhooks.values()].map((webhook) => ({ ...webhookView(webhook), partnerId: webhook.partnerId })),
+    webhooks: [...state.webhooks.values()].map((webhook) => ({ ...(webhookView(webhook) as unknown as Webhook), partnerId: webhook.partnerId })),
     faults: backend.faults.pending,
     /** The latest `?deliveries=N` attempts of the log. */
     deliveries: structuredClone(deliveries),
