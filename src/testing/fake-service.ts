@@ -15,7 +15,7 @@ import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
 import { FakeError } from './backend/fake-error.js';
-import { parseDeliveryChaos, type DeliveryChaosInput, type DeliveryChaosSettings } from './backend/chaos.js';
+import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
 import { redactedPath, type JournalEntry } from './backend/journal.js';
 import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
@@ -400,8 +400,7 @@ export class FakeService {
    * ```
    */
   setDeliveryChaos(settings: DeliveryChaosInput | null): DeliveryChaosSettings | null {
-    this.#backend.deliveries.setChaos(settings === null ? null : parseDeliveryChaos(settings));
-    return this.#backend.deliveries.chaos;
+    return this.#backend.deliveries.setChaos(settings);
   }
 
   /** The delivery chaos in force (every field filled in, the seed included), or null. */

@@ -214,10 +214,23 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  if (body) headers['content-length'] = String(body.byteLength);
+  if (!response.body) {
+    outgoing.writeHead(response.status, headers);
+    outgoing.end();
+    return;
+  }
+  // Any other body is streamed: headers first, then the body as it comes (a fault's body may
+  // stall after the headers); the read stops when the caller leaves.
   outgoing.writeHead(response.status, headers);
-  outgoing.end(body);
+  outgoing.flushHeaders();
+  const reader = response.body.getReader();
+  outgoing.once('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!outgoing.write(value)) await new Promise((resolve) => outgoing.once('drain', resolve));
+  }
+  outgoing.end();
 }
 
 /**

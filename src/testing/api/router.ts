@@ -104,7 +104,22 @@ async function applyFault(fault: ActiveFault, request: Request, backend: FakeBac
   if (fault.status === undefined) return undefined;
   // Statuses whose answers carry no body (fetch refuses one).
   if (fault.status === 204 || fault.status === 205 || fault.status === 304) return empty(fault.status, fault.headers);
-  return json(fault.status, fault.body === undefined ? { detail: 'Injected fault.' } : fault.body, fault.headers);
+  const answer = json(fault.status, fault.body === undefined ? { detail: 'Injected fault.' } : fault.body, fault.headers);
+  return fault.bodyStallMs === undefined ? answer : stalledBody(answer, fault.bodyStallMs, request.signal, backend.signal);
+}
+
+/** The answer with its headers now and its body only after `ms` of real time (or never, once the caller or the world is gone). */
+function stalledBody(answer: Response, ms: number, ...signals: AbortSignal[]): Response {
+  const text = (answer as { serialized?: string }).serialized ?? '';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await realDelay(ms, ...signals);
+      if (signals.some((signal) => signal.aborted)) return controller.error(new Error('the caller left while the body stalled'));
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: answer.status, headers: answer.headers });
 }
 
 /** Runs an operation; a refusal thrown inside it becomes its answer. */

@@ -14,7 +14,7 @@
  */
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import { DeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -135,9 +135,13 @@ export class Deliveries implements DueWork {
     return this.#chaos ? { ...this.#chaos.settings } : null;
   }
 
-  /** Turns delivery chaos on (draws start afresh from the seed) or off (`null`). */
-  setChaos(settings: DeliveryChaosSettings | null): void {
-    this.#chaos = settings === null ? undefined : new DeliveryChaos(settings);
+  /**
+   * Turns delivery chaos on (draws start afresh from the seed) or off (`null`), checking the
+   * settings first (a 400 naming each bad field); answers the settings in force.
+   */
+  setChaos(input: unknown): DeliveryChaosSettings | null {
+    this.#chaos = input === null ? undefined : new DeliveryChaos(parseDeliveryChaos(input));
+    return this.chaos;
   }
 
   /**

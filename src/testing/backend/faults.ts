@@ -63,6 +63,12 @@ export interface FaultSpec {
    * ```
    */
   commitDelayMs?: number;
+  /**
+   * Sends the headers at once and holds the body back this many milliseconds of real time (needs
+   * `status`): a gateway whose answer stalls after its headers, to exceed a client's body timeout.
+   * Over the standalone server the caller sees the status line and headers, then nothing.
+   */
+  bodyStallMs?: number;
   /** Extra answer headers (for example `Retry-After` with a 429 or 503). */
   headers?: Record<string, string>;
   /** Answer body instead of the default `{"detail": "Injected fault."}`. */
@@ -82,6 +88,8 @@ export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
   body: unknown;
   /** Set when the operation commits later (see {@link FaultSpec.commitDelayMs}). */
   commitDelayMs: number | undefined;
+  /** Set when the body stalls after the headers (see {@link FaultSpec.bodyStallMs}). */
+  bodyStallMs: number | undefined;
 }
 
 /** Checks a fault given as JSON (control route) or from code; a bad one is a 400 field map. */
@@ -101,6 +109,9 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
   const times = fields.integer(input, 'times', { min: 1, max: MAX_FAULT_TIMES }) ?? 1;
   // A month at most: further than any settle window a client would wait through.
   const commitDelayMs = fields.integer(input, 'commitDelayMs', { min: 0, max: MAX_COMMIT_DELAY_MS });
+  const bodyStallMs = fields.integer(input, 'bodyStallMs', { min: 0, max: MAX_LATENCY_MS });
+  if (bodyStallMs !== undefined && input.status === undefined) fields.add('bodyStallMs', 'Needs a status: the headers go out, then the body stalls.');
+  if (bodyStallMs !== undefined && (input.status === 204 || input.status === 205 || input.status === 304)) fields.add('bodyStallMs', 'Needs a status whose answer has a body.');
   let phase: 'before' | 'after' = input.commitDelayMs === undefined ? 'before' : 'after';
   if (input.phase !== undefined) {
     if (input.phase !== 'before' && input.phase !== 'after') fields.add('phase', 'Expected "before" or "after".');
@@ -133,7 +144,7 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
     fields.add('commitDelayMs', 'Needs a status or networkError: true to answer while the operation waits to commit.');
   }
   fields.throwIfAny();
-  return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs };
+  return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs, bodyStallMs };
 }
 
 /** Longest real-time latency a fault may add: ten minutes (a request waits no longer than its caller). */

@@ -7,7 +7,6 @@
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
-import { parseDeliveryChaos } from '../backend/chaos.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
 import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
@@ -157,17 +156,14 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     path: '/_fake/delivery-chaos',
     body: '{dropRate?, duplicateRate?, reorder?, maxDelayMs?, seed?}',
     does: 'makes every delivery unreliable, seeded: dropped for good (`dropRate`, 0 to 1), sent twice with the same id (`duplicateRate`), delayed up to `maxDelayMs` on the fake\'s clock, overtaking each other with `reorder`; answers the settings',
-    run: (call) => {
-      call.backend.deliveries.setChaos(parseDeliveryChaos(call.body ?? {}));
-      return ok(call.backend.deliveries.chaos);
-    },
+    run: (call) => ok(call.backend.deliveries.setChaos(call.body ?? {})),
   },
   { method: 'DELETE', path: '/_fake/delivery-chaos', does: 'turns delivery chaos off', run: (call) => (call.backend.deliveries.setChaos(null), empty(204)) },
   { method: 'GET', path: '/_fake/faults', does: 'faults still waiting to hit', run: (call) => ok(call.backend.faults.pending) },
   {
     method: 'POST',
     path: '/_fake/faults',
-    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
+    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, bodyStallMs?, headers?, body?}',
     does: 'injects a fault; answers it with its `id`',
     run: (call) => {
       return created(call.backend.injectFault(parseFault(call.body)));
@@ -286,6 +282,7 @@ const KEY_ALIASES: Record<string, string> = {
   api_token: 'apiToken',
   partner_ids: 'partnerIds',
   latency_ms: 'latencyMs',
+  body_stall_ms: 'bodyStallMs',
   network_error: 'networkError',
   commit_delay_ms: 'commitDelayMs',
   opening_periods: 'openingPeriods',
