@@ -285,10 +285,56 @@ function reservationIdOf(event: WebhookEvent): string | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * The context given to handlers. The signal is made on first use: most handlers never read it,
+ * and an AbortController costs more than the rest of a delivery's bookkeeping.
+ */
+class HandlerContext implements WebhookHandlerContext {
+  #controller: AbortController | undefined;
+  #expired: Error | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#expired) this.#controller.abort(this.#expired);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the handlers' time ran out. */
+  hasExpired(): boolean {
+    return this.#expired !== undefined;
+  }
+
+  expire(error: Error): void {
+    this.#expired = error;
+    this.#controller?.abort(error);
+  }
+}
+
 /** What a delivery holds in the duplicate store while its handlers run. */
 interface Lease {
   complete(): void | Promise<void>;
   release(): void | Promise<void>;
+}
+
+/** The lease of a store without claims: the delivery is added once its handlers succeed. */
+class AddLease implements Lease {
+  readonly #store: DuplicateStore;
+  readonly #key: string;
+  constructor(store: DuplicateStore, key: string) {
+    this.#store = store;
+    this.#key = key;
+  }
+  complete(): void | Promise<void> {
+    return this.#store.add(this.#key);
+  }
+  release(): void | Promise<void> {
+    return this.#store.release?.(this.#key);
+  }
 }
 
 /**
@@ -416,9 +462,13 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   }
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
-  async function duplicateKey(event: WebhookEvent, token: string): Promise<string> {
+  function duplicateKey(event: WebhookEvent, token: string): string | Promise<string> {
     const reservationId = reservationIdOf(event);
     if (reservationId !== undefined) return `reservation-${reservationId}:${event.id}`;
+    return tokenKey(event, token);
+  }
+
+  async function tokenKey(event: WebhookEvent, token: string): Promise<string> {
     let fingerprint = fingerprints.get(token);
     if (!fingerprint) {
       // Domain-separated and shortened: the key never carries the token, nor a digest of it alone.
@@ -471,16 +521,22 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
    * Takes the delivery in the duplicate store: a lease to run it, or the answer when it must not
    * run (processed already; held by another receiver past the wait).
    */
-  async function takeLease(store: DuplicateStore, key: string, event: WebhookEvent): Promise<Lease | 'processed' | WebhookError> {
+  function takeLease(store: DuplicateStore, key: string, event: WebhookEvent): Lease | 'processed' | Promise<Lease | 'processed' | WebhookError> {
     if (!store.claim) {
-      if (await store.has(key)) return 'processed';
-      return { complete: () => store.add(key), release: () => store.release?.(key) };
+      const seen = store.has(key);
+      // A store answering at once (the in-memory one) costs no trip through the microtask queue.
+      if (typeof seen === 'boolean') return seen ? 'processed' : new AddLease(store, key);
+      return Promise.resolve(seen).then((processed) => (processed ? 'processed' : new AddLease(store, key)));
     }
+    return claimLease(store, key, event);
+  }
+
+  async function claimLease(store: DuplicateStore, key: string, event: WebhookEvent): Promise<Lease | 'processed' | WebhookError> {
     // Another receiver holds it: its handler is running. Answering 200 now would lose the event if
     // that handler then fails, so wait for its outcome, as long as a handler may take.
     const waitUntil = Date.now() + handlerTimeoutMs;
     for (let pauseMs = 25; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
-      const claim: DuplicateClaim = await store.claim(key);
+      const claim: DuplicateClaim = await store.claim!(key);
       if (claim.status === 'claimed') return claim;
       if (claim.status === 'processed') return 'processed';
       if (Date.now() + pauseMs > waitUntil) return new WebhookDeliveryInProgressError(event.id);
@@ -488,36 +544,36 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   }
 
-  async function runHandlers(event: WebhookEvent): Promise<void> {
+  /**
+   * Runs the handlers of one event. Handlers that answer synchronously need no timer (a timer
+   * cannot interrupt them anyway): the time limit starts with the first one that returns a
+   * promise, counting the time already spent.
+   */
+  function runHandlers(event: WebhookEvent): void | Promise<void> {
     const specific = handlersByType.get(event.type);
     const handlers = specific && specific.length > 0 ? specific : handlersByType.get('*');
     if (!handlers || handlers.length === 0) return;
-    // The signal is made on first use: most handlers never read it, and an AbortController costs
-    // more than the rest of a delivery's bookkeeping.
-    let controller: AbortController | undefined;
-    let expired: Error | undefined;
-    const context: WebhookHandlerContext = {
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (expired) controller.abort(expired);
-        }
-        return controller.signal;
-      },
-    };
-    await withTimeLimit(
+    const context = new HandlerContext();
+    const startedAt = Date.now();
+    for (let index = 0; index < handlers.length; index += 1) {
+      const running = handlers[index]!(event, context);
+      if (isThenable(running)) return finishHandlers(event, context, handlers, index, running, startedAt);
+    }
+  }
+
+  /** The rest of {@link runHandlers} once a handler returned a promise, under the time limit. */
+  function finishHandlers(event: WebhookEvent, context: HandlerContext, handlers: readonly WebhookHandler[], index: number, running: PromiseLike<unknown>, startedAt: number): Promise<void> {
+    return withTimeLimit(
       async () => {
-        for (const handler of handlers) {
-          if (expired) return;
-          await handler(event, context);
+        await running;
+        for (let next = index + 1; next < handlers.length; next += 1) {
+          if (context.hasExpired()) return;
+          await handlers[next]!(event, context);
         }
       },
-      handlerTimeoutMs,
+      Math.max(0, startedAt + handlerTimeoutMs - Date.now()),
       () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
-      (error) => {
-        expired = error;
-        controller?.abort(error);
-      },
+      (error) => context.expire(error),
     );
   }
 
