@@ -11,8 +11,11 @@ import { AbortError, PartnerSdkError } from '../errors.js';
 import { base64 } from './auth.js';
 
 const REDACTED = '[REDACTED]';
-/** Too short a secret would match ordinary text; a real token is far longer. */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Shorter secrets are not searched for: they would match ordinary text. 4 characters and up are,
+ * in any letter case (HTTP lower-cases header names, and a server may upper-case what it echoes).
+ */
+const MIN_SECRET_LENGTH = 4;
 /** Deeper parts of a value are dropped rather than walked: a hostile answer must not overflow the stack. */
 const MAX_DEPTH = 64;
 /** Webhook tokens remembered (the most recent ones); old tokens stop being valid at regeneration anyway. */
@@ -63,23 +66,24 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
   const own = [credential, encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), apiToken]
     .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
     .flatMap(formsOf);
-  let forms: string[] = [];
+  let pattern: RegExp | undefined;
   let formsVersion = -1;
-  const currentForms = (): string[] => {
+  // One case-insensitive pattern of every form, rebuilt when a new webhook token is seen.
+  const currentPattern = (): RegExp | undefined => {
     if (formsVersion !== webhookTokensVersion) {
       // Longest first, so a token inside `uuid:token` does not leave part of it behind.
-      forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
+      const forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
         .filter((form) => form.length >= MIN_SECRET_LENGTH)
         .sort((a, b) => b.length - a.length);
+      pattern = forms.length === 0 ? undefined : new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
       formsVersion = webhookTokensVersion;
     }
-    return forms;
+    return pattern;
   };
 
   const scrubText = (text: string): string => {
-    let result = text;
-    for (const form of currentForms()) if (result.includes(form)) result = result.split(form).join(REDACTED);
-    return result;
+    const secretsPattern = currentPattern();
+    return secretsPattern ? text.replace(secretsPattern, REDACTED) : text;
   };
 
   const scrubValue = (value: unknown, seen: WeakSet<object>, depth: number): unknown => {

@@ -17,7 +17,7 @@ import {
   PartnerSdkError,
   type BookingLedger,
 } from 'restaurant-partner-sdk';
-import { HOSTILE_API, bookingWire, restaurantWire, wellBehaved, type Booking, type HostileHandler, type HostileRequest } from '../support/hostile-server.js';
+import { HOSTILE_API, bookingWire, slowCreate, wellBehaved, type Booking, type HostileHandler, type HostileRequest } from '../support/hostile-server.js';
 import { hostileProofs, settle } from './support/balance.js';
 
 const PARTNER_ID = '5b0c9e2a-3d4f-4a1b-8c7d-6e5f4a3b2c1d';
@@ -27,8 +27,6 @@ const input = { start_time: '2026-12-05T19:30:00', adults: 2, first_name: 'Ada' 
 const { setUp, expectBalanced, counts } = hostileProofs('exactly once', { partnerId: PARTNER_ID, apiToken: API_TOKEN }, { alone: true });
 
 const isList = (request: HostileRequest) => request.method === 'GET' && request.path.endsWith('/reservations/');
-const isRestaurants = (request: HostileRequest) => request.path === `${HOSTILE_API}/restaurants/`;
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A ledger that remembers nothing: what a process without a shared ledger sees. */
 const forgetfulLedger: BookingLedger = { claim: async () => undefined, renew: async () => true, settle: async () => undefined };
@@ -266,14 +264,6 @@ describe('a key reused for another booking', () => {
   });
 });
 
-/** A create that takes `ms` before committing: two creates with one key overlap. */
-const slowCreate = (ms: number): HostileHandler => async (request, tools) => {
-  if (request.method === 'POST') {
-    await wait(ms);
-    return tools.json(201, tools.commit(request));
-  }
-  return wellBehaved(request, tools);
-};
 
 describe('one process, one ledger, however the service is reached', () => {
   it('localhost and 127.0.0.1 are one service: two clients creating with one key at once book once', async () => {

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AmbiguousCreateError, BookingLedgerUnavailableError, PartnerClient, type BookingLedgerEntry } from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
-import { startHostileServer, wellBehaved, type HostileHandler, type HostileServer } from '../support/hostile-server.js';
+import { startHostileServer, slowCreate, wellBehaved, type HostileHandler, type HostileServer } from '../support/hostile-server.js';
 import { CLIENT_KINDS, connectClient, connectionsOf } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
@@ -40,13 +40,6 @@ async function serve(handler: HostileHandler, clock = new FakeClock({ frozen: tr
   return server;
 }
 
-const slowCreate = (ms: number): HostileHandler => async (request, tools) => {
-  if (request.method === 'POST') {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return tools.json(201, tools.commit(request));
-  }
-  return wellBehaved(request, tools);
-};
 
 describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
   const connect = connectionsOf(kind, () => redis.url);

@@ -91,6 +91,13 @@ export const wellBehaved: HostileHandler = (request, tools) => {
   tools.json(404, { detail: 'Not found.' });
 };
 
+/** The ordinary answers, with a create that takes `ms` of real time before it books: two creates with one key overlap. */
+export const slowCreate = (ms: number): HostileHandler => async (request, tools) => {
+  if (request.method !== 'POST') return wellBehaved(request, tools);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return tools.json(201, tools.commit(request));
+};
+
 export async function startHostileServer(clock: Clock, handler: HostileHandler = wellBehaved): Promise<HostileServer> {
   const bookings: Booking[] = [];
   const requests: HostileRequest[] = [];

@@ -21,14 +21,15 @@ const booking = { start_time: { date: '2026-12-05', time: '19:30' }, adults: 2 }
 
 type Answer = Response | Error;
 
-/** A fetch answering each request from `answer`, recording method and path; an Error is thrown as is. */
-function scriptedFetch(answer: (method: string, path: string) => Answer) {
+/** A fetch answering each request from `answer` (given its JSON body), recording method and path; an Error is thrown as is. */
+function scriptedFetch(answer: (method: string, path: string, body: Record<string, unknown> | undefined) => Answer) {
   const requests: string[] = [];
   const fetch = (async (input: Request | string | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : new Request(input, init);
     const path = new URL(request.url).pathname;
     requests.push(`${request.method} ${path}`);
-    const result = answer(request.method, path);
+    const text = await request.text();
+    const result = answer(request.method, path, text ? (JSON.parse(text) as Record<string, unknown>) : undefined);
     if (result instanceof Error) throw result;
     return result;
   }) as typeof globalThis.fetch;
@@ -84,10 +85,11 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 
   it("EHOSTUNREACH while connecting is 'no': the create is sent again and books once", async () => {
     let posts = 0;
-    const { fetch, requests } = scriptedFetch((method) => {
+    const { fetch, requests } = scriptedFetch((method, _path, body) => {
       if (method !== 'POST') return Response.json([]);
       posts += 1;
-      return posts === 1 ? fetchFailed('connect', 'EHOSTUNREACH') : Response.json(reservationBody({ id: 7 }), { status: 201 });
+      // A booking answers with the metadata it was sent (the create's key among it).
+      return posts === 1 ? fetchFailed('connect', 'EHOSTUNREACH') : Response.json(reservationBody({ id: 7, metadata: body?.metadata }), { status: 201 });
     });
     const reservation = await client({ fetch, maxRetries: 3 }).reservations.create(12, booking, { timezone: 'Europe/Brussels' });
     expect(reservation.id).toBe(7);
@@ -165,7 +167,10 @@ describe('priority travels with the call to the rate limiter', () => {
 
   it("is 'interactive' by default and 'background' when the call says so, for every request the call makes", async () => {
     const { limiter, seen } = recordingLimiter();
-    const { fetch } = scriptedFetch((method, path) => (path.endsWith('/restaurants/') ? Response.json([restaurantBody({ id: 12, timezone: 'Europe/Brussels' })]) : Response.json(reservationBody(), { status: 201 })));
+    const { fetch } = scriptedFetch((method, path, body) => {
+      if (path.endsWith('/restaurants/')) return Response.json([restaurantBody({ id: 12, timezone: 'Europe/Brussels' })]);
+      return method === 'POST' ? Response.json(reservationBody({ metadata: body?.metadata }), { status: 201 }) : Response.json([]);
+    });
     const partner = client({ fetch, rateLimit: limiter });
     await partner.profile.retrieve().catch(() => undefined);
     expect(seen.map((options) => options?.priority)).toEqual(['interactive']);
