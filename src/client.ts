@@ -7,6 +7,9 @@ import { Profile } from './resources/profile.js';
 import { Reservations } from './resources/reservations.js';
 import type { ResourceContext } from './resources/resource.js';
 import { Restaurants } from './resources/restaurants.js';
+import { rawRequest, type RawRequest } from './resources/request.js';
+import type { ApiPromise } from './transport/api-promise.js';
+import type { z } from 'zod';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
@@ -411,6 +414,30 @@ export class PartnerClient {
       if (outcome === 'read') break;
     }
     return this.#timezones.get(key) ?? null;
+  }
+
+  /**
+   * Sends an operation the SDK does not wrap (a restaurant's availability, which the spec names
+   * but does not show) through the same pipeline as every other call: rate limiter (and
+   * `priority`), retries, deadline, redaction, per-call options and `.withResponse()`.
+   *
+   * `path` is relative to `/api/v1/partnership/` (`restaurants/12/availability/`; the full path is
+   * accepted too); one that would leave it is an `InputValidationError` naming `path`, before any
+   * request. GET, PUT and DELETE are retried on a network error, 408 or 5xx; POST and PATCH only
+   * when they certainly did not take effect (429, a connection never opened). Given a zod
+   * `schema`, the answer is checked against it (`ResponseValidationError`, or a warning under
+   * `responseValidation: 'warn'`) and typed by it; without one, the parsed JSON is returned as
+   * `unknown` (`null` for an empty body).
+   *
+   * @example
+   * ```ts
+   * const slots = await client.request({ method: 'GET', path: `restaurants/${id}/availability/`, query: { date: '2026-12-05' } });
+   * ```
+   */
+  request<Schema extends z.ZodType>(request: RawRequest<Schema> & { schema: Schema }, options?: RequestOptions): ApiPromise<z.output<Schema>>;
+  request(request: RawRequest<undefined>, options?: RequestOptions): ApiPromise<unknown>;
+  request(request: RawRequest, options?: RequestOptions): ApiPromise<unknown> {
+    return rawRequest(this.#transport, request, options);
   }
 
   /**

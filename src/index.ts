@@ -12,6 +12,7 @@
 export { PartnerClient, type ClientOptions, type ClientOptionOverrides } from './client.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
+export type { RawRequest, RawRequestMethod } from './resources/request.js';
 export type { LogLevel } from './transport/log-level.js';
 export type { ResponseValidation } from './transport/response-validation.js';
 export type { RequestHeaders } from './transport/headers.js';
