@@ -88,8 +88,8 @@ export default tseslint.config(
     // pass the state around explicitly for no reader's gain.
     files: ['src/webhooks/receiver.ts'],
     rules: {
-      'max-lines': ['error', { max: 640, skipBlankLines: true, skipComments: true }],
-      'max-lines-per-function': ['error', { max: 340, skipBlankLines: true, skipComments: true }],
+      'max-lines': ['error', { max: 700, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 380, skipBlankLines: true, skipComments: true }],
     },
   },
   {
