@@ -37,17 +37,29 @@ const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const FULL_PREFIX = `${API_PREFIX}/`;
 
 function refuse(field: string, message: string): never {
-  throw new InputValidationError([{ field, path: [field], code: 'invalid_request', message }] satisfies FieldIssue[]);
+  throw new InputValidationError([
+    { field, path: [field], code: 'invalid_request', message },
+  ] satisfies FieldIssue[]);
 }
 
 /** The checked path, relative to the API prefix and starting with `/`, or an {@link InputValidationError} naming `path`. */
 export function checkRelativePath(value: unknown): string {
-  if (typeof value !== 'string' || value === '') refuse('path', 'expected a path under /api/v1/partnership/, such as "restaurants/12/availability/"');
+  if (typeof value !== 'string' || value === '')
+    refuse('path', 'expected a path under /api/v1/partnership/, such as "restaurants/12/availability/"');
   let path = value;
   if (path.startsWith(FULL_PREFIX)) path = path.slice(FULL_PREFIX.length);
-  else if (path.startsWith('/')) refuse('path', `expected a path relative to ${FULL_PREFIX} ("restaurants/12/availability/") or starting with ${FULL_PREFIX}`);
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) refuse('path', 'expected a path, not a URL: requests go only to the client\'s baseUrl');
-  if (/[\\?#\s\u0000-\u001f\u007f]/.test(path)) refuse('path', 'expected no backslash, "?", "#", whitespace or control character (give query parameters in `query`)');
+  else if (path.startsWith('/'))
+    refuse(
+      'path',
+      `expected a path relative to ${FULL_PREFIX} ("restaurants/12/availability/") or starting with ${FULL_PREFIX}`,
+    );
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path))
+    refuse('path', "expected a path, not a URL: requests go only to the client's baseUrl");
+  if (/[\\?#\s\u0000-\u001f\u007f]/.test(path))
+    refuse(
+      'path',
+      'expected no backslash, "?", "#", whitespace or control character (give query parameters in `query`)',
+    );
   for (const segment of path.split('/')) {
     let decoded: string;
     try {
@@ -55,7 +67,8 @@ export function checkRelativePath(value: unknown): string {
     } catch {
       refuse('path', `"${segment}" is not a valid percent-encoded segment`);
     }
-    if (decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\\')) refuse('path', `the segment "${segment}" would leave /api/v1/partnership/`);
+    if (decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\\'))
+      refuse('path', `the segment "${segment}" would leave /api/v1/partnership/`);
   }
   if (path.startsWith('/')) refuse('path', 'expected no empty first segment');
   return `/${path}`;
@@ -63,32 +76,57 @@ export function checkRelativePath(value: unknown): string {
 
 function checkQuery(query: unknown): RawRequest['query'] {
   if (query === undefined) return undefined;
-  if (typeof query !== 'object' || query === null || Array.isArray(query)) refuse('query', 'expected an object of string, number or boolean values');
+  if (typeof query !== 'object' || query === null || Array.isArray(query))
+    refuse('query', 'expected an object of string, number or boolean values');
   for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined && typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
-      throw new InputValidationError([{ field: `query.${key}`, path: ['query', key], code: 'invalid_request', message: 'expected a string, a finite number or a boolean' }]);
+    if (
+      value !== undefined &&
+      typeof value !== 'string' &&
+      typeof value !== 'boolean' &&
+      !(typeof value === 'number' && Number.isFinite(value))
+    ) {
+      throw new InputValidationError([
+        {
+          field: `query.${key}`,
+          path: ['query', key],
+          code: 'invalid_request',
+          message: 'expected a string, a finite number or a boolean',
+        },
+      ]);
     }
   }
   return query as RawRequest['query'];
 }
 
 /** Sends one operation the SDK does not wrap through the transport's pipeline. */
-export function rawRequest(transport: Transport, request: RawRequest, options: RequestOptions | undefined): ApiPromise<unknown> {
+export function rawRequest(
+  transport: Transport,
+  request: RawRequest,
+  options: RequestOptions | undefined,
+): ApiPromise<unknown> {
   return apiPromise(async () => {
-    if (!request || typeof request !== 'object') refuse('request', 'expected { method, path, query?, body?, schema? }');
+    if (!request || typeof request !== 'object')
+      refuse('request', 'expected { method, path, query?, body?, schema? }');
     const method = request.method;
-    if (typeof method !== 'string' || !METHODS.has(method)) refuse('method', "expected 'GET', 'POST', 'PUT', 'PATCH' or 'DELETE'");
+    if (typeof method !== 'string' || !METHODS.has(method))
+      refuse('method', "expected 'GET', 'POST', 'PUT', 'PATCH' or 'DELETE'");
     const path = checkRelativePath(request.path);
     const query = checkQuery(request.query);
     const body = request.body === undefined ? undefined : parseInput(z.unknown(), request.body, ['body']);
     const schema = request.schema;
-    if (schema !== undefined && (typeof schema !== 'object' || schema === null || typeof (schema as { safeParse?: unknown }).safeParse !== 'function')) {
+    if (
+      schema !== undefined &&
+      (typeof schema !== 'object' ||
+        schema === null ||
+        typeof (schema as { safeParse?: unknown }).safeParse !== 'function')
+    ) {
       refuse('schema', 'expected a zod schema');
     }
     const url = transport.urlFor(path, query);
     // The URL parser resolves what the checks above let through; the result must still be under the prefix.
     const root = new URL(`${transport.baseUrl}${FULL_PREFIX}`);
-    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) refuse('path', 'the path would leave /api/v1/partnership/');
+    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname))
+      refuse('path', 'the path would leave /api/v1/partnership/');
     const spec: RequestSpec<unknown> = {
       method: method as RawRequestMethod,
       url: url.toString(),

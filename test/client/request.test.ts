@@ -40,7 +40,9 @@ describe('client.request', () => {
     const items = Array.isArray(listing) ? listing : listing.results;
     expect(items.map((item) => item.id)).toContain(restaurant.id);
 
-    const { data, response } = await client.request({ method: 'GET', path: '/api/v1/partnership/restaurants/' }).withResponse();
+    const { data, response } = await client
+      .request({ method: 'GET', path: '/api/v1/partnership/restaurants/' })
+      .withResponse();
     expectTypeOf(data).toBeUnknown();
     expect(response?.status).toBe(200);
     expect(JSON.stringify(data)).toContain(String(restaurant.id));
@@ -49,7 +51,9 @@ describe('client.request', () => {
   it('an answer outside the schema is a ResponseValidationError; a warning under responseValidation warn', async () => {
     const { client } = setUp();
     const Wrong = z.array(z.object({ availability: z.array(z.string()) }));
-    await expect(client.request({ method: 'GET', path: 'restaurants/', schema: Wrong })).rejects.toBeInstanceOf(ResponseValidationError);
+    await expect(
+      client.request({ method: 'GET', path: 'restaurants/', schema: Wrong }),
+    ).rejects.toBeInstanceOf(ResponseValidationError);
 
     const warnings: string[] = [];
     const logger: Logger = { ...silentLogger, warn: (message: string) => warnings.push(message) };
@@ -61,7 +65,13 @@ describe('client.request', () => {
 
   it('an unknown route is a NotFoundError (availability on the fake)', async () => {
     const { client, restaurant } = setUp();
-    await expect(client.request({ method: 'GET', path: `restaurants/${restaurant.id}/availability/`, query: { date: '2026-12-05' } })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      client.request({
+        method: 'GET',
+        path: `restaurants/${restaurant.id}/availability/`,
+        query: { date: '2026-12-05' },
+      }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it.each([
@@ -88,8 +98,12 @@ describe('client.request', () => {
 
   it('refuses an unknown method and a body JSON cannot carry', async () => {
     const { client, partnerRequests } = setUp();
-    await expect(client.request({ method: 'TRACE' as never, path: 'restaurants/' })).rejects.toBeInstanceOf(InputValidationError);
-    await expect(client.request({ method: 'POST', path: 'webhooks/', body: { n: 1n } })).rejects.toBeInstanceOf(InputValidationError);
+    await expect(client.request({ method: 'TRACE' as never, path: 'restaurants/' })).rejects.toBeInstanceOf(
+      InputValidationError,
+    );
+    await expect(
+      client.request({ method: 'POST', path: 'webhooks/', body: { n: 1n } }),
+    ).rejects.toBeInstanceOf(InputValidationError);
     expect(partnerRequests()).toHaveLength(0);
   });
 
@@ -110,10 +124,12 @@ describe('client.request', () => {
     expect(partnerRequests().map((entry) => entry.status)).toEqual([500, 200]);
 
     fake.injectFault({ operation: 'webhooks.create', status: 500 });
-    const error = await client.request({ method: 'POST', path: 'webhooks/', body: { url: 'https://partner.example/hooks' } }).then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
+    const error = await client
+      .request({ method: 'POST', path: 'webhooks/', body: { url: 'https://partner.example/hooks' } })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
     expect(error).toBeInstanceOf(PartnerApiError);
     expect((error as PartnerApiError).status).toBe(500);
     expect(partnerRequests().filter((entry) => entry.method === 'POST')).toHaveLength(1);
@@ -122,8 +138,12 @@ describe('client.request', () => {
   it('takes per-call options: maxRetries and headers', async () => {
     const { client, partnerRequests } = setUp();
     fake.injectFault({ operation: 'restaurants.list', status: 503, times: 5 });
-    await expect(client.request({ method: 'GET', path: 'restaurants/' }, { maxRetries: 1 })).rejects.toBeInstanceOf(PartnerApiError);
+    await expect(
+      client.request({ method: 'GET', path: 'restaurants/' }, { maxRetries: 1 }),
+    ).rejects.toBeInstanceOf(PartnerApiError);
     expect(partnerRequests()).toHaveLength(2);
-    await expect(client.request({ method: 'GET', path: 'restaurants/' }, { headers: { authorization: 'x' } })).rejects.toBeInstanceOf(InputValidationError);
+    await expect(
+      client.request({ method: 'GET', path: 'restaurants/' }, { headers: { authorization: 'x' } }),
+    ).rejects.toBeInstanceOf(InputValidationError);
   });
 });
