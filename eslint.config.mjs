@@ -20,13 +20,31 @@ const FILES = ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.js', '**/*.mjs', '**/*.c
 const srcFolder = (folder, why) => ({ regex: `(^|/)${folder}/`, message: why });
 
 const NEVER_FROM_SRC = [
-  { regex: '(^|/)(test|bench|examples|scripts)/', message: 'Source never imports tests, the bench, examples or scripts.' },
-  { regex: '^restaurant-partner-sdk(/|$)', message: 'Use a relative import: source never imports the package by its own name.' },
+  {
+    regex: '(^|/)(test|bench|examples|scripts)/',
+    message: 'Source never imports tests, the bench, examples or scripts.',
+  },
+  {
+    regex: '^restaurant-partner-sdk(/|$)',
+    message: 'Use a relative import: source never imports the package by its own name.',
+  },
 ];
-const FAKE = srcFolder('testing', 'Only the bin imports the fake (src/testing): it would load the fake (and msw) for every partner.');
-const RECEIVER = srcFolder('webhooks', 'The core never imports the webhook receiver: partners who only call the API do not load it.');
-const SYNC = srcFolder('sync', 'Only the Redis entry imports sync (for its store): the core and the fake never load it.');
-const REDIS = srcFolder('redis', 'Nothing imports the Redis entry: it is loaded by partners who ask for it (and brings ioredis or redis).');
+const FAKE = srcFolder(
+  'testing',
+  'Only the bin imports the fake (src/testing): it would load the fake (and msw) for every partner.',
+);
+const RECEIVER = srcFolder(
+  'webhooks',
+  'The core never imports the webhook receiver: partners who only call the API do not load it.',
+);
+const SYNC = srcFolder(
+  'sync',
+  'Only the Redis entry imports sync (for its store): the core and the fake never load it.',
+);
+const REDIS = srcFolder(
+  'redis',
+  'Nothing imports the Redis entry: it is loaded by partners who ask for it (and brings ioredis or redis).',
+);
 const BIN = srcFolder('bin', 'Nothing imports the bin.');
 
 /** `no-restricted-imports` for the files of one layer: the common patterns plus the layer's own. */
@@ -40,7 +58,15 @@ const layer = (files, patterns, ignores = []) => ({
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'docs/api/', 'coverage/', '**/node_modules/', '.readme-examples-*/', '**/*.d.ts', '**/*.d.mts'],
+    ignores: [
+      'dist/',
+      'docs/api/',
+      'coverage/',
+      '**/node_modules/',
+      '.readme-examples-*/',
+      '**/*.d.ts',
+      '**/*.d.mts',
+    ],
   },
   {
     files: FILES,
@@ -56,7 +82,11 @@ export default tseslint.config(
   },
 
   // ---- Layers ----
-  layer(['src/**'], [FAKE, RECEIVER, SYNC, REDIS, BIN], ['src/testing/**', 'src/webhooks/**', 'src/sync/**', 'src/redis/**', 'src/bin/**']),
+  layer(
+    ['src/**'],
+    [FAKE, RECEIVER, SYNC, REDIS, BIN],
+    ['src/testing/**', 'src/webhooks/**', 'src/sync/**', 'src/redis/**', 'src/bin/**'],
+  ),
   layer(['src/webhooks/**'], [FAKE, SYNC, REDIS, BIN]),
   layer(['src/sync/**'], [FAKE, REDIS, BIN]),
   layer(['src/redis/**'], [FAKE, BIN]),
@@ -67,7 +97,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '(^|/)bench/', message: 'Tests never import the bench: what both need lives in test/ (the bench may import it).' }] },
+        {
+          patterns: [
+            {
+              regex: '(^|/)bench/',
+              message:
+                'Tests never import the bench: what both need lives in test/ (the bench may import it).',
+            },
+          ],
+        },
       ],
     },
   },
@@ -124,7 +162,12 @@ export default tseslint.config(
     // The fake's entry points read as the ordered checks the live service makes (route, auth,
     // rate limit, fault, operation), and parseFault and addRestaurant check each field of their
     // input in turn: one branch per rule, each a line.
-    files: ['src/testing/fake-service.ts', 'src/testing/api/router.ts', 'src/testing/backend/faults.ts', 'src/testing/backend/restaurants.ts'],
+    files: [
+      'src/testing/fake-service.ts',
+      'src/testing/api/router.ts',
+      'src/testing/backend/faults.ts',
+      'src/testing/backend/restaurants.ts',
+    ],
     rules: { complexity: ['error', 38] },
   },
   {
@@ -148,7 +191,11 @@ export default tseslint.config(
   {
     // Contract suites: every rule of one resource, or every client method under generated input,
     // in one file so a reader checks the spec against one list.
-    files: ['test/resources/reservations.test.ts', 'test/proofs/client.property.test.ts', 'test/client/knobs.test.ts'],
+    files: [
+      'test/resources/reservations.test.ts',
+      'test/proofs/client.property.test.ts',
+      'test/client/knobs.test.ts',
+    ],
     rules: { 'max-lines': ['error', { max: 750, skipBlankLines: true, skipComments: true }] },
   },
 );

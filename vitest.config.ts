@@ -9,7 +9,11 @@ const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.m
  * those programs first (a test that cannot start one fails, never skips); `npm run test:fast` runs
  * the `fast` project alone, for the inner loop on a machine without them.
  */
-export const NEEDS_SYSTEM_PROGRAMS = ['test/redis/**/*.test.ts', 'test/ui/simulator-page.test.ts', 'test/testing/browser-origin.test.ts'];
+export const NEEDS_SYSTEM_PROGRAMS = [
+  'test/redis/**/*.test.ts',
+  'test/ui/simulator-page.test.ts',
+  'test/testing/browser-origin.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -25,7 +29,14 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: NEEDS_SYSTEM_PROGRAMS } },
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+          exclude: NEEDS_SYSTEM_PROGRAMS,
+        },
+      },
       { extends: true, test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS } },
     ],
   },

@@ -10,7 +10,28 @@ import { startFakeServer } from '../../dist/testing/node.js';
 const { values } = parseArgs({ options: { bookings: { type: 'string', default: '10000' } } });
 const server = await startFakeServer({ seed: 'demo', rateLimit: false });
 const total = Number(values.bookings);
-const times = ['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '18:00', '18:15', '18:30', '18:45', '19:00', '19:15', '19:30', '19:45', '20:00', '20:15', '20:30', '20:45', '21:00'];
+const times = [
+  '12:00',
+  '12:15',
+  '12:30',
+  '12:45',
+  '13:00',
+  '13:15',
+  '13:30',
+  '18:00',
+  '18:15',
+  '18:30',
+  '18:45',
+  '19:00',
+  '19:15',
+  '19:30',
+  '19:45',
+  '20:00',
+  '20:15',
+  '20:30',
+  '20:45',
+  '21:00',
+];
 const firstDay = Date.now() + 2 * 86_400_000;
 let made = 0;
 // One cover each, over the demo restaurants' days and slots, until a slot is full (409) or enough are made.

@@ -28,13 +28,19 @@ async function runWorker(file, check, body, external = [], compatibilityDate = N
       logLevel: 'silent',
     });
     // The bundle as one explicit ES module, so workerd (not Miniflare's scan) resolves its imports.
-    miniflare = new Miniflare({ modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }], compatibilityDate });
+    miniflare = new Miniflare({
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: bundle.outputFiles[0].text }],
+      compatibilityDate,
+    });
     const response = await miniflare.dispatchFetch('http://worker.local/', { method: 'POST', body });
     const text = await response.text();
-    if (response.status !== 200) throw new Error(`the Worker answered ${response.status}: ${text.slice(0, 1000)}`);
+    if (response.status !== 200)
+      throw new Error(`the Worker answered ${response.status}: ${text.slice(0, 1000)}`);
     return JSON.parse(text).results;
   } catch (error) {
-    const detail = error.errors?.length ? error.errors.map((problem) => problem.text).join('; ') : error.message;
+    const detail = error.errors?.length
+      ? error.errors.map((problem) => problem.text).join('; ')
+      : error.message;
     return [{ check, ok: false, detail: `${file}: ${detail}` }];
   } finally {
     await miniflare?.dispose();
@@ -42,8 +48,18 @@ async function runWorker(file, check, body, external = [], compatibilityDate = N
 }
 
 const results = [
-  ...(await runWorker('./worker.mjs', `Worker runs the scenario (compatibility date ${NEWEST_DATE})`, process.argv[2])),
-  ...(await runWorker('./worker.mjs', `Worker runs the scenario (compatibility date ${OLDEST_DATE})`, process.argv[2], [], OLDEST_DATE)),
+  ...(await runWorker(
+    './worker.mjs',
+    `Worker runs the scenario (compatibility date ${NEWEST_DATE})`,
+    process.argv[2],
+  )),
+  ...(await runWorker(
+    './worker.mjs',
+    `Worker runs the scenario (compatibility date ${OLDEST_DATE})`,
+    process.argv[2],
+    [],
+    OLDEST_DATE,
+  )),
   // /testing loads msw only when its MSW handlers are asked for, through a dynamic import that a
   // bundler still follows: a Worker that does not install msw leaves it external.
   ...(await runWorker('./testing-worker.mjs', 'testing: in-process fake', '{}', ['msw'])),

@@ -28,7 +28,8 @@ let webhookTokensVersion = 0;
 /** Records a webhook token read from an answer, so it is scrubbed from every error and log line from now on. */
 export function rememberWebhookToken(token: unknown): void {
   if (typeof token !== 'string' || token.length < MIN_SECRET_LENGTH || webhookTokens.has(token)) return;
-  if (webhookTokens.size >= MAX_WEBHOOK_TOKENS) webhookTokens.delete(webhookTokens.values().next().value as string);
+  if (webhookTokens.size >= MAX_WEBHOOK_TOKENS)
+    webhookTokens.delete(webhookTokens.values().next().value as string);
   webhookTokens.add(token);
   webhookTokensVersion += 1;
 }
@@ -38,7 +39,11 @@ export function rememberWebhookToken(token: unknown): void {
  * and form-encoded.
  */
 function formsOf(secret: string): string[] {
-  const encoded = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), encodeURI(secret)];
+  const encoded = [
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    encodeURI(secret),
+  ];
   const lowerHex = encoded.map((form) => form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
   return [...new Set([secret, ...encoded, ...lowerHex])];
 }
@@ -75,7 +80,10 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
       const forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
         .filter((form) => form.length >= MIN_SECRET_LENGTH)
         .sort((a, b) => b.length - a.length);
-      pattern = forms.length === 0 ? undefined : new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+      pattern =
+        forms.length === 0
+          ? undefined
+          : new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
       formsVersion = webhookTokensVersion;
     }
     return pattern;
@@ -96,7 +104,9 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     if (Array.isArray(value)) return value.map((item) => scrubValue(item, seen, depth + 1));
     // Raw bytes (undici keeps the unparsed answer) are shown by size only.
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrubText(key), scrubValue(item, seen, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [scrubText(key), scrubValue(item, seen, depth + 1)]),
+    );
   };
 
   /** A foreign error as a plain Error: name, code, message and stack scrubbed, cause copied the same way. */
@@ -105,8 +115,15 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     copy.name = scrubText(String(error.name));
     copy.stack = scrubText(String(error.stack ?? `${copy.name}: ${copy.message}`));
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' || typeof code === 'number') Object.defineProperty(copy, 'code', { value: code, enumerable: true });
-    if (error.cause !== undefined) Object.defineProperty(copy, 'cause', { value: scrubValue(error.cause, seen, 1), enumerable: false, writable: true, configurable: true });
+    if (typeof code === 'string' || typeof code === 'number')
+      Object.defineProperty(copy, 'code', { value: code, enumerable: true });
+    if (error.cause !== undefined)
+      Object.defineProperty(copy, 'cause', {
+        value: scrubValue(error.cause, seen, 1),
+        enumerable: false,
+        writable: true,
+        configurable: true,
+      });
     return copy;
   };
 
@@ -120,11 +137,21 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     if (typeof error.stack === 'string') error.stack = scrubText(error.stack);
     for (const key of Object.keys(record)) {
       if (key === 'cause') continue;
-      Object.defineProperty(error, key, { value: scrubValue(record[key], seen, 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(error, key, {
+        value: scrubValue(record[key], seen, 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     // An AbortError's cause is the caller's own reason, handed back as given.
     if (error.cause !== undefined && !(error instanceof AbortError)) {
-      Object.defineProperty(error, 'cause', { value: scrubValue(error.cause, seen, 1), enumerable: false, writable: true, configurable: true });
+      Object.defineProperty(error, 'cause', {
+        value: scrubValue(error.cause, seen, 1),
+        enumerable: false,
+        writable: true,
+        configurable: true,
+      });
     }
     return error;
   };
@@ -132,6 +159,9 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
   return {
     scrubText,
     scrub: <T>(value: T): T => scrubValue(value, new WeakSet(), 0) as T,
-    scrubError: <T>(error: T): T => (error instanceof Error ? (scrubError(error, new WeakSet()) as T) : (scrubValue(error, new WeakSet(), 0) as T)),
+    scrubError: <T>(error: T): T =>
+      error instanceof Error
+        ? (scrubError(error, new WeakSet()) as T)
+        : (scrubValue(error, new WeakSet(), 0) as T),
   };
 }

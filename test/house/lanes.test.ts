@@ -11,7 +11,8 @@ import { NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** What a test file imports when it starts redis-server or Chromium. */
-const STARTS_A_PROGRAM = /from '[^']*(?:\/redis-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
+const STARTS_A_PROGRAM =
+  /from '[^']*(?:\/redis-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
 
 function testFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
@@ -31,6 +32,9 @@ describe('test lanes', () => {
 
 /** `**` any folders, `*` any name part: enough for the globs of vitest.config.ts. */
 function globMatches(glob: string, file: string): boolean {
-  const pattern = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
+  const pattern = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*\//g, '(?:.*/)?')
+    .replace(/\*/g, '[^/]*');
   return new RegExp(`^${pattern}$`).test(file);
 }

@@ -14,7 +14,10 @@ function world(fake: FakeService) {
   const partner = fake.addPartner();
   const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
   const day = new Date(fake.clock.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-  const headers = { authorization: basic(partner.partnerId, partner.apiToken), 'content-type': 'application/json' };
+  const headers = {
+    authorization: basic(partner.partnerId, partner.apiToken),
+    'content-type': 'application/json',
+  };
   return { restaurant, headers, body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }) };
 }
 
@@ -40,8 +43,17 @@ describe('a fault answering after the commit, with any status', () => {
       stop = async () => (msw.close(), fake.dispose());
     }
     const { restaurant, headers, body } = world(fake);
-    fake.injectFault({ operation: 'reservations.create', status, phase: 'after', headers: { 'retry-after': '1' } });
-    const answer = await fetch(`${base}${API}/restaurants/${restaurant.id}/reservations/`, { method: 'POST', headers, body });
+    fake.injectFault({
+      operation: 'reservations.create',
+      status,
+      phase: 'after',
+      headers: { 'retry-after': '1' },
+    });
+    const answer = await fetch(`${base}${API}/restaurants/${restaurant.id}/reservations/`, {
+      method: 'POST',
+      headers,
+      body,
+    });
     expect(answer.status).toBe(status);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(fake.allReservations(restaurant.id)).toHaveLength(1);
@@ -55,7 +67,10 @@ describe('a fault whose body stalls after the headers (standalone server, raw so
   it('sends the status line and headers at once, and the body only after bodyStallMs', async () => {
     server = await startFakeServer({ rateLimit: false });
     const { restaurant, headers, body } = world(server.fake);
-    const added = await fetch(`${server.url}/_fake/faults`, { method: 'POST', body: JSON.stringify({ operation: 'reservations.create', status: 502, bodyStallMs: 1500 }) });
+    const added = await fetch(`${server.url}/_fake/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ operation: 'reservations.create', status: 502, bodyStallMs: 1500 }),
+    });
     expect(added.status).toBe(201);
     const socket = connect(server.port, '127.0.0.1');
     const started = performance.now();
@@ -72,8 +87,14 @@ describe('a fault whose body stalls after the headers (standalone server, raw so
         }
       });
     });
-    const head = Object.entries({ ...headers, host: `127.0.0.1:${server.port}`, 'content-length': String(Buffer.byteLength(body)) }).map(([name, value]) => `${name}: ${value}`);
-    socket.write(`POST ${API}/restaurants/${restaurant.id}/reservations/ HTTP/1.1\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+    const head = Object.entries({
+      ...headers,
+      host: `127.0.0.1:${server.port}`,
+      'content-length': String(Buffer.byteLength(body)),
+    }).map(([name, value]) => `${name}: ${value}`);
+    socket.write(
+      `POST ${API}/restaurants/${restaurant.id}/reservations/ HTTP/1.1\r\n${head.join('\r\n')}\r\n\r\n${body}`,
+    );
     await done;
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 502 /);
@@ -83,7 +104,10 @@ describe('a fault whose body stalls after the headers (standalone server, raw so
 
   it('refuses bodyStallMs without a status, naming the field', async () => {
     server = await startFakeServer({ rateLimit: false });
-    const refused = await fetch(`${server.url}/_fake/faults`, { method: 'POST', body: JSON.stringify({ bodyStallMs: 100, networkError: true }) });
+    const refused = await fetch(`${server.url}/_fake/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ bodyStallMs: 100, networkError: true }),
+    });
     expect(refused.status).toBe(400);
     expect(Object.keys(await refused.json())).toContain('bodyStallMs');
   });

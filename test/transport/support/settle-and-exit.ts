@@ -8,9 +8,21 @@
 import { PartnerClient, silentLogger } from '../../../src/index.js';
 
 const [baseUrl, count, timeoutMs] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4])];
-const client = new PartnerClient({ baseUrl, partnerId: 'partner', apiToken: 'token-of-the-partner', rateLimit: false, maxRetries: 0, timeoutMs, logger: silentLogger });
+const client = new PartnerClient({
+  baseUrl,
+  partnerId: 'partner',
+  apiToken: 'token-of-the-partner',
+  rateLimit: false,
+  maxRetries: 0,
+  timeoutMs,
+  logger: silentLogger,
+});
 const outcomes = await Promise.allSettled(Array.from({ length: count }, () => client.profile.retrieve()));
-const names = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as Error).name));
+const names = outcomes.map((outcome) =>
+  outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as Error).name,
+);
 const settledAt = Date.now();
 // Pipes are written synchronously on Linux and macOS, so this line is out before the process ends.
-process.on('exit', () => process.stdout.write(`${JSON.stringify({ settledAt, exitAt: Date.now(), names })}\n`));
+process.on('exit', () =>
+  process.stdout.write(`${JSON.stringify({ settledAt, exitAt: Date.now(), names })}\n`),
+);
