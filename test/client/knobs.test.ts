@@ -249,12 +249,10 @@ describe('default and per-call headers', () => {
 
   it('waitForConfirmation sends its headers with every read', async () => {
     api.reply(() => json(reservationBody({ confirmed: true })));
-    await api
-      .client()
-      .reservations.waitForConfirmation(7, 41, {
-        deadlineMs: 10_000,
-        headers: { traceparent: '00-wait-01' },
-      });
+    await api.client().reservations.waitForConfirmation(7, 41, {
+      deadlineMs: 10_000,
+      headers: { traceparent: '00-wait-01' },
+    });
     expect(api.calls.map((call) => call.headers.get('traceparent'))).toEqual(['00-wait-01']);
   });
 
