@@ -1,17 +1,22 @@
 /**
- * `fake_rps_ratio`: requests per second the standalone fake serves for a list of 50 reservations,
- * over what a bare `node:http` server sending the very same bytes serves, in the same run, under
- * the same load (one load process each, 32 keep-alive connections each, both at once). Absolute
- * req/s swing with the machine's load; the ratio holds.
+ * The standalone fake against baselines measured side by side in the same run, under the same
+ * load (one load process each, both at once): `fake_rps_ratio` (a list of 50 reservations, 32
+ * connections), `fake_rps_ratio_small` (the small restaurant list, 50 connections),
+ * `fake_sandboxes_ratio` (20 sandboxes at once against one world) and the partner API's p95 with
+ * a simulator page open. Absolute req/s swing with the machine's load; the ratios hold.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Runs a load process against `url` and resolves with its result (`{rps, requests, errors, ...}`). */
-function load(root, url, authorization, durationMs) {
-  const child = spawn(process.execPath, [join(root, 'bench/support/load.mjs'), '--url', url, '--authorization', authorization, '--concurrency', '32', '--duration', String(durationMs), '--warmup', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs a load process against `urls` (requested in turn) and resolves with its result
+ * (`{rps, requests, errors, p95Ms, ...}`).
+ */
+function load(root, urls, authorization, durationMs, concurrency = 32) {
+  const urlArguments = (Array.isArray(urls) ? urls : [urls]).flatMap((url) => ['--url', url]);
+  const child = spawn(process.execPath, [join(root, 'bench/support/load.mjs'), ...urlArguments, '--authorization', authorization, '--concurrency', String(concurrency), '--duration', String(durationMs), '--warmup', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -19,6 +24,136 @@ function load(root, url, authorization, durationMs) {
   return new Promise((resolve, reject) =>
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1))) : reject(new Error(`load process failed: ${stderr}`)))),
   );
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * Loads two servers at the same time, each from its own load process, for `rounds` rounds, and
+ * answers the median of the rounds' ratios (measured over baseline): whatever else the machine
+ * does hits both alike. `name` labels the note.
+ */
+async function sideBySide({ root, name, notes, measured, baseline, authorization, rounds, durationMs, concurrency }) {
+  const measuredRates = [];
+  const baselineRates = [];
+  const ratios = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const [measuredResult, baselineResult] = await Promise.all([load(root, measured, authorization, durationMs, concurrency), load(root, baseline, authorization, durationMs, concurrency)]);
+    for (const [side, result] of [['measured', measuredResult], ['baseline', baselineResult]]) {
+      if (result.errors > 0) notes.push(`${name}, ${side}: ${result.errors} non-200 answers of ${result.requests}`);
+    }
+    measuredRates.push(measuredResult.rps);
+    baselineRates.push(baselineResult.rps);
+    ratios.push(measuredResult.rps / baselineResult.rps);
+  }
+  return { ratio: median(ratios), ratios, measuredRps: median(measuredRates), baselineRps: median(baselineRates) };
+}
+
+/** A bare server answering every request with the status, headers and bytes of `sample`. */
+async function bareServerFor(root, startProcess, scratch, sample) {
+  const bytes = Buffer.from(await sample.arrayBuffer());
+  const headers = Object.fromEntries([...sample.headers].filter(([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding)$/i.test(name)));
+  const answerFile = join(scratch, 'answer.json');
+  writeFileSync(answerFile, JSON.stringify({ status: sample.status, headers, body: bytes.toString('base64') }));
+  return { server: await startProcess(join(root, 'bench/support/bare-server.mjs'), ['--answer', answerFile]), bytes: bytes.byteLength };
+}
+
+const DEMO_AUTHORIZATION = `Basic ${Buffer.from('3f6c2a4e-9b1d-4c7e-8a5f-2d4b6c8e0a12:demo-api-token-not-a-secret').toString('base64')}`;
+const RESTAURANTS = '/api/v1/partnership/restaurants/';
+
+/**
+ * `fake_rps_ratio_small`: the demo partner's restaurant list (three restaurants, a few hundred
+ * bytes), where JSON costs little and the fake's own per-request work shows, against a bare
+ * `node:http` server sending the same bytes; 50 connections each, both loaded at once.
+ */
+export async function measureFakeRpsRatioSmall({ root, startProcess, notes, rounds = 7, durationMs = 2000 }) {
+  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'demo', '--quiet']);
+  const scratch = mkdtempSync(join(tmpdir(), 'fake-ratio-small-'));
+  let bare;
+  try {
+    const url = `${fake.info.url}${RESTAURANTS}`;
+    const sample = await fetch(url, { headers: { authorization: DEMO_AUTHORIZATION } });
+    if (sample.status !== 200) throw new Error(`the fake answered ${sample.status} to the restaurant list`);
+    const made = await bareServerFor(root, startProcess, scratch, sample);
+    bare = made.server;
+    const result = await sideBySide({ root, name: 'fake_rps_ratio_small', notes, measured: url, baseline: `${bare.info.url}${RESTAURANTS}`, authorization: DEMO_AUTHORIZATION, rounds, durationMs, concurrency: 50 });
+    notes.push(`fake_rps_ratio_small: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(result.measuredRps)} req/s, bare node:http ${Math.round(result.baselineRps)} req/s (medians; same ${made.bytes}-byte restaurant list, 50 connections each)`);
+    return result.ratio;
+  } finally {
+    await bare?.stop();
+    await fake.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `fake_sandboxes_ratio`: one standalone fake serving the restaurant list from 20 sandboxes at
+ * once (the load takes them in turn), against another serving it from its one world, both loaded
+ * at once with 50 connections each.
+ */
+export async function measureFakeSandboxesRatio({ root, startProcess, notes, rounds = 7, durationMs = 2000, sandboxes = 20 }) {
+  const arguments_ = ['--port', '0', '--rate-limit', 'off', '--seed', 'demo', '--quiet'];
+  const [oneWorld, withSandboxes] = await Promise.all([startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_), startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_)]);
+  try {
+    const urls = [];
+    for (let index = 0; index < sandboxes; index += 1) {
+      const response = await fetch(`${withSandboxes.info.url}/_fake/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed: 'demo', rateLimit: false }) });
+      if (response.status !== 201) throw new Error(`creating a sandbox answered ${response.status}: ${await response.text()}`);
+      urls.push(`${(await response.json()).url}${RESTAURANTS}`);
+    }
+    const result = await sideBySide({ root, name: 'fake_sandboxes_ratio', notes, measured: urls, baseline: `${oneWorld.info.url}${RESTAURANTS}`, authorization: DEMO_AUTHORIZATION, rounds, durationMs, concurrency: 50 });
+    notes.push(`fake_sandboxes_ratio: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; ${sandboxes} sandboxes ${Math.round(result.measuredRps)} req/s, one world ${Math.round(result.baselineRps)} req/s (medians, 50 connections each)`);
+    return result.ratio;
+  } finally {
+    await withSandboxes.stop();
+    await oneWorld.stop();
+  }
+}
+
+/**
+ * `fake_api_p95_ms` without and `_with_page_open`: the partner API's p95 latency (restaurant list,
+ * 8 connections, a suite's pace) on a fake holding `bookings` reservations, alone, then while a
+ * simulator page polls `GET /_fake/state` once a second as the page does (If-None-Match) and one
+ * change a second makes each poll a full answer. Rounds alternate the two; medians of each.
+ */
+export async function measureFakeApiP95WithPage({ root, startProcess, notes, rounds = 5, durationMs = 3000, bookings = 10_000 }) {
+  const fake = await startProcess(join(root, 'bench/support/fake-with-bookings.mjs'), ['--bookings', String(bookings)]);
+  try {
+    const url = `${fake.info.url}${RESTAURANTS}`;
+    const without = [];
+    const withPage = [];
+    for (let round = 0; round < rounds; round += 1) {
+      without.push((await load(root, url, DEMO_AUTHORIZATION, durationMs, 8)).p95Ms);
+      const page = pollLikeThePage(fake.info.url);
+      try {
+        withPage.push((await load(root, url, DEMO_AUTHORIZATION, durationMs, 8)).p95Ms);
+      } finally {
+        await page.stop();
+      }
+    }
+    notes.push(`fake_api_p95_ms_with_page_open: ${bookings} bookings; p95 per round without the page ${without.map((value) => value.toFixed(1)).join(', ')} ms, with it ${withPage.map((value) => value.toFixed(1)).join(', ')} ms`);
+    return { without: median(without), withPage: median(withPage) };
+  } finally {
+    await fake.stop();
+  }
+}
+
+/** What an open simulator page does: `GET /_fake/state` each second with If-None-Match, here with one change before each. */
+function pollLikeThePage(base) {
+  let stopped = false;
+  let tag = null;
+  let day = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const start = `${new Date(Date.now() + (100 + (day++ % 60)) * 86_400_000).toISOString().slice(0, 10)}T12:00:00`;
+      await fetch(`${base}/_fake/restaurants/4/reservations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ start_time: start, adults: 1 }) }).then((response) => response.arrayBuffer());
+      const state = await fetch(`${base}/_fake/state?deliveries=100`, { headers: tag ? { 'if-none-match': tag } : {} });
+      tag = state.headers.get('etag') ?? tag;
+      await state.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  return { stop: async () => ((stopped = true), await loop) };
 }
 
 /**
@@ -43,34 +178,16 @@ export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 
     }
     const listUrl = `${collection}?page_size=50`;
     const sample = await fetch(listUrl, { headers: { authorization } });
-    const bytes = Buffer.from(await sample.arrayBuffer());
-    if (JSON.parse(bytes.toString()).results.length !== 50) throw new Error('expected a list of 50');
-    const headers = Object.fromEntries([...sample.headers].filter(([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding)$/i.test(name)));
-    const answerFile = join(scratch, 'answer.json');
-    writeFileSync(answerFile, JSON.stringify({ status: sample.status, headers, body: bytes.toString('base64') }));
-    bare = await startProcess(join(root, 'bench/support/bare-server.mjs'), ['--answer', answerFile]);
+    if ((await sample.clone().json()).results.length !== 50) throw new Error('expected a list of 50');
+    const made = await bareServerFor(root, startProcess, scratch, sample);
+    bare = made.server;
     const bareUrl = `${bare.info.url}${new URL(listUrl).pathname}${new URL(listUrl).search}`;
 
-    const fakeRates = [];
-    const bareRates = [];
-    const ratios = [];
-    for (let round = 0; round < rounds; round += 1) {
-      // Both servers under load at the same time, each from its own load process: whatever else
-      // the machine is doing hits both alike, and the server needing less CPU per answer serves
-      // more. The median of the rounds' ratios shrugs off a disturbed round.
-      const [fakeResult, bareResult] = await Promise.all([load(root, listUrl, authorization, durationMs), load(root, bareUrl, authorization, durationMs)]);
-      for (const [side, result] of [['fake', fakeResult], ['bare', bareResult]]) {
-        if (result.errors > 0) notes.push(`fake_rps_ratio, ${side}: ${result.errors} non-200 answers of ${result.requests}`);
-      }
-      fakeRates.push(fakeResult.rps);
-      bareRates.push(bareResult.rps);
-      ratios.push(fakeResult.rps / bareResult.rps);
-    }
-    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const result = await sideBySide({ root, name: 'fake_rps_ratio', notes, measured: listUrl, baseline: bareUrl, authorization, rounds, durationMs, concurrency: 32 });
     notes.push(
-      `fake_rps_ratio: median of ${rounds} simultaneous rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(median(fakeRates))} req/s, bare node:http ${Math.round(median(bareRates))} req/s (medians; same ${bytes.byteLength}-byte answer)`,
+      `fake_rps_ratio: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(result.measuredRps)} req/s, bare node:http ${Math.round(result.baselineRps)} req/s (medians; same ${made.bytes}-byte answer)`,
     );
-    return median(ratios);
+    return result.ratio;
   } finally {
     await bare?.stop();
     await fake.stop();

@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,redis (comma list) runs only those
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync (comma list) runs only those
  * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -270,8 +270,13 @@ async function benchFake() {
   for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
     record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
   }
-  const { measureFakeRpsRatio } = await import('./fake-ratio.mjs');
+  const { measureFakeRpsRatio, measureFakeRpsRatioSmall, measureFakeSandboxesRatio, measureFakeApiP95WithPage } = await import('./fake-ratio.mjs');
   record('fake_rps_ratio', await measureFakeRpsRatio({ root, startProcess, notes }), 'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)', '>= 0.5');
+  record('fake_rps_ratio_small', await measureFakeRpsRatioSmall({ root, startProcess, notes }), 'fake req/s over a bare node:http server, small restaurant list (50 connections, same run)', '>= 0.6');
+  record('fake_sandboxes_ratio', await measureFakeSandboxesRatio({ root, startProcess, notes }), 'req/s of 20 sandboxes at once over one world (50 connections, same run)', '>= 0.9');
+  const p95 = await measureFakeApiP95WithPage({ root, startProcess, notes });
+  record('fake_api_p95_ms', p95.without, 'ms p95 of the partner API on a fake of 10,000 bookings (8 connections)', null);
+  record('fake_api_p95_ms_with_page_open', p95.withPage, 'ms p95 of the same while a simulator page polls /_fake/state each second and the state changes', null);
 }
 
 /** Requests per second the standalone fake serves for a list of 50, measured by a separate load process. */
@@ -312,6 +317,16 @@ async function fakeThroughput(extraArguments) {
   }
 }
 
+/** The webhook receiver on node:http against a bare node:http handler, side by side (bench/receiver-ratio.mjs). */
+async function benchReceiver() {
+  const { measureReceiverRatios } = await import('./receiver-ratio.mjs');
+  const { rpsRatio, p99Ratio, rssRatio } = await measureReceiverRatios({ root, notes });
+  const against = 'the same deliveries to a bare node:http handler that reads the body and compares the header, same run, 50 connections';
+  record('receiver_rps_ratio', rpsRatio, `receiver deliveries/s over ${against}`, '>= 0.8');
+  record('receiver_p99_ratio', p99Ratio, `receiver p99 latency over the bare handler's (${against})`, '<= 1.5');
+  record('receiver_rss_ratio', rssRatio, "receiver process's peak RSS over the bare handler's", '<= 1.5');
+}
+
 // --- run ------------------------------------------------------------------------------------------
 
 const startedAt = performance.now();
@@ -320,7 +335,9 @@ if (wanted('overhead')) await benchOverhead();
 if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
 if (wanted('fake')) await benchFake();
+if (wanted('receiver')) await benchReceiver();
 if (wanted('redis')) await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
+if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 
 const machine = {
   node: process.version,

@@ -2,7 +2,8 @@
 // TypeScript program against it with moduleResolution node16 and bundler, and runs it on the fake.
 // Then: a file with misspelt fields must fail to compile on exactly those lines (the types are
 // exact); a CommonJS TypeScript project (`module: nodenext`) compiles and runs through `require`;
-// and a second project on msw 2 installs (the peer range) and runs `setupServer(...fake.handlers)`.
+// a second project on msw 2 installs (the peer range) and runs `setupServer(...fake.handlers)`;
+// and a third project without msw type-checks `/testing` (skipLibCheck off) and drives the bin's client.
 // Started through `npm run check:packed`, so process.execPath is the project's pinned Node.
 import { execFileSync } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-packed-'));
 const msw2Scratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-msw2-'));
+const noMswScratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-no-msw-'));
 const run = (command, args, cwd = scratch) => execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 const [npmCommand, ...npmPrefix] = npm;
@@ -93,7 +95,18 @@ try {
     throw new Error(`the README states TypeScript 5.4 as the floor, but TypeScript 5.3 ${older.status === 0 ? 'compiles too' : `fails otherwise:\n${older.stdout}`}`);
   }
   console.log('TypeScript 5.4 type-checks the core and webhooks types (skipLibCheck off); 5.3 fails inside zod (NoInfer), as the README states');
+
+  // A project without msw: `/testing` promises to work without it, its types included.
+  writeFileSync(join(noMswScratch, 'package.json'), JSON.stringify({ name: 'partner-app-no-msw', private: true, type: 'module' }));
+  cpSync(join(scratch, tarball), join(noMswScratch, tarball));
+  run(npmCommand, [...npmPrefix, 'install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`, `typescript@${typescript}`, '@types/node@22'], noMswScratch);
+  if (spawnSync(process.execPath, ['-e', "require.resolve('msw/package.json')"], { cwd: noMswScratch }).status === 0) throw new Error('msw got installed in the project meant to have none');
+  cpSync(join(root, 'scripts/packed-project/no-msw.ts'), join(noMswScratch, 'main.ts'));
+  writeFileSync(join(noMswScratch, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['main.ts'] }));
+  run(process.execPath, [join(noMswScratch, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], noMswScratch);
+  process.stdout.write(run(process.execPath, ['main.ts'], noMswScratch));
 } finally {
+  rmSync(noMswScratch, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
   rmSync(msw2Scratch, { recursive: true, force: true });
 }

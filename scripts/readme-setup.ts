@@ -2,6 +2,7 @@
 // the README's code runs as written, with no credentials. MSW answers `*/api/v1/partnership/*` on
 // any host, so the quick start's `https://partner-api.example.com` reaches the fake. The fake's
 // clock starts at a fixed date (and then follows real time), so the README's dates stay bookable.
+import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { createFakeService } from '../src/testing/index.js';
 
@@ -12,6 +13,7 @@ process.env.PARTNER_ID = partner.partnerId;
 process.env.PARTNER_TOKEN = partner.apiToken;
 process.env.WEBHOOK_TOKEN = 'readme-webhook-token';
 
-const server = setupServer(...fake.handlers);
+// A block that starts its own standalone fake (on loopback) talks to that one, not to this fake.
+const server = setupServer(http.all(/^http:\/\/(?:127\.0\.0\.1|localhost)[:/]/, () => passthrough()), ...fake.handlers);
 // Anything else (the receiver block's own local HTTP server) goes to the network as usual.
 server.listen({ onUnhandledFrame: 'bypass' });

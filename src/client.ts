@@ -15,7 +15,7 @@ import { checkPriority, type Priority, type RateLimiter } from './transport/rate
 import { sharedRateLimiter } from './transport/shared-limiters.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { API_PREFIX, Transport, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import { API_PREFIX, Transport, type Call, type ClientHooks, type RequestOptions } from './transport/transport.js';
 import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/headers.js';
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
@@ -209,11 +209,6 @@ function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean 
   return { url, prefixRemoved };
 }
 
-// What `withOptions` hands the copy it builds, next to its options: the caches it shares.
-// `seed`: whether the copy's own `restaurantTimezones` go into that cache (only when given as an
-// override; the parent's were seeded once, and the service may have corrected them since).
-const inherited = new WeakMap<object, { timezones: Map<string, string | null>; seed: boolean; createdListeners: ResourceContext['createdListeners'] }>();
-
 /**
  * The Restaurant Reservation Partner Service client.
  *
@@ -244,9 +239,11 @@ export class PartnerClient {
   /** The rate limiter every attempt of this client waits on (undefined when turned off). */
   readonly rateLimiter: RateLimiter | undefined;
 
-  readonly #timezones: Map<string, string | null>;
-  // Who hears of each reservation created, shared with every withOptions copy (the sync's included).
-  readonly #createdListeners: ResourceContext['createdListeners'];
+  // Restaurant id -> IANA zone (null: the service gave none), and who hears of each reservation
+  // created: shared with the copies `withOptions` makes for the same service and partner (set on
+  // the copy right after it is built).
+  #timezones: Map<string, string | null>;
+  #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
   readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
@@ -311,24 +308,26 @@ export class PartnerClient {
       defaultHeaders,
       responseValidation,
     }));
-    const shared = inherited.get(options);
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
-    this.#timezones = shared?.timezones ?? new Map();
-    this.#createdListeners = shared?.createdListeners ?? new Set();
-    if (shared?.seed ?? true) for (const [id, zone] of knownTimezones) this.#timezones.set(id, zone);
+    this.#timezones = new Map(knownTimezones);
+    this.#createdListeners = new Set();
     this.#copy = (overrides) => {
       const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
       if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
+      const copy = new (this.constructor as typeof PartnerClient)(next);
       // The timezones are the same restaurants' only on the same service for the same partner.
-      const sameRestaurants = next.baseUrl === given.baseUrl && next.partnerId === given.partnerId;
-      if (sameRestaurants) {
-        const seed = Object.hasOwn(overrides, 'restaurantTimezones');
-        inherited.set(next, { timezones: seed ? new Map(this.#timezones) : this.#timezones, seed, createdListeners: this.#createdListeners });
+      // Overridden `restaurantTimezones` go over this client's cache in a cache of the copy's own;
+      // otherwise the copy shares this one (the parent's own were seeded once, and the service
+      // may have corrected them since).
+      if (next.baseUrl === given.baseUrl && next.partnerId === given.partnerId) {
+        copy.#timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map([...this.#timezones, ...copy.#timezones]) : this.#timezones;
+        copy.#createdListeners = this.#createdListeners;
       }
-      return new (this.constructor as typeof PartnerClient)(next);
+      return copy;
     };
+    const client = this;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -336,7 +335,10 @@ export class PartnerClient {
       createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
-      createdListeners: this.#createdListeners,
+      // Read when used: a withOptions copy receives its parent's set after it is built.
+      get createdListeners() {
+        return client.#createdListeners;
+      },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
           const id = String(restaurant.id);
@@ -355,10 +357,10 @@ export class PartnerClient {
   // Restaurants' timezones are cached for the client's life: at one request per second, reading
   // the list before every booking would halve the booking rate. A miss refreshes once (a newly
   // linked restaurant); concurrent misses share one refresh.
-  async #timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null> {
+  async #timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    const call = this.#transport.subRequestOptions(options);
+    const call = this.#transport.call(options);
     for (;;) {
       const shared = this.#timezoneRefresh;
       if (!shared) {
@@ -375,7 +377,7 @@ export class PartnerClient {
       }
       // Another call's refresh is waited for within this call's own signal and deadline. Its
       // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
-      const outcome = await this.#transport.within(shared.then(() => 'read' as const, () => 'failed' as const), call);
+      const outcome = await call.within(shared.then(() => 'read' as const, () => 'failed' as const));
       if (outcome === 'read') break;
     }
     return this.#timezones.get(key) ?? null;

@@ -32,12 +32,33 @@ export interface FieldIssue {
   message: string;
 }
 
+/**
+ * Whether the request of a failed call may have reached the service, over all its attempts:
+ * - `'no'`: nothing left this machine (input refused, the wait for a rate-limit slot ended, the
+ *   connection could not be opened, the deadline or your abort came before sending);
+ * - `'maybe'`: a request left, or may have, and no answer came back (a timeout, a dropped
+ *   connection, your abort while it was in flight, an error from your own `fetch`): the service
+ *   may have carried it out;
+ * - `'yes'`: the service, or something in front of it, answered.
+ */
+export type RequestSent = 'no' | 'maybe' | 'yes';
+
+const SENT_ORDER: Record<RequestSent, number> = { no: 0, maybe: 1, yes: 2 };
+
+/** The stronger of two {@link RequestSent} values (`'yes'` over `'maybe'` over `'no'`). */
+export function strongerSent(a: RequestSent, b: RequestSent): RequestSent {
+  return SENT_ORDER[a] >= SENT_ORDER[b] ? a : b;
+}
+
 /** Base class of every error thrown by this SDK. */
 export class PartnerSdkError extends Error {
   override name = 'PartnerSdkError';
-  constructor(message?: string, options?: { cause?: unknown }) {
+  /** Whether the call's request may have reached the service (see {@link RequestSent}); `'no'` for errors raised before any request. */
+  readonly sent: RequestSent;
+  constructor(message?: string, options?: { cause?: unknown; sent?: RequestSent | undefined }) {
     // No `cause` property at all when there is none: printed errors would show `[cause]: undefined`.
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.sent = options?.sent ?? 'no';
   }
 }
 
@@ -49,6 +70,8 @@ export interface RequestErrorDetails {
   url?: string;
   /** How many attempts were made, retries included. */
   attempts?: number;
+  /** Whether the request may have reached the service; each class has its own default. */
+  sent?: RequestSent | undefined;
   cause?: unknown;
 }
 
@@ -73,10 +96,12 @@ export class PartnerApiError extends PartnerSdkError {
   readonly url: string | undefined;
   readonly headers: Record<string, string>;
   readonly body: unknown;
-  attempts: number;
+  /** How many attempts were made, retries included. */
+  readonly attempts: number;
 
   constructor(message: string, details: ApiErrorDetails) {
-    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause });
+    // An answer came back: the request was sent.
+    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause, sent: 'yes' });
     this.status = details.status;
     this.method = details.method;
     this.url = details.url;
@@ -189,14 +214,18 @@ export class ServerError extends PartnerApiError {
   }
 }
 
-/** No HTTP answer was received (DNS failure, refused or reset connection). */
+/**
+ * No HTTP answer was received (DNS failure, refused or reset connection). `sent` tells whether the
+ * request may have left: `'no'` only when the connection itself could not be opened.
+ */
 export class ConnectionError extends PartnerSdkError {
   override name = 'ConnectionError';
   readonly method: string | undefined;
   readonly url: string | undefined;
-  attempts: number;
+  /** How many attempts were made, retries included. */
+  readonly attempts: number;
   constructor(message: string, details: RequestErrorDetails = {}) {
-    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause });
+    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause, sent: details.sent ?? 'maybe' });
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts ?? 1;
@@ -219,9 +248,10 @@ export class ResponseTooLargeError extends PartnerSdkError {
   readonly status: number;
   /** The limit that was passed, in bytes. */
   readonly maxResponseBytes: number;
-  attempts: number;
+  /** How many attempts were made, retries included. */
+  readonly attempts: number;
   constructor(details: RequestErrorDetails & { status: number; maxResponseBytes: number }) {
-    super(`The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`);
+    super(`The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`, { sent: 'yes' });
     this.method = details.method;
     this.url = details.url;
     this.status = details.status;
@@ -231,16 +261,25 @@ export class ResponseTooLargeError extends PartnerSdkError {
 }
 /** True when an answer was refused for passing `maxResponseBytes`. */
 export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
-/** The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep). */
+/**
+ * The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep).
+ * `sent` tells whether its request may have reached the service before the abort.
+ */
 export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
+  /** How many attempts were made, retries included (0: aborted before the first was sent). */
+  readonly attempts: number;
+  constructor(message?: string, options?: { cause?: unknown; sent?: RequestSent | undefined; attempts?: number | undefined }) {
+    super(message, options);
+    this.attempts = options?.attempts ?? 0;
+  }
 }
 
 /** Shared shape of the two validation errors. */
 abstract class ValidationError extends PartnerSdkError {
   readonly issues: FieldIssue[];
-  constructor(prefix: string, issues: FieldIssue[]) {
-    super(`${prefix}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`);
+  constructor(prefix: string, issues: FieldIssue[], sent: RequestSent) {
+    super(`${prefix}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, { sent });
     this.issues = issues;
   }
   /** The first offending field, for the common one-problem case. */
@@ -256,7 +295,7 @@ abstract class ValidationError extends PartnerSdkError {
 export class InputValidationError extends ValidationError {
   override name = 'InputValidationError';
   constructor(issues: FieldIssue[]) {
-    super('Invalid input', issues);
+    super('Invalid input', issues, 'no');
   }
 }
 
@@ -288,8 +327,9 @@ export class ResponseValidationError extends ValidationError {
   readonly method: string | undefined;
   readonly url: string | undefined;
   readonly body: unknown;
-  constructor(issues: FieldIssue[], details: { method?: string; url?: string; body?: unknown } = {}) {
-    super(`Unexpected response${describe(details.method, details.url)}`, issues);
+  constructor(issues: FieldIssue[], details: { method?: string | undefined; url?: string | undefined; body?: unknown } = {}) {
+    // An answer came back, outside the contract: the request was sent.
+    super(`Unexpected response${describe(details.method, details.url)}`, issues, 'yes');
     this.method = details.method;
     this.url = details.url;
     // A webhook answer that fails its check still carries the webhook's token.
@@ -308,9 +348,10 @@ export class AmbiguousCreateError extends PartnerSdkError {
   override name = 'AmbiguousCreateError';
   readonly idempotencyKey: string;
   readonly restaurantId: number | string;
-  attempts: number;
-  constructor(message: string, details: { idempotencyKey: string; restaurantId: number | string; attempts?: number; cause?: unknown }) {
-    super(message, { cause: details.cause });
+  /** How many times the create was attempted, retries included (0: nothing was sent by this call). */
+  readonly attempts: number;
+  constructor(message: string, details: { idempotencyKey: string; restaurantId: number | string; attempts?: number; cause?: unknown; sent?: RequestSent | undefined }) {
+    super(message, { cause: details.cause, sent: details.sent ?? 'maybe' });
     this.idempotencyKey = details.idempotencyKey;
     this.restaurantId = details.restaurantId;
     this.attempts = details.attempts ?? 1;
@@ -325,7 +366,7 @@ export class ReservationCancelledError extends PartnerSdkError {
   override name = 'ReservationCancelledError';
   readonly reservation: Reservation;
   constructor(message: string, reservation: Reservation) {
-    super(message);
+    super(message, { sent: 'yes' });
     this.reservation = reservation;
   }
 }

@@ -18,7 +18,8 @@ const dialectHelp = Object.entries(DIALECT_VALUES)
 
 const usage = `Usage: restaurant-partner-fake [--port N] [--host 127.0.0.1] [--seed demo|none]
                                [--rate-limit RPS|off] [--dialect key=value ...]
-                               [--allow-remote-control] [--max-sandboxes N]
+                               [--allow-remote-control] [--allowed-host NAME ...]
+                               [--max-sandboxes N]
                                [--sandbox-idle-minutes N] [--quiet] [--help]
 
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
@@ -26,6 +27,9 @@ Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (G
 Open /_fake/ui in a browser to act as the restaurant (the simulator page).
 The control API answers loopback callers addressing this server by its own host name, and no page
 of another origin; --allow-remote-control lifts all three guards (it has no credentials).
+The partner API answers under IP addresses and localhost; other host names (a container's
+name, say) must be allowed with --allowed-host NAME (repeatable; .example.test takes its
+subdomains too, * any name), a guard against pages that rebind their own name to this machine.
 --rate-limit takes requests per second per partner, fractions included (2.5), or off.
 POST /_fake/sandboxes creates isolated worlds for parallel suites: at most --max-sandboxes
 (default 50), each ending after --sandbox-idle-minutes without a request (default 15).
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
         'rate-limit': { type: 'string', default: '1' },
         dialect: { type: 'string', multiple: true, default: [] },
         'allow-remote-control': { type: 'boolean', default: false },
+        'allowed-host': { type: 'string', multiple: true, default: [] },
         'max-sandboxes': { type: 'string', default: '50' },
         'sandbox-idle-minutes': { type: 'string', default: '15' },
         quiet: { type: 'boolean', default: false },
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
     rateLimit,
     dialect,
     allowRemoteControl: values['allow-remote-control'],
+    allowedHosts: values['allowed-host'],
     sandboxes: { max: maxSandboxes, idleTimeoutMs: idleMinutes * 60_000 },
     logger: values.quiet ? undefined : log,
   });

@@ -52,6 +52,12 @@ export function luaScript(source: string): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
+/** Deletes KEYS[1] only while it holds ARGV[1]: ends a lease without touching one another holder took since. */
+export const RELEASE_LEASE = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`);
+
 /** Runs scripts on either client, each call bounded by `timeoutMs`. */
 export interface ScriptRunner {
   run(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown>;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DuplicateClaim, DuplicateStore } from '../webhooks/duplicates.js';
-import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
+import { createScriptRunner, luaScript, positiveOption, RELEASE_LEASE, type RedisClient } from './connection.js';
 
 /** Default `claimTtlMs`: 45 s, longer than the receiver's default handler limit (30 s) plus its margin. */
 export const DEFAULT_CLAIM_TTL_MS = 45_000;
@@ -54,11 +54,6 @@ if held and held ~= ARGV[1] and held ~= '${PROCESSED}' then return 0 end
 redis.call('SET', KEYS[1], '${PROCESSED}', 'PX', ARGV[2])
 return 1
 `);
-// Frees the key only while it holds this lease.
-const RELEASE = luaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-`);
 const IS_PROCESSED = luaScript(`
 if redis.call('GET', KEYS[1]) == '${PROCESSED}' then return 1 end
 return 0
@@ -103,7 +98,7 @@ export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): 
       } catch (error) {
         // The claim may still be queued (client side or in a paused server) and land later. Its
         // release goes behind it on the same connection, so it never outlives this failure.
-        runner.run(RELEASE, [redisKey(key)], [token]).catch(() => undefined);
+        runner.run(RELEASE_LEASE, [redisKey(key)], [token]).catch(() => undefined);
         throw error;
       }
       const status = Number(answer);
@@ -115,7 +110,7 @@ export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): 
           await runner.run(COMPLETE, [redisKey(key)], [token, ttlMs]);
         },
         release: async () => {
-          await runner.run(RELEASE, [redisKey(key)], [token]);
+          await runner.run(RELEASE_LEASE, [redisKey(key)], [token]);
         },
       };
     },

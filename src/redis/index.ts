@@ -1,6 +1,6 @@
 /**
- * `restaurant-partner-sdk/redis`: one rate budget and one webhook duplicate store for a partner
- * running several processes or hosts, on the partner's own Redis (or Valkey) client: ioredis or
+ * `restaurant-partner-sdk/redis`: one rate budget, one webhook duplicate store and one reservation
+ * sync store for a partner running several processes or hosts, on the partner's own Redis (or Valkey) client: ioredis or
  * node-redis (`redis`), both optional peer dependencies. Node only.
  *
  * @example
@@ -16,4 +16,5 @@
  */
 export { createRedisRateLimiter, type RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
 export { createRedisDuplicateStore, DEFAULT_CLAIM_TTL_MS, type RedisDuplicateStore, type RedisDuplicateStoreOptions } from './duplicate-store.js';
+export { createRedisSyncStore, type RedisSyncStoreOptions } from './sync-store.js';
 export { RedisTimeoutError, type RedisClient, type IoRedisClient, type NodeRedisClient } from './connection.js';

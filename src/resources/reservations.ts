@@ -7,6 +7,7 @@ import {
   AbortError,
   AmbiguousCreateError,
   ConflictError,
+  ConnectionError,
   InputValidationError,
   NotFoundError,
   PartnerApiError,
@@ -18,7 +19,7 @@ import {
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { neverReachedServer, outcomeUnknown, type CallOptions, type RequestOptions } from '../transport/transport.js';
+import { neverReachedServer, outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { checkTimezone } from '../restaurant-timezones.js';
@@ -170,7 +171,7 @@ export class Reservations extends Resource {
         throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
       }
       // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
-      const call = this.transport.subRequestOptions(options);
+      const call = this.transport.call(options);
       const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await this.context.timezoneFor(rid, call);
       const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
       if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
@@ -223,11 +224,11 @@ export class Reservations extends Resource {
    * process has settled. One that ended with its outcome unknown may still book: then nothing is
    * sent, and this create is as ambiguous as that one.
    */
-  async #oneAtATime<T>(rid: number | string, key: string, call: CallOptions, work: () => Promise<T>): Promise<T> {
+  async #oneAtATime<T>(rid: number | string, key: string, call: Call, work: () => Promise<T>): Promise<T> {
     const slot = `${this.transport.baseUrl} ${rid} ${key}`;
     // The wait ends by the call's own signal and deadline (nothing sent then).
     for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
-      const ended = await this.transport.within(earlier, call, { method: 'POST' });
+      const ended = await call.within(earlier, { method: 'POST' });
       if (ended) throw this.#ambiguous(rid, key, 'An earlier create with this idempotency key, running at the same time, ended with its outcome unknown, so nothing was sent', ended, 0);
     }
     const mine = work();
@@ -249,7 +250,7 @@ export class Reservations extends Resource {
    * After any failure that leaves the outcome unknown, the reservation is looked up by its key
    * over a short settle window: found, it is the answer; not found, {@link AmbiguousCreateError}.
    */
-  async #sendCreate(rid: number | string, key: string, body: Record<string, unknown>, call: CallOptions): Promise<WithResponse<Reservation>> {
+  async #sendCreate(rid: number | string, key: string, body: Record<string, unknown>, call: Call): Promise<WithResponse<Reservation>> {
     const honoured = this.context.idempotencyKeyHonoured;
     // Set once any attempt failed in a way that may have booked all the same.
     let mayHaveBooked = false;
@@ -274,7 +275,7 @@ export class Reservations extends Resource {
           }
           return created;
         },
-        isRetryable: (error) => error instanceof RateLimitError || neverReachedServer(error) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
+        isRetryable: (error) => error instanceof RateLimitError || (error instanceof ConnectionError && neverReachedServer(error)) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
         recover: async (error, attempt) => {
           attempts = attempt;
           if (mayHaveTakenEffect(error)) mayHaveBooked = true;
@@ -298,7 +299,7 @@ export class Reservations extends Resource {
    * Looks the key up a few times over the settle window (on the client's clock, within the call's
    * deadline), so a booking the service commits a few seconds after a gateway error is found.
    */
-  async #settle(rid: number | string, key: string, cause: unknown, call: CallOptions, attempts: number): Promise<Reservation> {
+  async #settle(rid: number | string, key: string, cause: unknown, call: Call, attempts: number): Promise<Reservation> {
     if (!this.context.idempotencyMetadata) {
       throw this.#ambiguous(rid, key, 'The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', cause, attempts);
     }
@@ -308,7 +309,7 @@ export class Reservations extends Resource {
     let last: LookUp = { state: 'unknown', cause };
     for (const share of SETTLE_SCHEDULE) {
       const waitMs = startedAt + share * windowMs - clock.now();
-      const left = this.transport.remainingMs(call);
+      const left = call.remainingMs();
       if (share > 0 && windowMs === 0) break;
       if (left !== undefined && left <= Math.max(0, waitMs)) break;
       if (waitMs > 0) {
@@ -326,14 +327,15 @@ export class Reservations extends Resource {
   }
 
   #ambiguous(rid: number | string, key: string, message: string, cause: unknown, attempts: number): AmbiguousCreateError {
-    return new AmbiguousCreateError(message, { idempotencyKey: key, restaurantId: rid, attempts, cause });
+    // No attempt of this call: it sent nothing (an earlier create, or a look-up, left it in doubt).
+    return new AmbiguousCreateError(message, { idempotencyKey: key, restaurantId: rid, attempts, cause, sent: attempts === 0 ? 'no' : 'maybe' });
   }
 
   /**
    * Reads the whole list for the key. Honest: a listing that loops, runs past its page limit,
    * ends before its `count` or fails means "cannot tell", never "absent".
    */
-  async #lookUp(rid: number | string, key: string, call: CallOptions): Promise<LookUp> {
+  async #lookUp(rid: number | string, key: string, call: Call): Promise<LookUp> {
     try {
       let page = await this.list(rid, undefined, call);
       let seen = 0;
@@ -371,7 +373,7 @@ export class Reservations extends Resource {
   findByIdempotencyKey(restaurantId: number | string, idempotencyKey: string, options?: RequestOptions): Promise<Reservation | null> {
     return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
-      const result = await this.#lookUp(rid, idempotencyKey, this.transport.subRequestOptions(options));
+      const result = await this.#lookUp(rid, idempotencyKey, this.transport.call(options));
       if (result.state === 'unknown') throw result.cause;
       return { data: result.state === 'found' ? result.reservation : null, response: null };
     }).then((value) => value);
@@ -386,7 +388,7 @@ export class Reservations extends Resource {
     return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.subRequestOptions(options);
+      const call = this.transport.call(options);
       try {
         return await this.transport.request({
           method: 'GET',
@@ -443,7 +445,7 @@ export class Reservations extends Resource {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.subRequestOptions(options);
+      const call = this.transport.call(options);
       // Set once an attempt failed in a way that may have changed the reservation all the same.
       let mayHaveApplied = false;
       return this.transport.request({
@@ -488,18 +490,19 @@ export class Reservations extends Resource {
       throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.subRequestOptions({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
+    const call = this.transport.call({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);
       if (reservation.confirmed) return reservation;
       if (reservation.cancelled) throw new ReservationCancelledError(`Reservation ${id} was cancelled before it was confirmed`, reservation);
       const left = deadline - clock.now();
-      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`);
+      // Every read so far was answered: what the wait ended on was sent.
+      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, { sent: 'yes' });
       try {
         await clock.sleep(Math.min(intervalMs, left), signal);
       } catch (error) {
-        throw new AbortError('waitForConfirmation was aborted', { cause: signal?.reason ?? error });
+        throw new AbortError('waitForConfirmation was aborted', { cause: signal?.reason ?? error, sent: 'yes' });
       }
     }
   }

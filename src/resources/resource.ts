@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
 import { ListPromise, type PageFetcher } from '../transport/pagination.js';
-import { API_PREFIX, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
+import { API_PREFIX, type Call, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import type { Reservation } from './reservations.schemas.js';
 import { ResourceId } from './shared.schemas.js';
@@ -22,7 +22,7 @@ export interface ResourceContext {
   /** How long a create whose outcome is unknown keeps looking its key up. */
   createLookupWindowMs: number;
   /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
-  timezoneFor(restaurantId: number | string, options?: RequestOptions): Promise<string | null>;
+  timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null>;
   /** The cached timezone of a restaurant, without any request (undefined when not cached). */
   cachedTimezone(restaurantId: number | string): string | null | undefined;
   /** Records restaurants' timezones seen in any restaurants list. */
@@ -129,7 +129,7 @@ export function listOf<Item extends z.ZodType>(
     path: string;
     query?: RequestSpec<unknown>['query'];
     itemSchema: Item;
-    options?: RequestOptions | undefined;
+    options?: RequestOptions | Call | undefined;
     /** Keeps only the items it returns true for. */
     filter?: ((item: z.output<Item>) => boolean) | undefined;
     /** Sees each page's items once they are validated. */

@@ -5,14 +5,14 @@
  * @module
  */
 import type { Clock } from '../transport/clock.js';
-import type { AcquireOptions, RateLimiter } from '../transport/rate-limiter.js';
+import type { AcquireOptions, PacedRateLimiter, RateLimiter } from '../transport/rate-limiter.js';
 
 /** The window over which the share is kept. */
 export const BUDGET_WINDOW_MS = 10_000;
 
 /** The partner's rate as the client's limiter states it; 1 request per second (the spec's limit) when it does not say. */
 export function partnerRate(limiter: RateLimiter | undefined): number {
-  const stated = (limiter as { requestsPerSecond?: unknown } | undefined)?.requestsPerSecond;
+  const stated = limiter?.requestsPerSecond;
   return typeof stated === 'number' && stated > 0 && Number.isFinite(stated) ? stated : 1;
 }
 
@@ -34,20 +34,23 @@ export function backgroundSpacingMs(requestsPerSecond: number, budgetShare: numb
  * background priority. Attempts go one at a time, so the partner's queue never holds more than one
  * of the sync's, and the spacing counts from the moment each was really granted.
  */
-export function createBackgroundLimiter(inner: RateLimiter | undefined, clock: Clock, spacingMs: number): RateLimiter {
+export function createBackgroundLimiter(inner: RateLimiter | undefined, clock: Clock, spacingMs: number): PacedRateLimiter {
   let lastGrantAt = Number.NEGATIVE_INFINITY;
   let turn: Promise<unknown> = Promise.resolve();
   let waiting = 0;
-  const limiter: RateLimiter & { requestsPerSecond: number } = {
+  return {
     requestsPerSecond: 1000 / spacingMs,
     acquire(options: AcquireOptions = {}) {
       const { signal } = options;
+      const askedAt = clock.now();
       waiting += 1;
       const mine = turn.then(async () => {
         signal?.throwIfAborted();
         const wait = lastGrantAt + spacingMs - clock.now();
         if (wait > 0) await clock.sleep(wait, signal);
-        await inner?.acquire({ ...options, priority: 'background' } as AcquireOptions);
+        // The call's time left shrank by the wait here.
+        const maxWaitMs = options.maxWaitMs === undefined ? undefined : Math.max(0, options.maxWaitMs - (clock.now() - askedAt));
+        await inner?.acquire({ ...options, priority: 'background', maxWaitMs });
         lastGrantAt = clock.now();
       });
       turn = mine.catch(() => undefined);
@@ -61,6 +64,8 @@ export function createBackgroundLimiter(inner: RateLimiter | undefined, clock: C
     get queueDepth() {
       return waiting;
     },
+    estimateWaitMs() {
+      return Math.max(0, lastGrantAt + spacingMs - clock.now()) + waiting * spacingMs;
+    },
   };
-  return limiter;
 }

@@ -20,6 +20,7 @@
  */
 export {
   createReservationSync,
+  isSyncStoppedError,
   SyncStoppedError,
   type ReservationSync,
   type ReservationSyncOptions,

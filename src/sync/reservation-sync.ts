@@ -5,6 +5,7 @@
  * @module
  */
 import type { PartnerClient } from '../client.js';
+import { InputValidationError, PartnerSdkError } from '../errors.js';
 import { createConsoleLogger, type Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
@@ -83,16 +84,18 @@ const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
   RESERVATION_CANCELLED: 'cancelled',
 };
 
-/** Sync was stopped: what it was doing was not finished. */
-export class SyncStoppedError extends Error {
+/** The sync was stopped before it finished: an `ingest` after `stop()`, or a change not handed over (the next run announces it). */
+export class SyncStoppedError extends PartnerSdkError {
   override name = 'SyncStoppedError';
   constructor() {
     super('The reservation sync was stopped');
   }
 }
+/** True when a call failed because the reservation sync was stopped. */
+export const isSyncStoppedError = (error: unknown): error is SyncStoppedError => error instanceof SyncStoppedError;
 
 function invalid(field: string, rule: string): never {
-  throw new RangeError(`createReservationSync: ${field} ${rule}`);
+  throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
 }
 
 function checkOptions(options: ReservationSyncOptions): void {
@@ -119,7 +122,9 @@ const startOf = (reservation: Reservation): number => {
 };
 
 /**
- * Creates a reservation sync. See the guide in `docs/sync.md` for its guarantees and its cost.
+ * Creates a reservation sync: each change of your bookings handed to `onChange` once, in order,
+ * never backwards, within `budgetShare` of your rate. Its guarantees, schedule and cost are in the
+ * package's guide to the sync (docs/sync.md).
  *
  * @example
  * ```ts
@@ -140,7 +145,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const holder = crypto.randomUUID();
   const spacingMs = backgroundSpacingMs(partnerRate(client.rateLimiter), budgetShare);
   // The sync's own copy of the client: same credentials, clock and hooks, its reads paced by its share.
-  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs) });
+  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs), priority: 'background' });
   const schedule: ReconcileSchedule = createReconcileSchedule({ intervalMs, clock, spacingMs, logger });
   for (const id of options.restaurantIds ?? []) schedule.follow(id);
 
@@ -157,7 +162,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   // When each restaurant's list last arrived: a delivery older than that is older than what was read.
   const lastReadAt = new Map<number, number>();
 
-  const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' }) as RequestOptions;
+  const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' });
   const keep = <T>(work: Promise<T>): Promise<T> => {
     running.add(work);
     void work.then(
@@ -203,14 +208,24 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     }
   }
 
+  /** The state after `observation`, given the stored record; a delivery is also weighed against the restaurant's latest read (modifications carry no time). */
+  function foldInto(restaurantId: number, record: SyncRecord | undefined, observation: Observation) {
+    const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
+    return { knownAt, next: fold(record?.reservation, knownAt, observation) };
+  }
+
   async function announce(restaurantId: number, observation: Observation): Promise<void> {
+    if (observation.source === 'reconcile') {
+      // Most reservations of a read have not moved: that is told without taking a lease.
+      const seen = await store.get(restaurantId, observation.fields.id);
+      const { next } = foldInto(restaurantId, seen, observation);
+      if (seen && next && !changeKind(seen.reservation, next)) return;
+    }
     const leaseKey = `reservation:${restaurantId}:${observation.fields.id}`;
     await lease(leaseKey);
     try {
       const record = await store.get(restaurantId, observation.fields.id);
-      // A delivery is weighed against the latest read of its restaurant too (modifications carry no time).
-      const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
-      const next = fold(record?.reservation, knownAt, observation);
+      const { knownAt, next } = foldInto(restaurantId, record, observation);
       if (!next) {
         // Part of a reservation never seen: its restaurant's list will tell the rest.
         schedule.soon(restaurantId);
@@ -279,7 +294,6 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         listed = await reader.reservations.list(restaurantId, { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE }, background()).toArray();
       } catch (error) {
         if (stopped) throw new SyncStoppedError();
-        schedule.failed(restaurantId);
         throw error;
       }
       const readAt = clock.now();
@@ -318,7 +332,9 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         else await reconcile(next.restaurantId, false);
       } catch (error) {
         if (signal.aborted) return;
+        // Tried again later, not at once: a store or service that is down is not hammered.
         if (next.what === 'restaurants') schedule.restaurantsReadAt(clock.now() + Math.min(RESTAURANTS_REFRESH_MS, intervalMs / 4));
+        else schedule.failed(next.restaurantId);
         logger.warn(`reading ${next.what === 'restaurants' ? 'the restaurants' : `restaurant ${next.restaurantId}`} failed; trying again later`, { error });
       }
     }

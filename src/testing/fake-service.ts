@@ -4,12 +4,11 @@
  * sandboxes of a standalone server. Adapters (MSW, `node:http`) only convert requests and answers.
  * @module
  */
-import type { HttpHandler } from 'msw';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
-import { createMswHandlers, type MswModule } from './adapters/msw.js';
+import { createMswHandlers, type MswHandler, type MswModule } from './adapters/msw.js';
 import { API_ROOT, handleApi } from './api/router.js';
 import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
 import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
@@ -89,6 +88,12 @@ export interface WaitForDeliveryOptions {
   timeoutMs?: number;
 }
 
+/** `waitForDelivery`'s refusal (in-process and over HTTP): what was delivered meanwhile, and the likely cause. */
+export function noDeliveryWithin(event: string, timeoutMs: number, log: readonly DeliveryLogEntry[]): FakeError {
+  const seen = log.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
+  return new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' });
+}
+
 /** The backend behind each fake, for the adapters of this package (never part of the public API). */
 const backends = new WeakMap<FakeService, FakeBackend>();
 
@@ -143,7 +148,7 @@ export class FakeService {
   readonly #onFakeClock = new WeakSet<Request>();
   /** Delivery attempts a `waitForDelivery` already returned. */
   readonly #claimed = new WeakSet<object>();
-  #handlers: HttpHandler[] | undefined;
+  #handlers: MswHandler[] | undefined;
 
   constructor(options: FakeServiceOptions = {}) {
     const seed = options.seed ?? 'none';
@@ -164,13 +169,16 @@ export class FakeService {
     this.dialect = this.#backend.dialect;
     this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');
     const backend = this.#backend;
-    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => backend.view(record));
+    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => this.#changed(backend.view(record)));
     this.asRestaurant = {
       confirm: (restaurantId, reservationId) => act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
       modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
       cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
     };
-    this.asCustomer = { modify: this.asRestaurant.modify, cancel: this.asRestaurant.cancel };
+    this.asCustomer = {
+      modify: this.asRestaurant.modify,
+      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
+    };
     this.#backend.seedNow();
   }
 
@@ -178,13 +186,13 @@ export class FakeService {
    * MSW handlers for `setupServer(...fake.handlers)`, built on first use (msw loads then, so a
    * suite that never uses them never needs msw). In a browser worker use `await fake.mswHandlers()`.
    */
-  get handlers(): HttpHandler[] {
+  get handlers(): MswHandler[] {
     this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, requireMsw());
     return this.#handlers;
   }
 
   /** MSW handlers, loading msw with a dynamic import (works in browsers too). */
-  async mswHandlers(): Promise<HttpHandler[]> {
+  async mswHandlers(): Promise<MswHandler[]> {
     if (!this.#handlers) {
       const msw = (await import('msw')) as unknown as MswModule;
       this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, msw);
@@ -249,6 +257,8 @@ export class FakeService {
         response = errorResponse(500, `Internal error in the fake: ${message}`);
       }
     }
+    // Whatever a request that may change state did, the version says so (after the change).
+    if (request.method !== 'GET' && request.method !== 'HEAD') backend.touch();
     if (inSandbox && backend.sealed) {
       // Deleted while this request ran: whatever it did went with the sandbox, and it says so.
       response = errorResponse(404, 'The sandbox was deleted while this request ran; nothing it did remains and no delivery follows.');
@@ -265,24 +275,30 @@ export class FakeService {
 
   // ---- Control methods (the same backend calls the /_fake/ routes make) ----
 
+  /** Passes `result` through after saying the world changed (for `GET /_fake/state`'s 304). */
+  #changed<Result>(result: Result): Result {
+    this.#backend.touch();
+    return result;
+  }
+
   /** Adds a partner and answers its credentials. */
   addPartner(input: AddPartnerInput = {}): FakePartner {
-    return addPartner(this.#backend, input);
+    return this.#changed(addPartner(this.#backend, input));
   }
 
   /** Adds a restaurant (default: Europe/Brussels, synchronous, lunch and dinner every day, 40 covers). */
   addRestaurant(input: AddRestaurantInput = {}): FakeRestaurant {
-    return addRestaurant(this.#backend, input);
+    return this.#changed(addRestaurant(this.#backend, input));
   }
 
   /** Makes a restaurant accessible to a partner. */
   link(partnerId: string, restaurantId: number): void {
-    link(this.#backend, { partnerId, restaurantId });
+    this.#changed(link(this.#backend, { partnerId, restaurantId }));
   }
 
   /** A booking from another channel: takes capacity, is invisible to partners, sends no event. */
   addOtherChannelBooking(restaurantId: number, input: Record<string, unknown>): Reservation {
-    return this.#backend.view(bookFromOtherChannel(this.#backend, restaurantId, input));
+    return this.#changed(this.#backend.view(bookFromOtherChannel(this.#backend, restaurantId, input)));
   }
 
   /** Every reservation of a restaurant, whatever its channel, with `channel` and `partnerId` added. */
@@ -335,8 +351,7 @@ export class FakeService {
       });
       const timer = setTimeout(() => {
         stop();
-        const seen = this.#backend.state.deliveries.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
-        reject(new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' }));
+        reject(noDeliveryWithin(event, timeoutMs, this.#backend.state.deliveries));
       }, timeoutMs);
     });
   }
@@ -358,12 +373,12 @@ export class FakeService {
    * ```
    */
   injectFault(fault: FaultSpec): void {
-    this.#backend.faults.add(parseFault(fault));
+    this.#changed(this.#backend.faults.add(parseFault(fault)));
   }
 
   /** Removes every pending fault. */
   clearFaults(): void {
-    this.#backend.faults.clear();
+    this.#changed(this.#backend.faults.clear());
   }
 
   /** Faults still waiting to hit. */
@@ -404,6 +419,14 @@ export class FakeService {
     this.#backend.setRateLimit(setting);
   }
 
+  /**
+   * Changes answers where the spec is silent, until the next `reset()`: `fake.setDialect({ list:
+   * 'array' })`. A bad key or value throws a RangeError naming it.
+   */
+  setDialect(changes: Partial<Dialect>): void {
+    this.#backend.setDialect(changes);
+  }
+
   /** A copy of the whole state (not the clock, faults or rate-limit windows). */
   snapshot(): FakeSnapshot {
     return this.#backend.snapshot();
@@ -416,7 +439,7 @@ export class FakeService {
 
   /**
    * Back to the seeded state: clears data, deliveries, faults, delayed commits, named snapshots,
-   * the journal and rate-limit windows, and puts back the rate limit given at creation. The clock
+   * the journal and rate-limit windows, and puts back the rate limit and dialect given at creation. The clock
    * and delivery handlers stay.
    */
   reset(): void {

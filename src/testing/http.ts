@@ -10,12 +10,80 @@ import { parseJsonText } from './backend/validation.js';
 /** Largest request body the fake reads (the spec shows none; 1 MiB is far above any real request). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** A JSON answer that keeps its text, so the `node:http` adapter writes it without reading a stream back. */
+/**
+ * A JSON answer that keeps its text and headers as plain values: the `node:http` adapter writes
+ * them as they are. A `Response` built with a body sets up a body stream (and a `Headers` list)
+ * at once, which cost the standalone server more than a bare server spends on a whole request;
+ * here the stream and the `Headers` are made only when a reader asks for them (MSW, or a client
+ * reading the answer in-process), and read like any `Response`'s.
+ */
 export class JsonResponse extends Response {
   readonly serialized: string;
+  /** Header names in lower case, `content-type` included. */
+  readonly headerRecord: Record<string, string>;
+  #headers: Headers | undefined;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  #used = false;
+
   constructor(status: number, text: string, headers: Record<string, string>) {
-    super(text, { status, headers: { 'content-type': 'application/json', ...headers } });
+    super(null, { status });
     this.serialized = text;
+    this.headerRecord = { 'content-type': 'application/json' };
+    for (const name in headers) this.headerRecord[name.toLowerCase()] = headers[name]!;
+  }
+
+  override get headers(): Headers {
+    this.#headers ??= new Headers(this.headerRecord);
+    return this.#headers;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#stream ??= new Response(this.serialized).body!;
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used || (this.#stream?.locked ?? false);
+  }
+
+  /** The text, once, as `Response#text()` gives it; the stream when someone took it already. */
+  #read(): Response {
+    if (this.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return new Response(this.#stream ?? this.serialized);
+  }
+
+  override async text(): Promise<string> {
+    if (this.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
+    if (this.#stream) return this.#read().text();
+    this.#used = true;
+    return this.serialized;
+  }
+
+  override async json(): Promise<any> {
+    return JSON.parse(await this.text());
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#read().arrayBuffer();
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#read().bytes();
+  }
+
+  override blob(): Promise<Blob> {
+    return this.#read().blob();
+  }
+
+  override formData(): Promise<FormData> {
+    return this.#read().formData();
+  }
+
+  override clone(): JsonResponse {
+    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+    // The text never changes: a second answer over it reads the same bytes, as a tee() would.
+    return new JsonResponse(this.status, this.serialized, this.headerRecord);
   }
 }
 

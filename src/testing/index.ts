@@ -24,6 +24,9 @@
 export { FakeService, createFakeService } from './fake-service.js';
 export type { FakeServiceOptions, FakeClientOptions, FakeSnapshot, HandleContext, SeedDescription, SeedOption, WaitForDeliveryOptions } from './fake-service.js';
 export type { SandboxOptions } from './sandboxes.js';
+export { connectFake, createSandbox } from './remote-fake.js';
+export type { MswHandler } from './adapters/msw.js';
+export type { CreateSandboxOptions, PartnerCredentials, RemoteClientOptions, RemoteClock, RemoteFake, RemoteRestaurantActions, RemoteSandbox } from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 export { createClockRateLimiter, type ClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
 export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';

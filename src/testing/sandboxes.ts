@@ -34,6 +34,7 @@ export class Sandboxes implements SandboxHost {
   readonly #sandboxes = new Map<string, Sandbox>();
   readonly #max: number;
   readonly #idleTimeoutMs: number;
+  #sweptAt = 0;
 
   constructor(
     options: SandboxOptions,
@@ -46,10 +47,12 @@ export class Sandboxes implements SandboxHost {
 
   /** The sandbox's world, marked as used; undefined when it does not exist or has expired. */
   use(id: string): FakeBackend | undefined {
-    this.#expire();
     const sandbox = this.#sandboxes.get(id);
-    if (!sandbox) return undefined;
-    sandbox.lastUsedAt = performance.now();
+    const now = performance.now();
+    // Expired sandboxes are swept at most once a second, not on every request (a walk over all of them).
+    if (now - this.#sweptAt > 1000) this.#expire();
+    if (!sandbox || now - sandbox.lastUsedAt > this.#idleTimeoutMs) return undefined;
+    sandbox.lastUsedAt = now;
     return sandbox.backend;
   }
 
@@ -112,6 +115,7 @@ export class Sandboxes implements SandboxHost {
 
   #expire(): void {
     const now = performance.now();
+    this.#sweptAt = now;
     for (const [id, sandbox] of this.#sandboxes) if (now - sandbox.lastUsedAt > this.#idleTimeoutMs) this.remove(id);
   }
 }

@@ -12,7 +12,8 @@
  * @module
  */
 import type { KyInstance } from 'ky';
-import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors.js';
+import { AbortError, ConnectionError, ResponseTooLargeError, strongerSent, TimeoutError, type RequestSent } from '../errors.js';
+import { untilAborted } from './call.js';
 
 /** One request to send. */
 export interface HttpAttempt {
@@ -31,6 +32,10 @@ export interface HttpAttempt {
   fetch?: typeof fetch | undefined;
   /** Called with each request ky is about to send (the `onRequest` hook). */
   beforeRequest?: (() => void) | undefined;
+  /** The number of this attempt (1 for the first), for the errors it builds. */
+  attempt: number;
+  /** What the call's earlier attempts sent: an error of this one says at least as much. */
+  sentBefore: RequestSent;
 }
 
 /** The answer of one attempt, body already read and parsed. */
@@ -39,38 +44,35 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-// Errors whose request certainly never reached the server (nothing was sent), so even a create
-// may be sent again without asking the server first.
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-const notSent = new WeakSet<object>();
-
-/** True when the failed attempt never reached the server (refused connection, DNS failure, a wait that ended before sending). */
-export function wasNeverSent(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && notSent.has(error);
+/**
+ * True when a failure's cause chain names the connect phase: the connection was never opened, so
+ * the request never left. Only these: a failed `connect` or DNS look-up (`getaddrinfo`), or
+ * undici's connect timeout. An unreachable host or network reported on a socket that was already
+ * carrying the request (`EHOSTUNREACH` while reading) is not proof of anything, nor is an error
+ * from a custom `fetch` that names no cause.
+ */
+export function failedBeforeSending(error: unknown, seen = new Set<unknown>()): boolean {
+  if (!error || typeof error !== 'object' || seen.has(error)) return false;
+  seen.add(error);
+  const record = error as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown };
+  if (record.syscall === 'connect' || record.syscall === 'getaddrinfo' || record.code === 'UND_ERR_CONNECT_TIMEOUT') return true;
+  // Happy eyeballs: every address tried failed to connect.
+  if (Array.isArray(record.errors) && record.errors.length > 0 && record.errors.every((inner) => failedBeforeSending(inner, seen))) return true;
+  return failedBeforeSending(record.cause, seen);
 }
 
-/** Marks an error raised before anything was sent (a rate-limit wait, a retry sleep, a deadline). */
-export function markNeverSent<T extends object>(error: T): T {
-  notSent.add(error);
-  return error;
-}
-
-function errorCodes(error: unknown, seen = new Set<unknown>()): string[] {
-  if (!error || typeof error !== 'object' || seen.has(error)) return [];
+/** The first error code of a cause chain, for the message. */
+function firstErrorCode(error: unknown, seen = new Set<unknown>()): string | undefined {
+  if (!error || typeof error !== 'object' || seen.has(error)) return undefined;
   seen.add(error);
   const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  const codes = typeof record.code === 'string' ? [record.code] : [];
-  codes.push(...errorCodes(record.cause, seen));
-  if (Array.isArray(record.errors)) for (const inner of record.errors) codes.push(...errorCodes(inner, seen));
-  return codes;
+  if (typeof record.code === 'string') return record.code;
+  const inner = Array.isArray(record.errors) ? record.errors : [];
+  for (const candidate of [record.cause, ...inner]) {
+    const code = firstErrorCode(candidate, seen);
+    if (code) return code;
+  }
+  return undefined;
 }
 
 let kyModule: Promise<KyInstance> | undefined;
@@ -80,31 +82,17 @@ const loadKy = (): Promise<KyInstance> =>
   (kyModule ??= import('ky').then((module) => (kyLoaded = module.default)));
 
 /**
- * Settles with `work`, or rejects as soon as `signal` aborts: a `fetch` passed in by the partner (or
- * a test double) may ignore the signal, and the caller's abort must hold all the same (ky's
- * `timeout` already holds without the fetch's help).
+ * Reads a body as text under `maxBytes`, refusing it as soon as it passes the limit. `onReader`
+ * receives the reader, so the attempt can cancel it whatever ends the attempt.
  */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/** Reads a body as text under `maxBytes`, cancelling the stream as soon as it passes the limit. */
-async function readText(response: Response, maxBytes: number, tooLarge: () => Error): Promise<string> {
+async function readText(response: Response, maxBytes: number, tooLarge: () => Error, onReader: (reader: ReadableStreamDefaultReader<Uint8Array>) => void): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
+  // A declared length is not trusted to be within the limit (compressed, or simply wrong), but
+  // one already past it is refused before reading anything.
+  if (response.headers.has('content-length') && Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   if (!response.body) return '';
-  // A declared length within the limit is all the framing lets through: read it whole. Not when
-  // compressed: the length is then the compressed one, and the decoded body may be far larger.
-  if (Number.isFinite(declared) && response.headers.has('content-length') && !response.headers.has('content-encoding')) return response.text();
   const reader = response.body.getReader();
+  onReader(reader);
   const decoder = new TextDecoder();
   let text = '';
   let total = 0;
@@ -112,10 +100,7 @@ async function readText(response: Response, maxBytes: number, tooLarge: () => Er
     const { done, value } = await reader.read();
     if (done) return text + decoder.decode();
     total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
+    if (total > maxBytes) throw tooLarge();
     text += decoder.decode(value, { stream: true });
   }
 }
@@ -133,64 +118,84 @@ function parseBody(text: string): unknown {
 // Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Thrown inside an attempt when its time limit passed while the body was being read. */
-const bodyTimedOut = Symbol('bodyTimedOut');
-
 /**
- * Sends one attempt and reads its body. ky's `timeout` bounds the wait for the answer; what is left
- * of the same limit bounds the body read (the stream is cancelled when it runs out), so a server
- * that stalls mid-body cannot hang a call, and one that never stops sending is cut at
- * `maxResponseBytes`. The caller's signal reaches ky, which aborts the request and its body.
+ * Sends one attempt and reads its body, under one time limit for both. Whatever ends the attempt
+ * other than a body read to its end (the time limit, the caller's abort, a body past
+ * `maxResponseBytes`, a failure) aborts the request and cancels the body it was reading: the
+ * socket that carried it is closed, nothing more is read, and no timer is left running. A custom
+ * `fetch` that ignores the signal has its body cancelled all the same.
  */
 export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
-  const details = { method: attempt.method, url: attempt.safeUrl };
+  const details = { method: attempt.method, url: attempt.safeUrl, attempts: attempt.attempt };
   const limitMs = Math.max(1, Math.min(Math.ceil(attempt.timeoutMs), MAX_TIMER_MS));
-  const startedAt = Date.now();
+  // Ends the request and its body: aborted by the time limit, and by `finally` unless the body was read whole.
+  const own = new AbortController();
+  const signal = attempt.signal ? AbortSignal.any([attempt.signal, own.signal]) : own.signal;
+  const underlyingFetch = attempt.fetch;
+  let fetchCalled = false;
+  let response: Response | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let tooLarge: ResponseTooLargeError | undefined;
-  let bodyTimer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  let completed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // What this attempt sent so far: nothing before `fetch` is called; then maybe; an answer, yes.
+  const sent = (): RequestSent => strongerSent(attempt.sentBefore, response ? 'yes' : fetchCalled ? 'maybe' : 'no');
   try {
     const ky = kyLoaded ?? (await loadKy());
-    const exchange = async () => {
-      const response = await ky(attempt.url, {
+    timer = setTimeout(() => {
+      timedOut = true;
+      own.abort();
+    }, limitMs);
+    const exchange = async (): Promise<HttpAnswer> => {
+      response = await ky(attempt.url, {
         method: attempt.method,
         headers: attempt.headers,
         json: attempt.json,
         retry: 0,
-        timeout: limitMs,
+        // The time limit is ours, over the answer and its body alike.
+        timeout: false,
         throwHttpErrors: false,
         redirect: 'manual',
-        signal: attempt.signal,
-        ...(attempt.fetch ? { fetch: attempt.fetch } : {}),
+        signal,
+        fetch: (input, init) => {
+          fetchCalled = true;
+          return (underlyingFetch ?? globalThis.fetch)(input, init);
+        },
         ...(attempt.beforeRequest ? { hooks: { beforeRequest: [attempt.beforeRequest] } } : {}),
       });
-      const read = readText(response, attempt.maxResponseBytes, () => {
-        tooLarge = new ResponseTooLargeError({ ...details, status: response.status, maxResponseBytes: attempt.maxResponseBytes });
-        return tooLarge;
-      });
-      const text = await new Promise<string>((resolve, reject) => {
-        bodyTimer = setTimeout(() => {
-          response.body?.cancel().catch(() => undefined);
-          reject(bodyTimedOut);
-        }, Math.max(1, limitMs - (Date.now() - startedAt)));
-        read.then(resolve, reject);
-      });
-      return { response, body: parseBody(text) };
+      const answered = response;
+      const text = await readText(
+        answered,
+        attempt.maxResponseBytes,
+        () => (tooLarge = new ResponseTooLargeError({ ...details, status: answered.status, maxResponseBytes: attempt.maxResponseBytes })),
+        (bodyReader) => (reader = bodyReader),
+      );
+      completed = true;
+      return { response: answered, body: parseBody(text) };
     };
-    return await (attempt.signal ? untilAborted(exchange(), attempt.signal) : exchange());
+    // A custom fetch (or a test double) may ignore the signal: the attempt ends with it all the same.
+    return await untilAborted(exchange(), signal);
   } catch (error) {
-    if (tooLarge && error === tooLarge) throw error;
-    if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason });
-    if (error === bodyTimedOut || (error instanceof Error && error.name === 'TimeoutError')) {
+    if (tooLarge) throw tooLarge;
+    if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason, sent: sent(), attempts: attempt.attempt });
+    if (timedOut) {
       const message = attempt.deadlineMs === undefined ? `No answer within ${attempt.timeoutMs} ms` : `No answer before the call's deadline of ${attempt.deadlineMs} ms`;
-      throw new TimeoutError(message, details);
+      throw new TimeoutError(message, { ...details, sent: sent() });
     }
     // ky's NetworkError keeps the Request (with its Authorization header): keep only what it wraps.
     const cause = error instanceof Error && error.name === 'NetworkError' && error.cause !== undefined ? error.cause : error;
-    const codes = errorCodes(cause);
-    const connectionError = new ConnectionError(`Connection failed${codes[0] ? ` (${codes[0]})` : ''}`, { ...details, cause });
-    if (codes.some((code) => NOT_SENT_CODES.has(code))) notSent.add(connectionError);
-    throw connectionError;
+    const code = firstErrorCode(cause);
+    // Not sent only when the connection was never opened; any other failure after fetch was called may have delivered it.
+    const connectSent = response || !fetchCalled ? sent() : failedBeforeSending(cause) ? attempt.sentBefore : sent();
+    throw new ConnectionError(`Connection failed${code ? ` (${code})` : ''}`, { ...details, cause, sent: connectSent });
   } finally {
-    clearTimeout(bodyTimer);
+    clearTimeout(timer);
+    if (!completed) {
+      own.abort();
+      // For a fetch that ignores the signal: its body is cancelled here, reader or not.
+      if (reader) reader.cancel().catch(() => undefined);
+      else if (response?.body && !response.bodyUsed) response.body.cancel().catch(() => undefined);
+    }
   }
 }

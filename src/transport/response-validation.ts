@@ -27,16 +27,15 @@ export function resolveResponseValidation(option: unknown, warn: (message: strin
   });
 }
 
-// Keyed by the details object the transport hands to one answer's parser, so that the resources'
-// parsers need not know the mode: they pass those details to parseOutput as they always did.
-const reporters = new WeakMap<object, (issues: FieldIssue[]) => void>();
+/** Receives the off-contract fields of an answer read in warn mode. */
+export type OffContractReport = (issues: FieldIssue[]) => void;
 
-/** In warn mode: off-contract values found while parsing with `details` go to `report` instead of throwing. */
-export function reportOffContract(details: object, report: (issues: FieldIssue[]) => void): void {
-  reporters.set(details, report);
-}
-
-/** The reporter of `details`, when its answer is read in warn mode. */
-export function offContractReporter(details: object): ((issues: FieldIssue[]) => void) | undefined {
-  return reporters.get(details);
+/**
+ * Where an answer came from, as the transport hands it to a resource's parser. In warn mode it
+ * carries `offContract`: the parser reports off-contract fields there instead of throwing.
+ */
+export interface AnswerSource {
+  method: string;
+  url: string;
+  offContract?: OffContractReport | undefined;
 }

@@ -7,7 +7,6 @@
  */
 import { AbortError, PartnerSdkError, RateLimitError, ServerError } from '../errors.js';
 import type { Clock } from './clock.js';
-import { markNeverSent } from './http.js';
 
 /** First back-off step (full jitter draws a wait between 0 and the step, which doubles per retry). */
 const BACKOFF_BASE_MS = 500;
@@ -49,7 +48,8 @@ let pRetryModule: Promise<typeof import('p-retry')> | undefined;
 
 /**
  * Runs `operation` (given the 1-based attempt number) and retries it while `isRetryable` says so
- * and `maxRetries` allows. The last error is thrown with its `attempts` count set.
+ * and `maxRetries` allows. The last error is thrown as it was built (its `attempts` is the number
+ * of the attempt that raised it).
  *
  * The first attempt runs on its own: most calls succeed at once, and p-retry's set-up on every
  * call was a measurable share of the client's per-call overhead. p-retry takes over from the first
@@ -57,9 +57,15 @@ let pRetryModule: Promise<typeof import('p-retry')> | undefined;
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   let attempts = 0;
-  const run = (attemptNumber: number) => {
+  let lastError: unknown;
+  const run = async (attemptNumber: number) => {
     attempts = attemptNumber;
-    return operation(attemptNumber);
+    try {
+      return await operation(attemptNumber);
+    } catch (error) {
+      lastError = error;
+      throw error;
+    }
   };
   // Decides on a failed attempt; true once the wait before the next attempt is over.
   const retryAfter = async (error: unknown, attemptNumber: number): Promise<boolean> => {
@@ -89,10 +95,10 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
     });
   } catch (error) {
     if (options.signal?.aborted && !(error instanceof AbortError)) {
-      // Aborted during a retry sleep: the attempt that failed before it stands as not sent again.
-      throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
+      // Aborted during a retry sleep: what the attempts before it sent stands.
+      const sent = lastError instanceof PartnerSdkError ? lastError.sent : 'no';
+      throw new AbortError('The call was aborted', { cause: options.signal.reason, sent, attempts });
     }
-    if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempts;
     throw error;
   }
 }

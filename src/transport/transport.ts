@@ -6,61 +6,31 @@
  * @module
  */
 import {
-  AbortError,
   ConnectionError,
   PartnerApiError,
   PartnerSdkError,
   RateLimitError,
   ResponseTooLargeError,
   ResponseValidationError,
-  TimeoutError,
+  strongerSent,
   type FieldIssue,
+  type RequestSent,
 } from '../errors.js';
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
+import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
-import { markNeverSent, sendAttempt, untilAborted, wasNeverSent } from './http.js';
+import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { Priority, RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
-import { mergeHeaders, type RequestHeaders } from './headers.js';
-import { reportOffContract, type ResponseValidation } from './response-validation.js';
+import { mergeHeaders } from './headers.js';
+import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 
-/** Options every method takes as its last argument. */
-export interface RequestOptions {
-  /** Cancels the call: the request in flight, a wait for a rate-limit slot, or a retry sleep. */
-  signal?: AbortSignal | undefined;
-  /** Per-attempt timeout for this call, overriding the client's `timeoutMs`. */
-  timeoutMs?: number | undefined;
-  /** Retries after the first attempt for this call, overriding the client's `maxRetries`. */
-  maxRetries?: number | undefined;
-  /**
-   * Extra headers for this call, over the client's `defaultHeaders` (`null` removes a default one).
-   * Headers the SDK sets itself (`authorization`, `idempotency-key`, `content-type`, `accept`, ...)
-   * are refused.
-   */
-  headers?: RequestHeaders | undefined;
-  /**
-   * Time limit of the whole call, overriding the client's `deadlineMs`: rate-limit waits, every
-   * attempt, retry sleeps and the look-ups a create may need all end by then.
-   */
-  deadlineMs?: number | undefined;
-  /**
-   * Which calls the rate limiter serves first: `'interactive'` (a person waits for the answer,
-   * such as a guest's booking) or `'background'` (a job that can wait, such as a sync), granted a
-   * slot only when no interactive call of the partner waits. Overrides the client's `priority`.
-   */
-  priority?: Priority | undefined;
-}
-
-// The absolute deadline a call fixed when it started, carried into its sub-requests (timezone
-// look-up, look-ups by key, retrieve fallback, polling) so they share it instead of restarting it.
-const CALL_DEADLINE = Symbol('callDeadline');
-/** Per-call options with the call's deadline fixed: what {@link Transport.subRequestOptions} returns. */
-export type CallOptions = RequestOptions & { readonly [CALL_DEADLINE]?: { at: number; ms: number } | undefined };
+export { Call, type RequestOptions } from './call.js';
 
 /** What hooks receive. Never headers: the request's carry the credentials. */
 export interface RequestEvent {
@@ -131,9 +101,10 @@ export interface RequestSpec<T> {
   headers?: Record<string, string>;
   /** Whether a network error, 408 or 5xx may be retried (the repeat cannot do harm). */
   safeToRepeat: boolean;
-  options?: RequestOptions | undefined;
-  /** Validates and shapes the 2xx body (output validation). */
-  parse(body: unknown, response: Response | null, where: { method: string; url: string }): T;
+  /** The caller's options, or the call they already belong to (a sub-request shares its call). */
+  options?: RequestOptions | Call | undefined;
+  /** Validates and shapes the 2xx body (output validation); in warn mode `where` carries `offContract`. */
+  parse(body: unknown, response: Response | null, where: AnswerSource): T;
   /**
    * Called when an attempt fails, before the retry decision; may settle the call with a body found
    * elsewhere or throw another error. Returns undefined to let the failure stand.
@@ -149,29 +120,33 @@ export const API_PREFIX = '/api/v1/partnership';
 /** Most redirects followed for one read (each within the service's origin). */
 const MAX_REDIRECTS = 5;
 
-/** True when the failed request certainly never reached the server (refused connection, DNS failure, a wait that ended before sending): even a create may be sent again. */
+/** True when the failed request certainly never reached the server (`sent: 'no'`): even a create may be sent again. */
 export function neverReachedServer(error: unknown): boolean {
-  return wasNeverSent(error);
+  return error instanceof PartnerSdkError && error.sent === 'no';
 }
 
 /**
  * True when a failed attempt may have been carried out all the same: no answer (dropped, timed
- * out), 408, 5xx, a redirect (a write is never followed), an answer too large to read, or a 2xx
- * outside the contract.
+ * out) after the request may have left, 408, 5xx, a redirect (a write is never followed), an
+ * answer too large to read, or a 2xx outside the contract.
  */
 export function outcomeUnknown(error: unknown): boolean {
-  if (wasNeverSent(error)) return false;
+  if (neverReachedServer(error)) return false;
   if (error instanceof ConnectionError || error instanceof ResponseValidationError) return true;
   if (error instanceof ResponseTooLargeError) return error.status < 400 || error.status === 408 || error.status >= 500;
   return error instanceof PartnerApiError && (error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400));
 }
 
-/** Default retry decision: 429 always; network errors, 408 and 5xx only where a repeat is harmless. */
+/**
+ * Default retry decision: 429 always, and a connection that was never opened (nothing was sent);
+ * network errors, 408 and 5xx only where a repeat is harmless.
+ */
 function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
   if (error instanceof RateLimitError) return true;
+  if (error instanceof ConnectionError && error.sent === 'no') return true;
   if (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) return false;
   if (error instanceof PartnerApiError && error.status < 400) return false;
-  return safeToRepeat ? outcomeUnknown(error) : neverReachedServer(error);
+  return safeToRepeat && outcomeUnknown(error);
 }
 
 /** The HTTP pipeline of one client. */
@@ -213,78 +188,26 @@ export class Transport {
   }
 
   /**
-   * The one place a call's options are handed on to the requests it makes itself (the timezone
-   * look-up, look-ups by key, the retrieve fallback, polling): the caller's signal, timeout,
-   * retries and headers as given, and the call's deadline fixed now, so every sub-request ends by it.
+   * The call object of a public call: made once, when the call starts, from the caller's checked
+   * options and the client's defaults (the deadline fixed now). Given a call already (a
+   * sub-request of it), returns that call, so every request it makes shares its deadline, signal,
+   * headers, priority and validation mode.
    */
-  subRequestOptions(options: RequestOptions | undefined): CallOptions {
-    const given = (options ?? {}) as CallOptions;
+  call(options: RequestOptions | Call | undefined): Call {
+    if (options instanceof Call) return options;
+    const given = options ?? {};
     checkRequestOptions(given);
-    return {
+    const settings = this.#settings;
+    return new Call({
       signal: given.signal,
-      timeoutMs: given.timeoutMs,
-      maxRetries: given.maxRetries,
-      deadlineMs: given.deadlineMs,
-      // Tracing headers follow the call into the requests it makes itself.
+      timeoutMs: given.timeoutMs ?? settings.timeoutMs,
+      maxRetries: given.maxRetries ?? settings.maxRetries,
       headers: given.headers,
-      [CALL_DEADLINE]: this.#deadlineOf(given),
-    };
-  }
-
-  /** Milliseconds left before the deadline of `options` (undefined: none). */
-  remainingMs(options: CallOptions): number | undefined {
-    const deadline = options[CALL_DEADLINE];
-    return deadline === undefined ? undefined : deadline.at - this.#settings.clock.now();
-  }
-
-  /** The error of a call whose deadline passed before it could send (nothing was sent). */
-  deadlineError(options: CallOptions, where: { method?: string; url?: string } = {}): TimeoutError {
-    const ms = options[CALL_DEADLINE]?.ms ?? this.#settings.deadlineMs;
-    return markNeverSent(new TimeoutError(`The call's deadline of ${ms} ms passed`, where));
-  }
-
-  /**
-   * Waits for `work` (another call's request this call shares) no longer than this call's own
-   * signal and deadline allow; then an {@link AbortError} or the deadline's {@link TimeoutError},
-   * both marked as sent nothing.
-   */
-  async within<T>(work: Promise<T>, options: CallOptions, where: { method?: string; url?: string } = {}): Promise<T> {
-    const stop = this.#stopSignal(options);
-    if (!stop.signal) return work;
-    try {
-      return await untilAborted(work, stop.signal);
-    } catch (error) {
-      if (options.signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: options.signal.reason }));
-      if (stop.deadline?.aborted) throw this.deadlineError(options, where);
-      throw error;
-    } finally {
-      stop.release();
-    }
-  }
-
-  /**
-   * A signal that aborts with the caller's signal or at this call's deadline (`deadline` tells
-   * which). The deadline runs on our own timer, cleared by `release`: on Deno, an
-   * `AbortSignal.timeout` that was listened to keeps the process alive until it fires (the 120 s
-   * default deadline). The virtual clock's deadline is checked after the wait.
-   */
-  #stopSignal(options: CallOptions): { signal: AbortSignal | undefined; deadline: AbortSignal | undefined; release(): void } {
-    const left = this.remainingMs(options);
-    if (left === undefined) return { signal: options.signal, deadline: undefined, release: () => undefined };
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), Math.max(1, Math.min(Math.ceil(left), 2_147_483_647)));
-    return {
-      signal: options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal,
-      deadline: deadline.signal,
-      release: () => clearTimeout(timer),
-    };
-  }
-
-  #deadlineOf(options: CallOptions): { at: number; ms: number } | undefined {
-    const fixed = options[CALL_DEADLINE];
-    if (fixed) return fixed;
-    const ms = options.deadlineMs ?? this.#settings.deadlineMs;
-    return ms === undefined ? undefined : { at: this.#settings.clock.now() + ms, ms };
+      deadlineMs: given.deadlineMs ?? settings.deadlineMs,
+      priority: given.priority ?? settings.priority,
+      validation: settings.responseValidation,
+      clock: settings.clock,
+    });
   }
 
   #hook(name: keyof ClientHooks, event: RequestEvent): void {
@@ -308,27 +231,24 @@ export class Transport {
 
   async #request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     const settings = this.#settings;
-    const options = spec.options ?? {};
-    checkRequestOptions(options);
-    const extraHeaders = mergeHeaders(settings.defaultHeaders, options.headers);
-    const call: CallOptions = { ...options, [CALL_DEADLINE]: this.#deadlineOf(options as CallOptions) };
-    const deadline = call[CALL_DEADLINE];
-    const signal = options.signal;
+    const call = this.call(spec.options);
+    const extraHeaders = mergeHeaders(settings.defaultHeaders, call.headers);
+    const signal = call.signal;
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
     const safeUrl = this.safeUrl(url);
     const where = { method: spec.method, url: safeUrl };
-    const timeoutMs = options.timeoutMs ?? settings.timeoutMs;
     const isRetryable = spec.isRetryable ?? ((error: unknown) => isRetryableByDefault(error, spec.safeToRepeat));
-    const remainingMs = () => this.remainingMs(call);
+    // What this request's attempts sent so far: an error raised before the next send says as much.
+    let sent: RequestSent = 'no';
 
-    const acquireSlot = async () => {
-      const stop = this.#stopSignal(call);
+    const acquireSlot = async (attempt: number) => {
+      const stop = call.stopSignal();
       try {
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        await settings.limiter!.acquire({ signal: stop.signal, priority: options.priority ?? settings.priority, maxWaitMs: remainingMs() });
+        await settings.limiter!.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() });
       } catch (error) {
-        if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted while waiting for a rate-limit slot', { cause: signal.reason }));
-        if (stop.deadline?.aborted) throw this.deadlineError(call, where);
+        if (signal?.aborted) throw call.abortError('The call was aborted while waiting for a rate-limit slot', sent, attempt - 1);
+        if (stop.deadline?.aborted) throw call.deadlineError(where, sent, attempt - 1);
         throw error;
       } finally {
         stop.release();
@@ -339,11 +259,11 @@ export class Transport {
       let target = url;
       // Each request of the attempt (a followed redirect is one more) waits for its slot and its deadline.
       for (let redirects = 0; ; redirects += 1) {
-        if (signal?.aborted) throw markNeverSent(new AbortError('The call was aborted', { cause: signal.reason }));
-        if (deadline && remainingMs()! <= 0) throw this.deadlineError(call, where);
-        if (settings.limiter) await acquireSlot();
-        const left = remainingMs();
-        if (left !== undefined && left <= 0) throw this.deadlineError(call, where);
+        if (signal?.aborted) throw call.abortError('The call was aborted', sent, attempt - 1);
+        if (call.expired) throw call.deadlineError(where, sent, attempt - 1);
+        if (settings.limiter) await acquireSlot(attempt);
+        const left = call.remainingMs();
+        if (left !== undefined && left <= 0) throw call.deadlineError(where, sent, attempt - 1);
         const targetUrl = target === url ? safeUrl : this.safeUrl(target);
         settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, { ...where, url: targetUrl, attempt });
         const startedAt = Date.now();
@@ -358,13 +278,16 @@ export class Transport {
             authorization: settings.auth.header(),
           },
           json: spec.body,
-          timeoutMs: left !== undefined && left < timeoutMs ? left : timeoutMs,
-          deadlineMs: left !== undefined && left < timeoutMs ? deadline!.ms : undefined,
+          timeoutMs: left !== undefined && left < call.timeoutMs ? left : call.timeoutMs,
+          deadlineMs: left !== undefined && left < call.timeoutMs ? call.deadlineMs : undefined,
           maxResponseBytes: settings.maxResponseBytes,
           signal,
           fetch: settings.fetch,
           beforeRequest: settings.hooks.onRequest ? () => this.#hook('onRequest', { ...where, attempt }) : undefined,
+          attempt,
+          sentBefore: sent,
         });
+        sent = 'yes';
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
         this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
@@ -403,7 +326,7 @@ export class Transport {
         const answer = await attemptOnce(attempt);
         return answer;
       } catch (error) {
-        if (error instanceof PartnerSdkError && 'attempts' in error) (error as { attempts: number }).attempts = attempt;
+        if (error instanceof PartnerSdkError) sent = strongerSent(sent, error.sent);
         // An answer outside 2xx already has its response line; an attempt without one gets this.
         if (!(error instanceof PartnerApiError)) {
           const name = error instanceof Error ? error.name : 'Error';
@@ -418,11 +341,11 @@ export class Transport {
     };
 
     const answer = await withRetries(operation, {
-      maxRetries: options.maxRetries ?? settings.maxRetries,
+      maxRetries: call.maxRetries,
       clock: settings.clock,
       signal,
       isRetryable,
-      remainingMs,
+      remainingMs: () => call.remainingMs(),
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
@@ -436,17 +359,15 @@ export class Transport {
         this.#hook('onRetry', { ...where, attempt, status, delayMs, error: name });
       },
     });
-    return { data: this.#parse(spec, answer, where), response: answer.response };
+    return { data: this.#parse(spec, call, answer, where), response: answer.response };
   }
 
   // In warn mode an off-contract answer is returned as received, with one warning naming every
   // off-contract field (never the body: it carries guests' names and may carry a webhook token).
-  #parse<T>(spec: RequestSpec<T>, answer: { response: Response | null; body: unknown }, where: { method: string; url: string }): T {
-    if (this.#settings.responseValidation === 'strict') return spec.parse(answer.body, answer.response, where);
+  #parse<T>(spec: RequestSpec<T>, call: Call, answer: { response: Response | null; body: unknown }, where: { method: string; url: string }): T {
+    if (call.validation === 'strict') return spec.parse(answer.body, answer.response, where);
     const offContract: FieldIssue[] = [];
-    const details = { ...where };
-    reportOffContract(details, (issues) => offContract.push(...issues));
-    const data = spec.parse(answer.body, answer.response, details);
+    const data = spec.parse(answer.body, answer.response, { ...where, offContract: (issues) => offContract.push(...issues) });
     if (offContract.length > 0) {
       const fields = [...new Set(offContract.map((issue) => issue.field || '(root)'))];
       this.#settings.logger.warn(`off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, {

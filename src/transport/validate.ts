@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
 import { realSchema } from '../lazy-schema.js';
 import { checkHeaders } from './headers.js';
-import { offContractReporter, RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE } from './response-validation.js';
+import { RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE, type OffContractReport } from './response-validation.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
 export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
@@ -66,15 +66,15 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unkn
 export function parseOutput<Schema extends z.ZodType>(
   schema: Schema,
   value: unknown,
-  details: { method?: string; url?: string },
+  details: { method?: string | undefined; url?: string | undefined; offContract?: OffContractReport | undefined },
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
   const result = realSchema(schema).safeParse(value);
   if (result.success) return result.data;
   const issues = toFieldIssues(result.error.issues, prefix);
-  const report = offContractReporter(details);
+  const report = details.offContract;
   if (!report) {
-    const error = new ResponseValidationError(issues, { ...details, body: value });
+    const error = new ResponseValidationError(issues, { method: details.method, url: details.url, body: value });
     // Said where it is read in a production log: the way to keep going without waiting for a release.
     error.message += ` (to accept such answers with a warning instead, set responseValidation: 'warn' or ${RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE}=warn)`;
     throw error;
@@ -84,7 +84,7 @@ export function parseOutput<Schema extends z.ZodType>(
   return value as z.output<Schema>;
 }
 
-/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers }` a caller passes, client-wide or per call. */
+/** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers, priority }` a caller passes, client-wide or per call. */
 export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown; priority?: unknown }): void {
   const issues: FieldIssue[] = [];
   const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });

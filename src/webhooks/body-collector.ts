@@ -22,8 +22,9 @@ export class BodyCollector {
     return true;
   }
 
-  /** The body so far, as one array. */
+  /** The body so far, as one array (the chunk itself when there is one: no copy). */
   join(): Uint8Array {
+    if (this.#chunks.length === 1) return this.#chunks[0]!;
     const body = new Uint8Array(this.#total);
     let offset = 0;
     for (const chunk of this.#chunks) {

@@ -140,18 +140,23 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function envelopeDeliveryId(json: unknown): string | number | undefined {
   if (!isPlainObject(json)) return undefined;
-  return [json.id, json.event_id, json.delivery_id].find(
-    (value): value is string | number => (typeof value === 'string' && value !== '') || typeof value === 'number',
-  );
+  if (isDeliveryId(json.id)) return json.id;
+  if (isDeliveryId(json.event_id)) return json.event_id;
+  return isDeliveryId(json.delivery_id) ? json.delivery_id : undefined;
 }
+
+const isDeliveryId = (value: unknown): value is string | number => (typeof value === 'string' && value !== '') || typeof value === 'number';
 
 /** Where the spec is silent, a few plausible spellings of the envelope are read as ours. */
 function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string | undefined): Record<string, unknown> {
-  const normalized: Record<string, unknown> = { ...envelope };
-  const name = [envelope.event, envelope.event_type, envelope.type].find((value) => typeof value === 'string');
+  // Written in place: the envelope is the receiver's own freshly parsed JSON, and a copy per
+  // delivery is garbage the schema's own copy makes anyway.
+  const normalized = envelope;
+  const name = typeof envelope.event === 'string' ? envelope.event : typeof envelope.event_type === 'string' ? envelope.event_type : typeof envelope.type === 'string' ? envelope.type : undefined;
+  const id = envelopeDeliveryId(envelope) ?? fallbackId;
   if (name !== undefined) normalized.event = name;
-  normalized.type = typeof name === 'string' && KNOWN_EVENTS.has(name) ? name : UNKNOWN_EVENT;
-  normalized.id = envelopeDeliveryId(envelope) ?? fallbackId;
+  normalized.type = name !== undefined && KNOWN_EVENTS.has(name) ? name : UNKNOWN_EVENT;
+  normalized.id = id;
   if (!('reservation' in envelope) && isPlainObject(envelope.data)) {
     const data = envelope.data;
     normalized.reservation = 'start_time' in data ? data : data.reservation;

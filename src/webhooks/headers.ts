@@ -42,7 +42,16 @@ export function readHeaders(headers: HeadersInput | undefined | null): HeaderRea
       return flatten(value);
     };
   }
-  return indexByLowerName(Object.entries(headers as Record<string, unknown>));
+  const record = headers as Record<string, unknown>;
+  // node's `req.headers` has lower-case names only: read them directly, without building an index
+  // for every delivery. Any other casing gets the index.
+  for (const name in record) {
+    if (name !== name.toLowerCase()) return indexByLowerName(Object.entries(record));
+  }
+  return (name) => {
+    const lower = name.toLowerCase();
+    return Object.hasOwn(record, lower) ? flatten(record[lower]) : [];
+  };
 }
 
 function indexByLowerName(entries: Iterable<[unknown, unknown]>): HeaderReader {

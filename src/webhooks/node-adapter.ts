@@ -19,10 +19,10 @@ const encoder = new TextEncoder();
 
 /**
  * Reads the body from the stream, stopping (and pausing the stream) as soon as it passes
- * `maxBytes` or `signal` aborts (the body's time limit), so an oversized or trickling body is
- * never held in memory nor read on.
+ * `maxBytes`, so an oversized body is never held in memory. A trickling one is cut off by the
+ * handler below once its 408 is out.
  */
-function readNodeBody(request: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     if (request.readableEnded || request.readableDidRead) {
       reject(new WebhookRawBodyRequiredError('a request stream that another middleware already read'));
@@ -34,15 +34,8 @@ function readNodeBody(request: IncomingMessage, maxBytes: number, signal: AbortS
       if (settled) return;
       settled = true;
       request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      signal.removeEventListener('abort', onAbort);
       outcome();
     };
-    const onAbort = () => {
-      request.pause();
-      finish(() => reject(signal.reason));
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
     const onData = (chunk: Uint8Array | string) => {
       if (!collector.add(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)) {
         request.pause();
@@ -74,7 +67,7 @@ export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): N
     if (isRawBody(rawBody)) body = rawBody as ReceiveInput['body'];
     else if (isRawBody(preRead)) body = preRead as ReceiveInput['body'];
     // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
-    else if (streamUnread) body = (maxBytes, signal) => readNodeBody(request, maxBytes, signal);
+    else if (streamUnread) body = (maxBytes) => readNodeBody(request, maxBytes);
     // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
     else body = () => Promise.reject(new WebhookRawBodyRequiredError(preRead === undefined ? 'a request stream that another middleware already read' : 'a body a JSON parser (express.json()) already parsed'));
 
@@ -84,8 +77,8 @@ export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): N
         if (response.headersSent || response.writableEnded) return;
         response.writeHead(result.status, result.headers);
         response.end(JSON.stringify(result.body));
-        // A sender still trickling a body it was refused for is not waited for: once the answer
-        // is out, the connection goes (the answer says `connection: close`).
+        // A sender still trickling its body is not read on: once the 408 is out, the connection
+        // goes (the answer says `connection: close`).
         if (result.status === 408 && !request.readableEnded) response.once('finish', () => request.destroy());
       })
       .catch((error: unknown) => {

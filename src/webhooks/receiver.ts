@@ -143,14 +143,15 @@ export interface ReceiveInput {
   method?: string;
   headers: HeadersInput;
   /**
-   * The raw body, or a function reading it that stops with a 413 error past `maxBytes` and stops
-   * reading when `signal` aborts (past `bodyTimeoutMs`).
+   * The raw body, or a function reading it that stops with a 413 error past `maxBytes`. Past
+   * `bodyTimeoutMs` the result is a 408 without waiting for it: stop reading then (close the
+   * connection), as `nodeHandler()` and `handle()` do.
    */
   body: RawBody | BodyReader;
 }
 
-/** Reads a request body: at most `maxBytes` (past it, rejects), and stops when `signal` aborts. */
-export type BodyReader = (maxBytes: number, signal: AbortSignal) => Promise<Uint8Array>;
+/** Reads a request body: at most `maxBytes` (past it, rejects). */
+export type BodyReader = (maxBytes: number) => Promise<Uint8Array>;
 
 /** What the receiver answers to one delivery. */
 export interface WebhookResult {
@@ -209,19 +210,33 @@ function asRawBody(body: unknown): Uint8Array | string {
 }
 
 /**
- * Settles as `work` does, or rejects with `onTimeout()` after `ms` (aborting `controller`). The
- * partner's code may never settle; the answer must not wait for it.
+ * Settles as `work` does, or rejects with `onTimeout()` after `ms` (calling `onExpired` with that
+ * error first). The partner's code may never settle; the answer must not wait for it. Built on one
+ * promise and one timer: it runs twice for every delivery.
  */
-function withTimeLimit<T>(work: () => Promise<T>, ms: number, onTimeout: () => Error, controller?: AbortController): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
+function withTimeLimit<T>(work: () => T | Promise<T>, ms: number, onTimeout: () => Error, onExpired?: (error: Error) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       const error = onTimeout();
-      controller?.abort(error);
+      onExpired?.(error);
       reject(error);
     }, ms);
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      outcome();
+    };
+    let running: T | Promise<T>;
+    try {
+      running = work();
+    } catch (error) {
+      settle(() => reject(error));
+      return;
+    }
+    Promise.resolve(running).then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
   });
-  return Promise.race([Promise.resolve().then(work), limit]).finally(() => clearTimeout(timer));
 }
 
 const HANDLER_KEYS: ReadonlySet<string> = new Set([...RESERVATION_EVENT_TYPES, TEST_EVENT, UNKNOWN_EVENT, '*']);
@@ -240,21 +255,20 @@ async function bodyDigestId(bytes: Uint8Array): Promise<string> {
   return `sha256:${hex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>))}`;
 }
 
-/** Reads a fetch `Request` body, cancelling the stream past `maxBytes` or when `signal` aborts. */
-async function readRequestBody(request: Request, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+/**
+ * Reads a fetch `Request` body, cancelling the stream past `maxBytes`. `reading.stop` cancels it
+ * from outside (the body's time ran out): the reader holds the stream's lock, so only it can.
+ */
+async function readRequestBody(request: Request, maxBytes: number, reading: { stop(): void }): Promise<Uint8Array> {
   if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
-  const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
-  signal.addEventListener('abort', cancel, { once: true });
+  reading.stop = () => void reader.cancel().catch(() => undefined);
   let bytes: Uint8Array | undefined;
   try {
     bytes = await readLimited(reader, maxBytes);
   } catch (error) {
-    if (signal.aborted) throw signal.reason;
     throw new WebhookPayloadError('The request body could not be read', [], { cause: error });
-  } finally {
-    signal.removeEventListener('abort', cancel);
   }
   if (!bytes) throw new WebhookPayloadTooLargeError(maxBytes);
   return bytes;
@@ -311,16 +325,20 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   // Fingerprints of webhook tokens (for keying deliveries without a reservation), computed once per token.
   const fingerprints = new Map<string, Promise<string>>();
 
-  async function acceptedTokens(): Promise<readonly string[]> {
+  function acceptedTokens(): readonly string[] | Promise<readonly string[]> {
+    // A list is used as it is (checked at creation), without a trip through the microtask queue.
+    if (typeof tokenSource !== 'function') return tokenSource;
+    return providedTokens(tokenSource);
+  }
+
+  async function providedTokens(provider: Exclude<TokenSource, readonly string[]>): Promise<readonly string[]> {
     let tokens: unknown;
     try {
-      tokens = typeof tokenSource === 'function'
-        ? await withTimeLimit(
-          async () => tokenSource(),
-          tokensTimeoutMs,
-          () => new WebhookConfigurationError(`The webhook token provider did not answer within ${tokensTimeoutMs} ms (option tokensTimeoutMs)`),
-        )
-        : tokenSource;
+      tokens = await withTimeLimit(
+        provider,
+        tokensTimeoutMs,
+        () => new WebhookConfigurationError(`The webhook token provider did not answer within ${tokensTimeoutMs} ms (option tokensTimeoutMs)`),
+      );
     } catch (error) {
       if (error instanceof WebhookConfigurationError) throw error;
       throw new WebhookConfigurationError('The webhook token provider failed', { cause: error });
@@ -338,7 +356,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     const presented = presentedTokens(readHeader, tokenHeader);
     // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
-    const tokens = await acceptedTokens();
+    const pending = acceptedTokens();
+    const tokens = Array.isArray(pending) ? pending : await pending;
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
     return { tokens, token: tokens[index]! };
@@ -346,13 +365,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
   function readBodyInTime(read: BodyReader, startedAt: number): Promise<Uint8Array> {
-    const controller = new AbortController();
-    return withTimeLimit(
-      () => read(maxBodyBytes, controller.signal),
-      Math.max(0, startedAt + bodyTimeoutMs - Date.now()),
-      () => new WebhookBodyTimeoutError(bodyTimeoutMs),
-      controller,
-    );
+    return withTimeLimit(() => read(maxBodyBytes), Math.max(0, startedAt + bodyTimeoutMs - Date.now()), () => new WebhookBodyTimeoutError(bodyTimeoutMs));
   }
 
   async function verifyDelivery(
@@ -479,17 +492,32 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     const specific = handlersByType.get(event.type);
     const handlers = specific && specific.length > 0 ? specific : handlersByType.get('*');
     if (!handlers || handlers.length === 0) return;
-    const controller = new AbortController();
+    // The signal is made on first use: most handlers never read it, and an AbortController costs
+    // more than the rest of a delivery's bookkeeping.
+    let controller: AbortController | undefined;
+    let expired: Error | undefined;
+    const context: WebhookHandlerContext = {
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          if (expired) controller.abort(expired);
+        }
+        return controller.signal;
+      },
+    };
     await withTimeLimit(
       async () => {
         for (const handler of handlers) {
-          if (controller.signal.aborted) return;
-          await handler(event, { signal: controller.signal });
+          if (expired) return;
+          await handler(event, context);
         }
       },
       handlerTimeoutMs,
       () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
-      controller,
+      (error) => {
+        expired = error;
+        controller?.abort(error);
+      },
     );
   }
 
@@ -531,7 +559,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
       });
     }
-    log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
+    if (logger?.debug) log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
     return accepted(event, false);
   }
 
@@ -583,11 +611,14 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return processOnce(event, verified);
     },
     async handle(request) {
+      const reading = { stop: () => {} };
       const result = await receiver.receive({
         method: request.method,
         headers: request.headers,
-        body: (maxBytes, signal) => readRequestBody(request, maxBytes, signal),
+        body: (maxBytes) => readRequestBody(request, maxBytes, reading),
       });
+      // A trickling body is not read on after its 408.
+      if (result.status === 408) reading.stop();
       return new Response(JSON.stringify(result.body), { status: result.status, headers: result.headers });
     },
     nodeHandler() {

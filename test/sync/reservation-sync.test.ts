@@ -4,6 +4,7 @@
  * only what changed meanwhile; creates through the client followed by themselves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { InputValidationError } from 'restaurant-partner-sdk';
 import { createMemorySyncStore, createReservationSync, type ReservationChange, type ReservationSync, type SyncStore } from 'restaurant-partner-sdk/sync';
 import { createWorld, truthOf, type World } from './support/world.js';
 
@@ -191,5 +192,56 @@ describe('createReservationSync', () => {
     await world.clock.advance(60 * 60_000);
     expect(world.fake.requests.length).toBe(requests + 1);
     await expect(sync.ingest({ type: 'RESERVATION_MODIFIED', restaurant_id: restaurantId, reservation: booking })).rejects.toThrow(/stopped/);
+  });
+
+  it('refuses bad options with an InputValidationError naming the field, before any request', async () => {
+    world = await createWorld();
+    const base = { client: world.client, onChange: () => undefined };
+    const refusal = (options: object) => {
+      try {
+        createReservationSync({ ...base, ...options } as Parameters<typeof createReservationSync>[0]);
+      } catch (error) {
+        return error instanceof InputValidationError ? error.issues.map((issue) => issue.field) : error;
+      }
+      return 'accepted';
+    };
+    expect(refusal({ reconcile: { budgetShare: 0 } })).toEqual(['reconcile.budgetShare']);
+    expect(refusal({ reconcile: { budgetShare: 1.5 } })).toEqual(['reconcile.budgetShare']);
+    expect(refusal({ reconcile: { intervalMs: 10 } })).toEqual(['reconcile.intervalMs']);
+    expect(refusal({ restaurantIds: [12, 'x'] })).toEqual(['restaurantIds']);
+    expect(refusal({ store: { get: () => undefined } })).toEqual(['store']);
+    expect(refusal({ onChange: 'save' })).toEqual(['onChange']);
+    expect(refusal({ reconcile: { intervalMs: 60_000, budgetShare: 1 } })).toBe('accepted');
+    expect(world.fake.requests.filter((entry) => entry.operation?.startsWith('reservations'))).toEqual([]);
+  });
+
+  it('a store that fails is tried again later, not hammered, and the view catches up once it answers', async () => {
+    world = await createWorld();
+    const [restaurantId] = world.restaurantIds as [number];
+    const memory = createMemorySyncStore();
+    let down = true;
+    let claims = 0;
+    const store: SyncStore = {
+      ...memory,
+      claim: async (...args) => {
+        claims += 1;
+        if (down) throw new Error('store unreachable');
+        return memory.claim(...args);
+      },
+    };
+    const warnings: string[] = [];
+    const changes: ReservationChange[] = [];
+    const sync = createReservationSync({ client: world.client, onChange: (change) => void changes.push(change), store, restaurantIds: world.restaurantIds, clock: world.clock, logger: { warn: (message) => void warnings.push(message), error: () => undefined }, trackClientCreates: false });
+    syncs.push(sync);
+    const booking = await world.book(restaurantId);
+    await sync.start();
+    for (let minute = 0; minute < 10; minute++) await world.clock.advance(60_000);
+    // Once a minute at most (period / 8), with a warning each time.
+    expect(claims).toBeGreaterThan(0);
+    expect(claims).toBeLessThanOrEqual(11);
+    expect(warnings.some((line) => line.includes(`restaurant ${restaurantId} failed`))).toBe(true);
+    down = false;
+    for (let minute = 0; minute < 2; minute++) await world.clock.advance(60_000);
+    expect(changes.map((change) => [change.kind, change.reservation.id])).toEqual([['created', booking.id]]);
   });
 });

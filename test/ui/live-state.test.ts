@@ -99,7 +99,7 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
 
   it('GET /_fake/ lists them', async () => {
     const { routes } = await (await call('GET', '')).json();
-    expect(routes).toEqual(expect.arrayContaining(['GET /_fake/state ?deliveries=N', 'DELETE /_fake/faults/:faultId']));
+    expect(routes).toEqual(expect.arrayContaining(['GET /_fake/state ?reservations=N&deliveries=N', 'DELETE /_fake/faults/:faultId']));
   });
 
   it('a viewer that is not on loopback never gets a partner token', async () => {

@@ -5,6 +5,7 @@
  * the page's delivery log shows the receiver's answer. Then every other action of the page, from
  * the keyboard where it matters, checked through the control API it drives.
  */
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -124,6 +125,16 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await delivery.getByText('Body sent').click();
     await expect(delivery.locator('pre').textContent()).resolves.toContain('"event": "RESERVATION_CONFIRMED"');
 
+    // The registered webhook is listed, with its partner, events, state and last answer.
+    const webhooks = page.getByRole('list', { name: 'Registered webhooks' });
+    const listed = webhooks.getByRole('listitem').filter({ hasText: receiverUrl });
+    await listed.filter({ hasText: 'Demo Booking Partner' }).filter({ hasText: 'enabled' }).waitFor();
+    await expect(listed.textContent()).resolves.toMatch(/RESERVATION_CONFIRMED.*Last answer200 at/);
+
+    // A cancellation through the partner API says so too.
+    await client.reservations.cancel(ASYNC_RESTAURANT, booking.id);
+    await entry.getByText('cancelled by the partner', { exact: true }).waitFor();
+
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     expect(pageProblems).toEqual([]);
   });
@@ -165,7 +176,8 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     // Cancel as the customer, from the keyboard.
     await entry.getByRole('button', { name: 'Cancel as customer' }).focus();
     await page.keyboard.press('Enter');
-    await entry.getByText('cancelled', { exact: true }).waitFor();
+    // The page says who cancelled.
+    await entry.getByText('cancelled by the customer', { exact: true }).waitFor();
     // Its buttons are gone; the keyboard user stays on the entry, not thrown back to the top.
     await expect.poll(() => entry.evaluate((element) => element === document.activeElement)).toBe(true);
     expect((await allReservations())[0].cancelled).toBe(true);
@@ -226,6 +238,12 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     const listed = await fetch(url!, { headers: { authorization: `Basic ${Buffer.from(credentials!).toString('base64')}` } });
     expect(listed.status).toBe(200);
     await expect(partner.getByRole('button', { name: `Copy curl line for ${DEMO_PARTNER.name}` }).isVisible()).resolves.toBe(true);
+    // A token a shell would split or expand comes out of the line unchanged.
+    const awkward = await control('POST', 'partners', { name: 'Awkward partner', apiToken: "it's-$HOME-`id`-token" });
+    const awkwardCurl = page.getByRole('list', { name: 'Partners' }).getByRole('listitem').filter({ hasText: 'Awkward partner' }).locator('code.curl');
+    await awkwardCurl.filter({ hasText: 'curl' }).waitFor();
+    const words = execFileSync('sh', ['-c', (await awkwardCurl.textContent())!.replace(/^curl /, "printf '%s\\n' ")], { encoding: 'utf8' }).split('\n');
+    expect(words.slice(0, 3)).toEqual(['-u', `${awkward.partnerId}:it's-$HOME-\`id\`-token`, `${server.url}/api/v1/partnership/restaurants/`]);
     const bistro = page.getByRole('region', { name: /Bistro des Vosges/ });
     const text = await bistro.textContent();
     expect(text).toContain('Europe/Paris');
@@ -271,7 +289,7 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await partners.getByText('withheld (not on loopback)').waitFor();
     expect(await page.content()).not.toContain(DEMO_PARTNER.apiToken);
     await expect(partners.locator('code.curl').textContent()).resolves.toBe(
-      `curl -u '${DEMO_PARTNER.partnerId}:$API_TOKEN' '${server.url}/api/v1/partnership/restaurants/'`,
+      `curl -u '${DEMO_PARTNER.partnerId}:'"$API_TOKEN" '${server.url}/api/v1/partnership/restaurants/'`,
     );
   });
 

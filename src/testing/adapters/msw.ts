@@ -4,12 +4,20 @@
  * argument, so nothing loads msw until a partner asks for handlers.
  * @module
  */
-import type { HttpHandler } from 'msw';
 import type { FakeBackend } from '../backend/backend.js';
+
+/**
+ * One of msw's request handlers (its `HttpHandler`), for `setupServer(...)` or `setupWorker(...)`.
+ * Declared without naming msw's own type: msw is an optional peer, and `restaurant-partner-sdk/
+ * testing` must compile where it is not installed (`skipLibCheck: false` included). msw's
+ * `setupServer` types the call where msw is used.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- msw's HttpHandler, which this entry may not name
+export type MswHandler = any;
 
 /** The part of msw the adapter uses. */
 export interface MswModule {
-  http: { all: (path: string, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler };
+  http: { all: (path: string, resolver: (info: { request: Request }) => Promise<Response>) => MswHandler };
   bypass: (request: Request) => Request;
 }
 
@@ -19,7 +27,7 @@ export interface MswModule {
  * Also makes the fake send its webhook deliveries with `bypass()`, so an active `setupServer` in
  * the same process does not swallow them.
  */
-export function createMswHandlers(handle: (request: Request) => Promise<Response>, backend: FakeBackend, msw: MswModule): HttpHandler[] {
+export function createMswHandlers(handle: (request: Request) => Promise<Response>, backend: FakeBackend, msw: MswModule): MswHandler[] {
   backend.deliveries.setFetch((request, signal) => fetch(msw.bypass(request), { signal }));
   const serve = async ({ request }: { request: Request }) => handle(request);
   return [

@@ -6,7 +6,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { createFakeService, type FakeService, type FakeServiceOptions } from '../fake-service.js';
 import { JsonResponse } from '../http.js';
@@ -26,6 +26,14 @@ export interface FakeServerOptions extends FakeServiceOptions {
    * no foreign `Origin`, so a web page you visit cannot drive the fake).
    */
   allowRemoteControl?: boolean;
+  /**
+   * Host names, besides IP addresses and `localhost`, under which the partner API (and, for
+   * loopback callers, the control API) answers: `['fake']` for a container reached as
+   * `http://fake:4010`; a leading dot (`.example.test`) accepts every subdomain; `['*']` accepts
+   * any name. Default none: a page on another site that rebinds its own name to this machine's
+   * address (DNS rebinding) is refused, since its requests carry that name as `Host`.
+   */
+  allowedHosts?: readonly string[];
 }
 
 /** A running standalone fake. */
@@ -42,6 +50,9 @@ const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 
 /** Whether a socket's peer address is this machine's loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
 export const isLoopbackAddress = (address: string | undefined): boolean => LOOPBACK.test(address ?? '');
+
+/** A control route (or the simulator page), at the root or inside a sandbox. */
+const CONTROL_PATH = /^(?:\/sandboxes\/[^/]+)?\/_fake(?:\/|$)/;
 
 /** Methods WHATWG fetch refuses to carry in a `Request`: the fake serves none of them. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -64,16 +75,49 @@ function ownHosts(boundHost: string, port: number): Set<string> {
   return names;
 }
 
+/** The host name of a `Host` header (`[::1]:80` -> `[::1]`, `fake:4010` -> `fake`), lower-cased. */
+function hostName(host: string): string {
+  const lower = host.toLowerCase();
+  const end = lower.startsWith('[') ? lower.indexOf(']') + 1 : lower.lastIndexOf(':');
+  return end > 0 ? lower.slice(0, end) : lower;
+}
+
+/** An IP literal (v4, or v6 in brackets) or `localhost`: names no other site's page can be reached under. */
+const LITERAL_HOST = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|localhost|[a-z0-9-]+\.localhost)$/;
+
+/** Whether the name is one of `allowedHosts` (`*` any, `.example.test` the domain and its subdomains). */
+function isAllowedName(name: string, allowedHosts: readonly string[]): boolean {
+  return allowedHosts.some((allowed) => {
+    const lower = allowed.toLowerCase();
+    if (lower === '*') return true;
+    if (lower.startsWith('.')) return name === lower.slice(1) || name.endsWith(lower);
+    return name === lower;
+  });
+}
+
+/**
+ * Why a partner API request must be refused for its `Host`, or undefined. The partner API takes
+ * credentials, but `--seed demo` publishes them: a page that rebinds its own name to this machine
+ * could otherwise create a webhook aimed at a local service and read the answer back. Browsers
+ * always send the page's own name as `Host`, so IP addresses and `localhost` (any port, for
+ * mapped container ports) are safe, and other names must be allowed by name.
+ */
+function apiHostRefusal(incoming: IncomingMessage, allowedHosts: readonly string[]): string | undefined {
+  const name = hostName(incoming.headers.host ?? '');
+  if (LITERAL_HOST.test(name) || isAllowedName(name, allowedHosts)) return undefined;
+  return `This server does not answer to the host name ${JSON.stringify(name)} (a guard against DNS rebinding); start it with --allowed-host ${name || 'NAME'} to accept it.`;
+}
+
 /**
  * Why a control call must be refused, or undefined. The control API has no credentials by design,
  * so the guards are: loopback callers only; a `Host` naming this server (a DNS-rebinding page
  * reaches 127.0.0.1 under its own host name); no `Origin` of another site (browsers send one with
  * every cross-origin POST, a plain HTML form's included, and `Sec-Fetch-Site` besides).
  */
-function controlRefusal(incoming: IncomingMessage, hosts: Set<string>): string | undefined {
+function controlRefusal(incoming: IncomingMessage, hosts: Set<string>, allowedHosts: readonly string[]): string | undefined {
   if (!isLoopbackAddress(incoming.socket.remoteAddress)) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
   const host = (incoming.headers.host ?? '').toLowerCase();
-  if (!hosts.has(host)) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
+  if (!hosts.has(host) && !isAllowedName(hostName(host), allowedHosts.filter((name) => name !== '*'))) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
   const origin = incoming.headers.origin;
   if (origin !== undefined) {
     let originHost: string | undefined;
@@ -92,7 +136,8 @@ function controlRefusal(incoming: IncomingMessage, hosts: Set<string>): string |
 }
 
 /** The request's path and query, or why the request target cannot be served. */
-function requestPath(target: string, hosts: Set<string>): { path: string } | { status: number; detail: string } {
+function requestPath(target: string, hosts: Set<string>): { path: string; absolute?: true } | { status: number; detail: string } {
+  // Origin form is a path even when it starts with `//` (never a scheme-relative URL naming another host).
   if (target.startsWith('/')) return { path: target };
   if (target === '*') return { path: '/' };
   // Absolute form (RFC 9112 3.2.2) is for proxies; an origin server serves it only for itself.
@@ -106,7 +151,8 @@ function requestPath(target: string, hosts: Set<string>): { path: string } | { s
   if (parsed.protocol !== 'http:' || !hosts.has(authority)) {
     return { status: 421, detail: 'This server is not a proxy: it serves its own address only.' };
   }
-  return { path: `${parsed.pathname}${parsed.search}` };
+  // RFC 9112 3.2.2: with an absolute-form target, the target's authority stands for `Host`.
+  return { path: `${parsed.pathname}${parsed.search}`, absolute: true };
 }
 
 /**
@@ -115,46 +161,59 @@ function requestPath(target: string, hosts: Set<string>): { path: string } | { s
  * validation, body stream set-up) cost the standalone server a fifth of its time per request;
  * the fake reads nothing else of a request.
  */
+/** The headers of an incoming request as the fake reads them (`get`, `has`), hop-by-hop ones hidden. */
+class IncomingHeaders {
+  constructor(private readonly incoming: IncomingMessage) {}
+
+  get(name: string): string | null {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.test(lower)) return null;
+    const value = this.incoming.headers[lower];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+
+/** The request's fields the fake reads, on a class (one shape for every request, no per-request closures). */
+class IncomingRequest {
+  readonly method: string;
+  readonly headers: IncomingHeaders;
+  #body: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    readonly url: string,
+    readonly signal: AbortSignal,
+  ) {
+    this.method = incoming.method ?? 'GET';
+    this.headers = new IncomingHeaders(incoming);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    this.#body ??= this.method !== 'GET' && this.method !== 'HEAD' ? (Readable.toWeb(this.incoming) as ReadableStream<Uint8Array>) : null;
+    return this.#body;
+  }
+}
+
 function toRequest(incoming: IncomingMessage, url: string, signal: AbortSignal): Request {
-  const method = incoming.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  let body: ReadableStream<Uint8Array> | null | undefined;
-  const headers = {
-    get(name: string): string | null {
-      const lower = name.toLowerCase();
-      if (HOP_BY_HOP.test(lower)) return null;
-      const value = incoming.headers[lower];
-      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-    },
-    has(name: string): boolean {
-      return headers.get(name) !== null;
-    },
-  };
-  return {
-    method,
-    url,
-    headers,
-    signal,
-    get body() {
-      body ??= hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null;
-      return body;
-    },
-  } as unknown as Request;
+  return new IncomingRequest(incoming, url, signal) as unknown as Request;
 }
 
 async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  // A JSON answer of the fake keeps its text and headers as plain values: written as they are
+  // (encoded once, on the socket), with no Headers list walked and no body stream read back.
+  if (response instanceof JsonResponse && !response.bodyUsed) {
+    outgoing.writeHead(response.status, { ...response.headerRecord, 'content-length': String(Buffer.byteLength(response.serialized)) });
+    outgoing.end(response.serialized);
+    return;
+  }
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  // A JSON answer of the fake keeps its text: written as is (encoded once, on the socket), with no
-  // need to read its body stream back.
-  if (response instanceof JsonResponse && !response.bodyUsed) {
-    headers['content-length'] = String(Buffer.byteLength(response.serialized));
-    outgoing.writeHead(response.status, headers);
-    outgoing.end(response.serialized);
-    return;
-  }
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
   if (body) headers['content-length'] = String(body.byteLength);
   outgoing.writeHead(response.status, headers);
@@ -176,46 +235,63 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   let origin = '';
   let hosts = new Set<string>();
+  const allowedHosts = options.allowedHosts ?? [];
+  /**
+   * Per connection, the answer still being made: HTTP/1.1 lets a client send its next request
+   * before the previous answer (pipelining), and only safe methods may then be processed in
+   * parallel (RFC 9112 9.3.2). One request per connection at a time, in order, so each sees the
+   * state the one before it left. Different connections still run side by side.
+   */
+  const inFlight = new WeakMap<Socket, Promise<void>>();
   const server = createServer((incoming, outgoing) => {
-    try {
-      serve(incoming, outgoing);
-    } catch {
-      // Nothing a client sends may stop the process: at worst its own connection ends.
-      incoming.socket.destroy();
-    }
+    const socket = incoming.socket;
+    const before = inFlight.get(socket);
+    const run = () =>
+      serve(incoming, outgoing).catch(() => {
+        // Nothing a client sends may stop the process: at worst its own connection ends.
+        socket.destroy();
+      });
+    const done: Promise<void> = before ? before.then(run) : run();
+    inFlight.set(socket, done);
+    void done.then(() => {
+      if (inFlight.get(socket) === done) inFlight.delete(socket);
+    });
   });
-  const serve = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+  const serve = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const method = (incoming.method ?? 'GET').toUpperCase();
     if (FORBIDDEN_METHODS.has(method)) return answer(outgoing, 405, `Method "${method}" not allowed.`);
     const target = requestPath(incoming.url ?? '/', hosts);
     if ('status' in target) return answer(outgoing, target.status, target.detail);
     let url: URL;
     try {
-      url = new URL(target.path, origin);
+      // Joined as text: `new URL('//evil.example/x', origin)` would name another host.
+      url = new URL(`${origin}${target.path}`);
     } catch {
       return answer(outgoing, 400, 'The request target is not a valid path.');
+    }
+    // The control API has its own, stricter guard (controlRefusal), answered inside the fake; a
+    // request the guard was not asked about is never let through to it.
+    const isControl = CONTROL_PATH.test(url.pathname);
+    const refusal = !isControl ? 'Not a control route.' : options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts, allowedHosts);
+    if (!isControl && target.absolute !== true) {
+      const hostRefusal = apiHostRefusal(incoming, allowedHosts);
+      if (hostRefusal !== undefined) return answer(outgoing, 403, hostRefusal);
     }
     const abort = new AbortController();
     outgoing.on('close', () => {
       if (!outgoing.writableFinished) abort.abort(new Error('client went away'));
     });
     const request = toRequest(incoming, url.href, abort.signal);
-    const refusal = options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts);
     const remoteViewer = !isLoopbackAddress(incoming.socket.remoteAddress);
     // The simulator page is static; the control API's own guard decides who gets it.
-    const answered =
-      refusal === undefined && isSimulatorPath(url.pathname)
-        ? serveSimulatorPage(request)
-        : fake.handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal, remoteViewer });
-    void answered
-      .then(async (response) => {
-        if (response.type === 'error') {
-          incoming.socket.destroy();
-          return;
-        }
-        await writeResponse(response, outgoing);
-      })
-      .catch(() => incoming.socket.destroy());
+    const response = await (refusal === undefined && isSimulatorPath(url.pathname)
+      ? serveSimulatorPage(request)
+      : fake.handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal, remoteViewer }));
+    if (response.type === 'error') {
+      incoming.socket.destroy();
+      return;
+    }
+    await writeResponse(response, outgoing);
   };
   server.keepAliveTimeout = 5_000;
   // A client that sends headers or a body slowly holds a socket, never the process: bounded waits.

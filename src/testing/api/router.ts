@@ -17,6 +17,9 @@ import { createWebhook, deleteWebhook, listWebhooks, regenerateWebhookToken, ret
 
 export const API_ROOT = '/api/v1/partnership';
 
+/** The longest `Retry-After` the fake sends (a day), whatever the rate limit. */
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 /** One row of the table: a method on a path template under `/api/v1/partnership`. */
 interface ApiRoute {
   method: string;
@@ -107,6 +110,8 @@ async function applyFault(fault: ActiveFault, request: Request, backend: FakeBac
 /** Runs an operation; a refusal thrown inside it becomes its answer. */
 async function runOperation(backend: FakeBackend, run: ApiOperation, call: ApiCall): Promise<Response> {
   try {
+    // A read causes no event: nothing to deliver before it answers.
+    if (call.request.method === 'GET') return await run(call);
     return await backend.withDeliveries(() => run(call));
   } catch (error) {
     if (error instanceof FakeError) return refusal(error);
@@ -139,7 +144,9 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
   // Spec, Limits: "1 request per second per partner ... beyond it the response is 429."
   const admission = backend.admit(partner.partnerId, onFakeClock);
   if (!admission.allowed) {
-    const seconds = admission.retryAfterSeconds;
+    // A tiny rate limit (1e-300 per second) must not make `Retry-After: 1e+300`: a whole number,
+    // capped at a day, after which the client asks again.
+    const seconds = Math.min(admission.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS);
     return outcome(errorResponse(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, {}, { 'retry-after': String(seconds) }));
   }
   const route = matching.find((candidate) => candidate.method === method);
@@ -158,12 +165,15 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
   }
   const operation = route.operation === 'reservations.patch' ? patchOperation(url, body) : route.operation;
   const before = backend.faults.take(operation, 'before');
+  // A fault that hits counts down (or leaves) the pending list a viewer sees.
+  if (before) backend.touch();
   if (before) {
     const answer = await applyFault(before, request, backend);
     if (answer) return outcome(answer, operation);
   }
   const call: ApiCall = { backend, partner, params, url, request, body };
   const after = backend.faults.take(operation, 'after');
+  if (after) backend.touch();
   if (after?.commitDelayMs !== undefined) {
     // The gateway answers now; the origin commits later, on the fake's clock.
     backend.delayedCommits.schedule(backend.clock.now() + after.commitDelayMs, async () => {

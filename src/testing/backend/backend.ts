@@ -62,18 +62,21 @@ export class FakeBackend implements World {
   #seed: ((backend: FakeBackend) => void) | undefined;
   #rateLimit: RateLimitSetting = 1;
   readonly #initialRateLimit: RateLimitSetting;
+  readonly #initialDialect: Dialect;
   #limiter: SlidingWindowLimiter | undefined;
   #realTimeLimiter: SlidingWindowLimiter | undefined;
   /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
+  #version = 0;
   #sealed = false;
   readonly #lifetime = new AbortController();
 
   constructor(options: BackendOptions = {}) {
     this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
     this.dialect = resolveDialect(options.dialect);
+    this.#initialDialect = { ...this.dialect };
     this.log = options.logger ?? (() => undefined);
     // An internal error is always worth a line, even when request logging is off.
     this.errorLog = options.logger ?? ((line) => console.error(line));
@@ -84,6 +87,24 @@ export class FakeBackend implements World {
     this.deliveries = new Deliveries(() => this.#state, this.clock, this.log, options.deliveries);
     this.clock.attachDueWork(this.deliveries);
     this.clock.attachDueWork(this.delayedCommits);
+    // Attached last, so it counts the changes the work before it made.
+    this.clock.attachDueWork({ nextDueAt: () => undefined, runDue: async () => this.touch() });
+    this.deliveries.onAttempt(() => this.touch());
+  }
+
+  /**
+   * Goes up with every change a viewer of the world could see, so `GET /_fake/state` answers a
+   * 304 by comparing one number instead of serialising the world. Requests that change something
+   * (every method but GET and HEAD), faults that hit, delivery attempts, work the clock runs,
+   * and the `FakeService` methods that change state call {@link touch}.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Says the world changed (see {@link version}). */
+  touch(): void {
+    this.#version += 1;
   }
 
   /** Adds the starting data; the owner calls it once it is ready to be seeded through. */
@@ -177,6 +198,7 @@ export class FakeBackend implements World {
     this.#rateLimit = setting;
     this.#limiter = limiter;
     this.#realTimeLimiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+    this.touch();
   }
 
   /**
@@ -201,6 +223,16 @@ export class FakeBackend implements World {
     return { allowed: false, retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds) };
   }
 
+  /**
+   * Changes dialect keys until the next reset (a RangeError names a bad key or value). Cached
+   * wire forms of reservations are dropped, since `duration` shapes them.
+   */
+  setDialect(changes: Partial<Record<keyof Dialect, unknown>>): void {
+    Object.assign(this.dialect, resolveDialect({ ...this.dialect, ...changes }));
+    for (const record of this.#state.reservations.values()) this.changed(record);
+    this.touch();
+  }
+
   snapshot(): StateCopy {
     const copy: StateCopy = Object.freeze({ kind: 'restaurant-partner-fake-snapshot' as const });
     copies.set(copy, structuredClone(this.#state));
@@ -212,6 +244,7 @@ export class FakeBackend implements World {
     const state = copies.get(snapshot);
     if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
     this.#state = structuredClone(state);
+    this.touch();
     this.clock.rearm();
   }
 
@@ -227,7 +260,9 @@ export class FakeBackend implements World {
     this.namedSnapshots.clear();
     this.journal.clear();
     this.setRateLimit(this.#initialRateLimit);
+    Object.assign(this.dialect, this.#initialDialect);
     this.#seed?.(this);
+    this.touch();
     this.clock.rearm();
   }
 

@@ -59,10 +59,26 @@ function toMilliseconds(duration: number | string): number {
   return milliseconds;
 }
 
+/**
+ * `Date.parse('2030-02-30')` is 2 March: a date whose day the month does not have is refused
+ * instead of rolled over (the written date is read back from the same fields).
+ */
+function refuseImpossibleDate(text: string): void {
+  const date = /^([+-]?\d{4,6})-(\d{2})-(\d{2})/.exec(text.trim());
+  if (!date) return;
+  const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
+  const probe = new Date(Date.UTC(2000, month - 1, day));
+  probe.setUTCFullYear(year);
+  if (month < 1 || month > 12 || day < 1 || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
+    throw new RangeError(`"${text}" names a day its month does not have`);
+  }
+}
+
 /** Parses an instant given as a Date, an ISO 8601 string or epoch milliseconds. */
 function toEpochMilliseconds(instant: Date | string | number): number {
   const value = instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant);
   if (!Number.isFinite(value)) throw new RangeError(`"${String(instant)}" is not a valid date-time`);
+  if (typeof instant === 'string') refuseImpossibleDate(instant);
   if (value > LATEST_INSTANT || value < 0) throw new RangeError(`"${String(instant)}" is outside the years 1970 to 9999 the fake's clock covers`);
   return value;
 }
@@ -98,7 +114,8 @@ export class FakeClock implements Clock {
 
   /** Milliseconds since the epoch, in the fake's time. */
   now(): number {
-    return (this.frozen ? this.#base : Date.now()) + this.#offset;
+    // A running clock set near the end of its range stops there instead of running past it.
+    return Math.min((this.frozen ? this.#base : Date.now()) + this.#offset, LATEST_INSTANT);
   }
 
   /** The fake's current time as a Date. */

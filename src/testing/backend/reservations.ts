@@ -174,6 +174,7 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
     confirmation_mode: restaurant.confirmation_mode,
     createdAt: now,
     cancelledAt: null,
+    cancelledBy: null,
     // "CONFIRMATION_MODE_SYNCHRONOUS: confirmed at creation, confirmed is true in the creation response."
     confirmedAt: synchronous ? now : null,
     arrivedAt: null,
@@ -200,7 +201,13 @@ function move(world: World, record: ReservationRecord, action: ReservationAction
 
 /** PATCH `?action=cancel` by the partner (a repeat is a 200 without a second event). */
 export function cancelOwnReservation(world: World, partner: PartnerRecord, restaurantId: number, reservationId: number): ReservationRecord {
-  return move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel');
+  return cancelledBy(move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel'), 'partner');
+}
+
+/** Notes who cancelled, the first time only (a repeated cancel changes nothing). */
+function cancelledBy(record: ReservationRecord, by: NonNullable<ReservationRecord['cancelledBy']>): ReservationRecord {
+  if (record.cancelledAt !== null && record.cancelledBy === null) record.cancelledBy = by;
+  return record;
 }
 
 /** PATCH `{"arrived": true}` or `{"no_show": true}` by the partner. */
@@ -225,8 +232,8 @@ export function confirmAsRestaurant(world: World, restaurantId: number, reservat
 }
 
 /** Cancellation "by the restaurant or the customer". */
-export function cancelAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number): ReservationRecord {
-  return move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel');
+export function cancelAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number, by: 'restaurant' | 'customer' = 'restaurant'): ReservationRecord {
+  return cancelledBy(move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel'), by);
 }
 
 /** Fields a restaurant or customer may change. */

@@ -83,6 +83,8 @@ export interface ReservationRecord {
   confirmation_mode: ConfirmationModeValue;
   createdAt: number;
   cancelledAt: number | null;
+  /** Who cancelled (shown on the simulator page and in the control API's state), or null. */
+  cancelledBy: 'partner' | 'restaurant' | 'customer' | null;
   confirmedAt: number | null;
   arrivedAt: number | null;
   noShowAt: number | null;

@@ -15,53 +15,48 @@ export type LiveState = Omit<ReturnType<typeof stateView>, 'partners'> & {
   partners: { partnerId: string; name: string; apiToken: string | null }[];
   /** true when the caller is not on loopback: partners' API tokens are then null. */
   remoteViewer: boolean;
-  /** How many delivery attempts the log holds; `deliveries` are the latest `?deliveries=N` of them. */
-  deliveriesTotal: number;
 };
 
-const MAX_DELIVERIES = 1000;
+/** Most reservations and delivery attempts one answer holds, and how many it holds unless asked. */
+export const STATE_LIMITS = {
+  reservations: { default: 500, max: 5000 },
+  deliveries: { default: 1000, max: 1000 },
+} as const;
 
-/** FNV-1a over the UTF-16 units: a cheap, stable tag for an answer, not a security measure. */
-function hashText(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(36);
+/** `?name=N` as a whole number within the limit, the default when absent, or a 400 naming it. */
+function limitParameter(call: ControlCall, name: keyof typeof STATE_LIMITS): number | Response {
+  const given = call.url.searchParams.get(name);
+  const { default: fallback, max } = STATE_LIMITS[name];
+  if (given === null) return fallback;
+  if (!/^\d{1,7}$/.test(given) || Number(given) > max) return json(400, { detail: 'Invalid input.', [name]: [`Expected an integer from 0 to ${max}.`] });
+  return Number(given);
 }
 
 /**
- * The tag ignores the ticking of a running clock (only its offset from real time counts, in whole
- * seconds), so a page polling every second gets 304 until something really changed.
+ * The tag is the world's version (bumped by every change) with what shapes this answer, and the
+ * running clock's offset from real time in whole seconds (its ticking alone changes nothing), so
+ * a 304 costs one comparison however large the world.
  */
-function tagOf(view: LiveState): string {
-  const { clock, ...rest } = view;
-  const clockPart = clock.frozen ? clock.now : String(Math.round((Date.parse(clock.now) - Date.now()) / 1000));
-  const text = JSON.stringify(rest);
-  return `"${hashText(text)}${text.length.toString(36)}-${hashText(clockPart)}"`;
+function tagOf(call: ControlCall, reservations: number, deliveries: number): string {
+  const clock = call.backend.clock;
+  const clockPart = clock.frozen ? String(clock.now()) : `r${Math.round((clock.now() - Date.now()) / 1000)}`;
+  return `"${call.backend.version}-${clockPart}-${reservations}-${deliveries}-${call.remoteViewer ? 'r' : 'l'}"`;
 }
 
 /**
- * `GET /_fake/state[?deliveries=N]`: with `If-None-Match` naming the current `ETag`, a 304 and no
- * body, so polling once a second costs next to nothing while nothing changes.
+ * `GET /_fake/state[?reservations=N&deliveries=N]`: with `If-None-Match` naming the current
+ * `ETag`, a 304 and no body, so polling once a second costs next to nothing while nothing changes.
  */
 export function liveState(call: ControlCall): Response {
-  const given = call.url.searchParams.get('deliveries');
-  if (given !== null && (!/^\d{1,7}$/.test(given) || Number(given) > MAX_DELIVERIES)) {
-    return json(400, { detail: 'Invalid input.', deliveries: [`Expected an integer from 0 to ${MAX_DELIVERIES}.`] });
-  }
-  const full = stateView(call.backend);
-  const view: LiveState = {
-    ...full,
-    partners: full.partners.map((partner) => ({ ...partner, apiToken: call.remoteViewer ? null : partner.apiToken })),
-    deliveries: given === null ? full.deliveries : full.deliveries.slice(full.deliveries.length - Number(given)),
-    deliveriesTotal: full.deliveries.length,
-    remoteViewer: call.remoteViewer,
-  };
-  const tag = tagOf(view);
+  const reservations = limitParameter(call, 'reservations');
+  if (reservations instanceof Response) return reservations;
+  const deliveries = limitParameter(call, 'deliveries');
+  if (deliveries instanceof Response) return deliveries;
+  const tag = tagOf(call, reservations, deliveries);
   const headers = { etag: tag, 'cache-control': 'no-cache' };
   if (call.request.headers.get('if-none-match') === tag) return empty(304, headers);
+  // Tokens are withheld from remote viewers by the control API as a whole (routes.ts).
+  const view: LiveState = { ...stateView(call.backend, { reservations, deliveries }), remoteViewer: call.remoteViewer };
   return json(200, view, headers);
 }
 

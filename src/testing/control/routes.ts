@@ -5,6 +5,7 @@
  * @module
  */
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
+import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
 import { parseDeliveryChaos } from '../backend/chaos.js';
 import { parseFault } from '../backend/faults.js';
@@ -12,7 +13,7 @@ import { addPartner, link } from '../backend/partners.js';
 import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
 import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
-import { empty, json, nearestRoute, readJsonBody, refusal } from '../http.js';
+import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
 import { liveState, removeFault } from './live-state.js';
 
@@ -66,8 +67,8 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'GET',
     path: '/_fake/state',
-    body: '?deliveries=N',
-    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, reservations of every channel, webhooks, faults, deliveries (the latest N); `ETag`, and 304 to `If-None-Match` while nothing changed; API tokens withheld from callers not on loopback',
+    body: '?reservations=N&deliveries=N',
+    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
     run: liveState,
   },
   { method: 'POST', path: '/_fake/partners', body: '{name?, partnerId?, apiToken?, description?, website_url?}', does: 'adds a partner, answers its credentials', run: (call) => created(addPartner(call.backend, call.body ?? {})) },
@@ -93,7 +94,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    body: '{start_time, adults, channel?, ...}',
+    body: '{start_time, adults, children?, first_name?, last_name?, email?, phone?, comment?, language?, metadata?, channel?}',
     does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
     run: (call) => created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
   },
@@ -115,7 +116,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/cancel',
     body: '{by?: "restaurant" | "customer"}',
     does: 'the restaurant or the customer cancels (RESERVATION_CANCELLED)',
-    run: (call) => restaurantAction(call, (input) => (actor(input), cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId)))),
+    run: (call) => restaurantAction(call, (input) => cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId), actor(input))),
   },
   { method: 'GET', path: '/_fake/clock', does: 'the fake\'s time', run: (call) => ok(clockView(call)) },
   {
@@ -188,6 +189,22 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },
+  { method: 'GET', path: '/_fake/dialect', does: 'the dialect in force (answers where the spec is silent)', run: (call) => ok(call.backend.dialect) },
+  {
+    method: 'POST',
+    path: '/_fake/dialect',
+    body: `{${Object.keys(DIALECT_VALUES).map((key) => `${key}?`).join(', ')}}`,
+    does: 'changes dialect keys until the next reset; answers the dialect in force',
+    run: (call) => {
+      try {
+        call.backend.setDialect(requireObject(call.body));
+      } catch (error) {
+        if (error instanceof RangeError) throw invalid({ dialect: [error.message] });
+        throw error;
+      }
+      return ok(call.backend.dialect);
+    },
+  },
   {
     method: 'POST',
     path: '/_fake/snapshots',
@@ -217,7 +234,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/reset',
-    does: 'back to the seeded state: data, deliveries, faults, named snapshots, journal and the starting rate limit (the clock stays)',
+    does: 'back to the seeded state: data, deliveries, faults, named snapshots, journal, the starting rate limit and dialect (the clock stays)',
     run: (call) => {
       call.backend.reset();
       return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
@@ -299,7 +316,44 @@ function pattern(path: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-const COMPILED = ROUTE_HANDLERS.map((route) => ({ route, pattern: pattern(route.path) }));
+/**
+ * The top-level keys a route's body takes, read from its documented shape (`{a?, b: ...} or {c}`),
+ * so the table partners read and the keys the fake accepts cannot drift apart.
+ */
+function bodyKeys(body: string | undefined): ReadonlySet<string> {
+  if (!body?.startsWith('{')) return new Set();
+  return new Set([...body.matchAll(/[{,]\s*([A-Za-z_]+)\??(?=[,:}])/g)].map((match) => match[1]!));
+}
+
+/**
+ * A misspelt key (`{"operaton": ...}`) would otherwise be ignored and the call would do something
+ * else than meant (a fault on every operation, an empty sandbox): a 400 naming it instead.
+ */
+function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
+  if (!isPlainObject(body)) return;
+  const unknown = Object.keys(body).filter((key) => !keys.has(key));
+  if (unknown.length === 0) return;
+  const accepted = keys.size === 0 ? 'This route takes no body keys.' : `This route takes ${[...keys].join(', ')}.`;
+  const fields = Object.fromEntries(unknown.map((key) => [key, [`Unknown key. ${accepted}`]]));
+  throw invalid(fields, `Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}. ${accepted}`);
+}
+
+/**
+ * An answer for a caller not on loopback (the server runs with remote control allowed): every
+ * partner's `apiToken` is null, whichever route answers (state, reset, sandboxes, partners), so a
+ * viewer on another machine never learns a credential it did not itself choose. A token the
+ * caller sent in this very body (`POST /_fake/partners {apiToken}`) is shown back.
+ */
+function withoutTokens(response: Response, body: unknown): Response {
+  if (!(response instanceof JsonResponse) || !response.serialized.includes('"apiToken"')) return response;
+  const own = isPlainObject(body) && typeof body.apiToken === 'string' ? body.apiToken : undefined;
+  const redacted = JSON.parse(response.serialized, (key, value: unknown) => (key === 'apiToken' && typeof value === 'string' && value !== own ? null : value));
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return new JsonResponse(response.status, JSON.stringify(redacted), headers);
+}
+
+const COMPILED = ROUTE_HANDLERS.map((route) => ({ route, pattern: pattern(route.path), keys: bodyKeys(route.body) }));
 
 function decode(segment: string): string | undefined {
   try {
@@ -328,7 +382,9 @@ export async function handleControl(call: Omit<ControlCall, 'params' | 'body' | 
       params[name] = value;
     }
     const body = method === 'GET' || method === 'DELETE' ? undefined : normaliseControlKeys(await readJsonBody(request));
-    return await found.route.run({ ...call, params, body, request });
+    refuseUnknownKeys(body, found.keys);
+    const response = await found.route.run({ ...call, params, body, request });
+    return call.remoteViewer ? withoutTokens(response, body) : response;
   } catch (error) {
     if (error instanceof FakeError) return refusal(error);
     throw error;

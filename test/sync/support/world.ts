@@ -5,72 +5,15 @@
  * the fake's clock, step by step, instead of racing ahead).
  */
 import { DateTime } from 'luxon';
-import { PartnerClient, type Clock, type Reservation } from 'restaurant-partner-sdk';
+import { PartnerClient, type Reservation } from 'restaurant-partner-sdk';
 import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
+import { followerClock, type FollowerClock } from './follower-clock.mjs';
+
+export type { FollowerClock };
 
 export const ZONE = 'Europe/Brussels';
 export const HOOK_URL = 'https://partner.example/hooks/reservations';
-
-/** A clock reading the fake's time whose sleeps end only when `advance` moves the fake's clock past them. */
-export interface FollowerClock extends Clock {
-  /** Moves the fake's clock forward by `ms`, waking each sleeper at its own time and letting the work it starts run. */
-  advance(ms: number): Promise<void>;
-  /** Lets started work run until everything waits on a sleep of this clock (or nothing moves). */
-  quiet(): Promise<void>;
-  readonly pendingSleeps: number;
-}
-
-export function followerClock(fake: FakeService): FollowerClock {
-  const sleepers = new Set<{ at: number; resolve: () => void }>();
-  const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-  const quiet = async () => {
-    let stable = 0;
-    let last = '';
-    for (let round = 0; round < 500 && stable < 4; round++) {
-      await tick();
-      const now = `${fake.clock.now()} ${sleepers.size} ${fake.requests.length} ${fake.deliveries.length}`;
-      stable = now === last ? stable + 1 : 0;
-      last = now;
-    }
-  };
-  return {
-    now: () => fake.clock.now(),
-    sleep(ms, signal) {
-      return new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const sleeper = { at: fake.clock.now() + Math.max(0, ms), resolve };
-        sleepers.add(sleeper);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            sleepers.delete(sleeper);
-            reject(signal.reason);
-          },
-          { once: true },
-        );
-      });
-    },
-    async advance(ms) {
-      const target = fake.clock.now() + ms;
-      await quiet();
-      for (;;) {
-        const due = [...sleepers].filter((sleeper) => sleeper.at <= target).sort((a, b) => a.at - b.at)[0];
-        if (!due) break;
-        if (due.at > fake.clock.now()) await fake.clock.set(due.at);
-        sleepers.delete(due);
-        due.resolve();
-        await quiet();
-      }
-      if (target > fake.clock.now()) await fake.clock.set(target);
-      await quiet();
-    },
-    quiet,
-    get pendingSleeps() {
-      return sleepers.size;
-    },
-  };
-}
 
 export interface World {
   fake: FakeService;
@@ -78,6 +21,9 @@ export interface World {
   restaurantIds: number[];
   receiver: WebhookReceiver;
   clock: FollowerClock;
+  /** The webhook feeding the receiver, and the tokens the receiver accepts (edit them to play a rotation). */
+  webhookId: number;
+  tokens: string[];
   /** Books for the partner through the client, `days` ahead at `time` local. */
   book(restaurantId: number, options?: { days?: number; time?: string; adults?: number }): Promise<Reservation>;
 }
@@ -102,7 +48,7 @@ export async function createWorld(options: { restaurants?: number; confirmation?
       adults,
       first_name: 'Ada',
     });
-  return { fake, client, restaurantIds, receiver, clock, book };
+  return { fake, client, restaurantIds, receiver, clock, book, webhookId: webhook.id, tokens };
 }
 
 /** The fake's truth for the partner: its own reservations of the restaurants, as the partner API shows them (read without spending a request). */

@@ -11,6 +11,7 @@ import { createDeliveriesView } from './deliveries.js';
 import { createFaultsView } from './faults.js';
 import { createPartnersView } from './partners.js';
 import { createRestaurantsView } from './restaurants.js';
+import { createWebhooksView } from './webhooks.js';
 
 const POLL_INTERVAL_MS = 1000;
 
@@ -26,6 +27,7 @@ const views = [
   createPartnersView(section('partners')),
   createFaultsView(section('faults')),
   createDeliveriesView(section('deliveries')),
+  createWebhooksView(section('webhooks')),
 ];
 
 let timer: ReturnType<typeof setTimeout> | undefined;

@@ -10,9 +10,16 @@ import { announce } from './act.js';
 import { controlRoot } from './api.js';
 import { h, hiddenText, setText, syncList } from './dom.js';
 
+/** A word a POSIX shell reads back as exactly `text`: single quotes, each `'` written as `'\''`. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** A line to paste into a shell; a withheld token is `$API_TOKEN`, outside the quotes so the shell expands it. */
 function curlLine(partner: PartnerView): string {
   const api = new URL('../api/v1/partnership/restaurants/', controlRoot).href;
-  return `curl -u '${partner.partnerId}:${partner.apiToken ?? '$API_TOKEN'}' '${api}'`;
+  const credentials = partner.apiToken === null ? `${shellQuote(`${partner.partnerId}:`)}"$API_TOKEN"` : shellQuote(`${partner.partnerId}:${partner.apiToken}`);
+  return `curl -u ${credentials} ${shellQuote(api)}`;
 }
 
 export function createPartnersView(container: HTMLElement): (overview: LiveState) => void {

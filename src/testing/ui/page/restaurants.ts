@@ -122,7 +122,8 @@ function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, 
   const state = stateOf(reservation);
   setText(entry.querySelector('.guest')!, `${reservation.first_name ?? ''} ${reservation.last_name ?? ''}`.trim() || '(no name)');
   const badge = entry.querySelector<HTMLElement>('.state')!;
-  setText(badge, state);
+  // Who cancelled matters to a partner's support: its own call, the restaurant or the guest.
+  setText(badge, state === 'cancelled' && reservation.cancelledBy ? `cancelled by the ${reservation.cancelledBy}` : state);
   badge.className = `state state-${state}`;
   entry.dataset.state = state;
   setText(entry.querySelector('.start')!, formatLocalTime(reservation.start_time));
