@@ -373,7 +373,6 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
       args.push(tickets.get(waiter)!, waiter.priority === 'interactive' ? 'i' : 'b', Number.isFinite(waiter.deadlineAt) ? Math.max(0, Math.floor(waiter.deadlineAt - Date.now())) : -1);
     }
     args.push(...removing);
-    const sentAt = Date.now();
     let answer: string[];
     try {
       answer = ((await runner.run(TURN, keys, args)) as unknown[]).map(String);
@@ -421,8 +420,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     alone = undefined;
     if (granted) {
       freshProcess = false;
-      // Granted a little ahead of the slot: wait out the rest here (a new caller does not cut it short).
-      const delay = Number(ms) - (receivedAt - sentAt) / 2;
+      // Granted a little ahead of the slot: wait out the rest here (a new caller does not cut it
+      // short), counted from the answer's arrival, so never before the slot on the Redis clock.
+      const delay = Number(ms);
       if (delay > 1) await new Promise((resolve) => setTimeout(resolve, delay));
       const waiter = waiterOf.get(granted);
       // If the caller left meanwhile, its slot goes to this process's next caller, or is lost.
