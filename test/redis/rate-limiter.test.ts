@@ -121,7 +121,7 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
 });
 
 describe.each(CLIENT_KINDS)('createRedisRateLimiter when Redis is unreachable (%s)', (kind) => {
-  it('paces alone in its own turns, warns once, and rejoins the shared budget when Redis is back', async () => {
+  it('paces alone at the fallback rate, warns once, and rejoins the shared budget when Redis is back', async () => {
     const own = await startRedisServer();
     const connection = await connectClient(kind, own.url);
     try {
@@ -140,16 +140,14 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter when Redis is unreachable (%
       const started = performance.now();
       const times = await grantTimes([limiter], 6);
       expect(limiter.shared).toBe(false);
-      // Alone among the live processes, it keeps the whole rate, never faster.
-      expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / 40 - 1);
+      // Conservative: a quarter of the rate (40 / 4 = 10 per second), so at least 90 ms apart.
+      expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / 10 - 1);
       expect(performance.now() - started).toBeLessThan(3000);
       expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
       expect(lines[0]!.message).toMatch(/Redis is unreachable/);
 
       await own.start();
-      // The client reconnects on its own schedule (ioredis backs off up to 2 s).
-      const giveUpAt = performance.now() + 10_000;
-      while (!limiter.shared && performance.now() < giveUpAt) await limiter.acquire();
+      for (let attempt = 0; attempt < 40 && !limiter.shared; attempt++) await limiter.acquire();
       expect(limiter.shared).toBe(true);
       expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
       expect(lines.at(-1)).toMatchObject({ level: 'info', message: expect.stringMatching(/reachable again/) });
