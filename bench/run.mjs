@@ -270,6 +270,12 @@ async function benchFake() {
   for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
     record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
   }
+  // A create's cost as the world grows: 100,000 bookings against 100, same run.
+  {
+    const { measureCreateGrowth } = await import('./fake-growth.mjs');
+    const growth = await measureCreateGrowth(testing);
+    record('fake_create_ms_100k_over_100', growth.ratio, `create at 100,000 bookings over at 100 (${growth.largeMs.toFixed(3)} ms / ${growth.smallMs.toFixed(3)} ms, in-process)`, '<= 2');
+  }
   const { measureFakeRpsRatio, measureFakeRpsRatioSmall, measureFakeSandboxesRatio, measureFakeApiP95WithPage } = await import('./fake-ratio.mjs');
   record('fake_rps_ratio', await measureFakeRpsRatio({ root, startProcess, notes }), 'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)', '>= 0.5');
   record('fake_rps_ratio_small', await measureFakeRpsRatioSmall({ root, startProcess, notes }), 'fake req/s over a bare node:http server, small restaurant list (50 connections, same run)', '>= 0.6');

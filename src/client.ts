@@ -20,6 +20,8 @@ import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/hea
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
 import { checkRestaurantTimezones } from './restaurant-timezones.js';
+import { createMemoryBookingLedger, serviceIdentity, type BookingLedger } from './lib/booking-ledger.js';
+import { DEFAULT_AMBIGUOUS_HOLD_MS } from './lib/idempotent-create.js';
 
 /** Options of {@link PartnerClient}. */
 export interface ClientOptions {
@@ -102,6 +104,20 @@ export interface ClientOptions {
    */
   createLookupWindowMs?: number;
   /**
+   * Where creates with your own `idempotencyKey` are claimed and their outcomes kept. Default
+   * `createMemoryBookingLedger()`: one per process, shared by every client and every copy of this
+   * package in it. Several processes or hosts need `createRedisBookingLedger` from
+   * `restaurant-partner-sdk/redis`: with it, two processes creating with one key book once.
+   */
+  bookingLedger?: BookingLedger;
+  /**
+   * After a create with your own key ends in `AmbiguousCreateError`, how long a repeat with that
+   * key sends nothing (it looks the key up, and returns the booking or throws
+   * `AmbiguousCreateError` again, saying until when), since the service may still commit the first.
+   * Default 900 000 (15 minutes).
+   */
+  ambiguousHoldMs?: number;
+  /**
    * Time limit of a whole call, in milliseconds: its rate-limit wait, every attempt, the retry
    * sleeps and any look-ups it makes. Per call too (`{ deadlineMs }`). Default 120 000.
    */
@@ -156,6 +172,16 @@ function checkLimitOptions(options: ClientOptions): void {
     invalid('createLookupWindowMs', 'expected a finite number of milliseconds >= 0');
   }
   if (idempotencyKeyHonoured !== undefined && typeof idempotencyKeyHonoured !== 'boolean') invalid('idempotencyKeyHonoured', 'expected a boolean');
+  const { ambiguousHoldMs, bookingLedger } = options;
+  if (ambiguousHoldMs !== undefined && !(typeof ambiguousHoldMs === 'number' && ambiguousHoldMs >= 0 && Number.isFinite(ambiguousHoldMs))) {
+    invalid('ambiguousHoldMs', 'expected a finite number of milliseconds >= 0');
+  }
+  if (bookingLedger !== undefined) {
+    const ledger = bookingLedger as Partial<Record<keyof BookingLedger, unknown>> | null;
+    if (typeof ledger !== 'object' || ledger === null || !(['claim', 'renew', 'settle'] as const).every((name) => typeof ledger[name] === 'function')) {
+      invalid('bookingLedger', 'expected a booking ledger (createMemoryBookingLedger() or createRedisBookingLedger(...))');
+    }
+  }
 }
 
 // Checked here rather than failing at the first call as a misleading ConnectionError or TypeError.
@@ -333,6 +359,10 @@ export class PartnerClient {
       idempotencyMetadata: options.idempotencyMetadata ?? true,
       idempotencyKeyHonoured: options.idempotencyKeyHonoured ?? false,
       createLookupWindowMs: options.createLookupWindowMs ?? DEFAULT_CREATE_LOOKUP_WINDOW_MS,
+      bookingLedger: options.bookingLedger ?? createMemoryBookingLedger(),
+      ambiguousHoldMs: options.ambiguousHoldMs ?? DEFAULT_AMBIGUOUS_HOLD_MS,
+      partnerId: options.partnerId,
+      service: serviceIdentity(this.baseUrl),
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       // Read when used: a withOptions copy receives its parent's set after it is built.

@@ -359,6 +359,44 @@ export class AmbiguousCreateError extends PartnerSdkError {
 }
 
 /**
+ * A create reused an idempotency key for another booking: the key is already tied to a booking
+ * (or a create still running) whose restaurant, start time, party size or guest fields differ.
+ * Nothing was sent. `fields` names the fields that differ. Use a new key for a new booking (derive
+ * it from your order id and what makes the booking different), or repeat the first booking's
+ * input exactly.
+ */
+export class IdempotencyKeyReuseError extends PartnerSdkError {
+  override name = 'IdempotencyKeyReuseError';
+  readonly idempotencyKey: string;
+  readonly restaurantId: number | string;
+  /** The fields whose values differ from the booking the key already names (`start_time`, `adults`, ...). */
+  readonly fields: string[];
+  constructor(details: { idempotencyKey: string; restaurantId: number | string; fields: string[] }) {
+    super(
+      `Idempotency key ${JSON.stringify(details.idempotencyKey)} already names a booking with other values of ${details.fields.join(', ')}; nothing was sent. Use a new key for a new booking.`,
+    );
+    this.idempotencyKey = details.idempotencyKey;
+    this.restaurantId = details.restaurantId;
+    this.fields = [...details.fields];
+  }
+}
+
+/**
+ * The booking ledger could not be read or written (its Redis is unreachable or too slow), so a
+ * create with your own idempotency key was not sent: without the ledger the client cannot tell
+ * whether another process is booking, or has booked, with that key. Nothing was sent; repeat the
+ * create once the ledger's store is back.
+ */
+export class BookingLedgerUnavailableError extends PartnerSdkError {
+  override name = 'BookingLedgerUnavailableError';
+  readonly idempotencyKey: string;
+  constructor(message: string, details: { idempotencyKey: string; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.idempotencyKey = details.idempotencyKey;
+  }
+}
+
+/**
  * `waitForConfirmation` saw the reservation cancelled (by the restaurant or the customer) before it
  * was confirmed. `reservation` is the cancelled reservation as last read.
  */
@@ -405,6 +443,10 @@ export const isResponseValidationError = (error: unknown): error is ResponseVali
 export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError => error instanceof AmbiguousCreateError;
 /** True when `waitForConfirmation` saw the reservation cancelled. */
 export const isReservationCancelledError = (error: unknown): error is ReservationCancelledError => error instanceof ReservationCancelledError;
+/** True for an {@link IdempotencyKeyReuseError}. */
+export const isIdempotencyKeyReuseError = (error: unknown): error is IdempotencyKeyReuseError => error instanceof IdempotencyKeyReuseError;
+/** True for a {@link BookingLedgerUnavailableError}. */
+export const isBookingLedgerUnavailableError = (error: unknown): error is BookingLedgerUnavailableError => error instanceof BookingLedgerUnavailableError;
 
 /**
  * The call's place in the rate-limit queue already puts its slot past its deadline: it is refused

@@ -27,6 +27,7 @@ export {
   type WaitForConfirmationOptions,
   Reservations,
 } from './resources/reservations.js';
+export { createMemoryBookingLedger, type BookingLedger, type BookingLedgerClaim, type BookingLedgerEntry } from './lib/booking-ledger.js';
 export { Restaurants } from './resources/restaurants.js';
 export { Profile } from './resources/profile.js';
 export { Webhooks } from './resources/webhooks.js';

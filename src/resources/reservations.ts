@@ -3,50 +3,19 @@
  * arrived / no-show PATCH are inferred by REST convention.
  * @module
  */
-import {
-  AbortError,
-  AmbiguousCreateError,
-  ConflictError,
-  ConnectionError,
-  InputValidationError,
-  NotFoundError,
-  PartnerApiError,
-  RateLimitError,
-  ReservationCancelledError,
-  ResponseValidationError,
-  TimeoutError,
-} from '../errors.js';
-import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
+import { AbortError, ConflictError, InputValidationError, NotFoundError, PartnerApiError, ReservationCancelledError, TimeoutError } from '../errors.js';
+import type { ApiPromise } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { neverReachedServer, outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
-import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
-import { readStartTime, toServiceStartTime } from '../time.js';
-import { checkTimezone } from '../restaurant-timezones.js';
+import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
+import { parseInput, parseOutput } from '../transport/validate.js';
+import { readStartTime } from '../time.js';
 import type { RequestHeaders } from '../transport/headers.js';
+import { createReservation, findReservationByKey, type CreateReservationOptions } from '../lib/idempotent-create.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
-/**
- * The `metadata` key under which every create stores its idempotency key, so the reservation can
- * be found again after a failure that left its fate unknown.
- */
-export const IDEMPOTENCY_METADATA_KEY = 'restaurant_partner_sdk.idempotency_key';
-
-/** Per-call options of `reservations.create`. */
-export interface CreateReservationOptions extends RequestOptions {
-  /**
-   * The idempotency key of this booking (default: a random UUID). Pass your own, derived from
-   * your order id: it is looked up before the first send, so a create you repeat after a crash
-   * returns the first booking instead of booking again, on any service.
-   */
-  idempotencyKey?: string | undefined;
-  /**
-   * The restaurant's IANA timezone (`'Europe/Brussels'`), when you know it: `start_time` is
-   * converted with it and no request is spent reading the restaurants list.
-   */
-  timezone?: string | undefined;
-}
+export { IDEMPOTENCY_METADATA_KEY, type CreateReservationOptions } from '../lib/idempotent-create.js';
 
 /** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
 export interface WaitForConfirmationOptions {
@@ -66,28 +35,6 @@ export interface WaitForConfirmationOptions {
   maxRetries?: number | undefined;
   /** Extra headers of each read, as every method's `headers`. */
   headers?: RequestHeaders | undefined;
-}
-
-/**
- * The creates with a caller's own key now running in this process, by service, restaurant and key:
- * each settles to its AmbiguousCreateError, or to undefined.
- */
-const createsInFlight = new Map<string, Promise<AmbiguousCreateError | undefined>>();
-
-/** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
-const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
-
-/** What a look-up by key can tell: found, absent (the whole list was read), or it cannot tell. */
-type LookUp = { state: 'found'; reservation: Reservation } | { state: 'absent' } | { state: 'unknown'; cause: unknown };
-
-/** True when a failed create may have booked all the same: its outcome is unknown, or the caller aborted it after it was sent. */
-function mayHaveTakenEffect(error: unknown): boolean {
-  return outcomeUnknown(error) || (error instanceof AbortError && !neverReachedServer(error));
-}
-
-/** An answer that refuses the call itself (credentials, permission, no such restaurant), as opposed to one that cannot tell. */
-function isDefinitiveRefusal(error: unknown): boolean {
-  return error instanceof PartnerApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
@@ -144,14 +91,17 @@ export class Reservations extends Resource {
 
   /**
    * Books a table (`POST /restaurants/:rid/reservations/`). `start_time` is converted to the
-   * restaurant's timezone. The call is never duplicated by the SDK's own retries: it carries an
-   * `Idempotency-Key` header and the same key in `metadata`, and a second POST goes out only when
-   * the first provably did not take effect (never sent, 429, or `idempotencyKeyHonoured`). After a
-   * failure that leaves the outcome unknown, the reservation is looked up by its key over a short
-   * settle window; when it is not found, {@link AmbiguousCreateError} carries the key.
+   * restaurant's timezone. Never books twice: the create carries an `Idempotency-Key` header and
+   * the same key in `metadata`, a second POST goes out only when the first provably did not take
+   * effect, and after any failure that may have booked the key is looked up; when the booking is
+   * not found, {@link AmbiguousCreateError} carries the key. With your own `idempotencyKey`, the
+   * booking ledger (`bookingLedger`) makes a repeat return the first booking, makes a create that
+   * runs at the same time wait for it, and refuses the key for another booking
+   * ({@link IdempotencyKeyReuseError}).
    *
    * @throws {@link InputValidationError} before any request when the input breaks a spec rule.
    * @throws {@link NoAvailabilityError} when the restaurant has no table then.
+   * @throws {@link AmbiguousCreateError} when the booking may exist and could not be found.
    * @example
    * ```ts
    * const reservation = await client.reservations.create(restaurantId, {
@@ -160,38 +110,7 @@ export class Reservations extends Resource {
    * ```
    */
   create(restaurantId: number | string, input: ReservationCreateInput, options?: CreateReservationOptions): ApiPromise<Reservation> {
-    return this.scrubbed(() => this.#announceCreated(restaurantId, async () => {
-      const rid = checkId(restaurantId, 'restaurant_id');
-      const parsed = parseInput(ReservationCreateInput, input);
-      // Checked here too, as the timezone look-up below may spend a request first.
-      checkRequestOptions(options ?? {});
-      const key = options?.idempotencyKey ?? crypto.randomUUID();
-      // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
-      if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {
-        throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
-      }
-      // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
-      const call = this.transport.call(options);
-      const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await this.context.timezoneFor(rid, call);
-      const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
-      if (this.context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
-      // A caller's own key may have booked already (a repeat after a crash): look first, on any
-      // service. A service declared to honour the header answers a repeat with the first booking.
-      if (options?.idempotencyKey !== undefined && this.context.idempotencyMetadata && !this.context.idempotencyKeyHonoured) {
-        // Two creates with the same key at once would both look, both find nothing and both book:
-        // the second waits for the first to settle, and its look-up then finds that booking.
-        return this.#oneAtATime(rid, key, call, async () => {
-          const earlier = await this.#lookUp(rid, key, call);
-          if (earlier.state === 'found') return { data: earlier.reservation, response: null };
-          if (earlier.state === 'unknown') {
-            if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
-            throw this.#ambiguous(rid, key, 'Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
-          }
-          return this.#sendCreate(rid, key, body, call);
-        });
-      }
-      return this.#sendCreate(rid, key, body, call);
-    }));
+    return createReservation(this.context, this, restaurantId, input, options);
   }
 
   /**
@@ -207,176 +126,16 @@ export class Reservations extends Resource {
     return () => void listeners.delete(entry);
   }
 
-  async #announceCreated(restaurantId: number | string, create: () => Promise<WithResponse<Reservation>>): Promise<WithResponse<Reservation>> {
-    const result = await create();
-    for (const { listener } of [...this.context.createdListeners]) {
-      try {
-        listener(Number(restaurantId), result.data);
-      } catch {
-        // The booking is made; a listener's failure is its own.
-      }
-    }
-    return result;
-  }
-
   /**
-   * Runs `work` once every earlier create with the same key (same service and restaurant) in this
-   * process has settled. One that ended with its outcome unknown may still book: then nothing is
-   * sent, and this create is as ambiguous as that one.
-   */
-  async #oneAtATime<T>(rid: number | string, key: string, call: Call, work: () => Promise<T>): Promise<T> {
-    const slot = `${this.transport.baseUrl} ${rid} ${key}`;
-    // The wait ends by the call's own signal and deadline (nothing sent then).
-    for (let earlier = createsInFlight.get(slot); earlier; earlier = createsInFlight.get(slot)) {
-      const ended = await call.within(earlier, { method: 'POST' });
-      if (ended) throw this.#ambiguous(rid, key, 'An earlier create with this idempotency key, running at the same time, ended with its outcome unknown, so nothing was sent', ended, 0);
-    }
-    const mine = work();
-    const settled = mine.then(
-      () => undefined,
-      (error: unknown) => (error instanceof AmbiguousCreateError ? error : undefined),
-    );
-    createsInFlight.set(slot, settled);
-    try {
-      return await mine;
-    } finally {
-      if (createsInFlight.get(slot) === settled) createsInFlight.delete(slot);
-    }
-  }
-
-  /**
-   * Sends the create. A second POST goes out only when the first provably did not take effect: it
-   * was never sent, it was answered 429, or the service is declared to honour `Idempotency-Key`.
-   * After any failure that leaves the outcome unknown, the reservation is looked up by its key
-   * over a short settle window: found, it is the answer; not found, {@link AmbiguousCreateError}.
-   */
-  async #sendCreate(rid: number | string, key: string, body: Record<string, unknown>, call: Call): Promise<WithResponse<Reservation>> {
-    const honoured = this.context.idempotencyKeyHonoured;
-    // Set once any attempt failed in a way that may have booked all the same.
-    let mayHaveBooked = false;
-    let attempts = 0;
-    try {
-      return await this.transport.request({
-        method: 'POST',
-        path: restaurantPath(rid),
-        body,
-        headers: { 'idempotency-key': key },
-        safeToRepeat: false,
-        options: call,
-        parse: (answer, _response, where) => {
-          const created = parseOutput(Reservation, singleObject(answer, where), where);
-          // An answer carrying another key is some other reservation, not this create's: its outcome is unknown.
-          const carried = created.metadata?.[IDEMPOTENCY_METADATA_KEY];
-          if (this.context.idempotencyMetadata && carried !== undefined && carried !== key) {
-            throw new ResponseValidationError(
-              [{ field: `metadata.${IDEMPOTENCY_METADATA_KEY}`, path: ['metadata', IDEMPOTENCY_METADATA_KEY], code: 'other_reservation', message: "the answer carries another create's idempotency key" }],
-              { ...where, body: answer },
-            );
-          }
-          return created;
-        },
-        isRetryable: (error) => error instanceof RateLimitError || (error instanceof ConnectionError && neverReachedServer(error)) || (honoured && outcomeUnknown(error) && !(error instanceof ResponseValidationError)),
-        recover: async (error, attempt) => {
-          attempts = attempt;
-          if (mayHaveTakenEffect(error)) mayHaveBooked = true;
-          return undefined;
-        },
-      });
-    } catch (error) {
-      // A 2xx outside the contract (or too large to read) booked all the same.
-      if (error instanceof ResponseValidationError) mayHaveBooked = true;
-      if (!mayHaveBooked && !mayHaveTakenEffect(error)) throw error;
-      const tried = Math.max(attempts, (error as { attempts?: number }).attempts ?? 1);
-      // The caller stopped waiting, or no time is left: say so at once, with the key.
-      if (error instanceof AbortError || call.signal?.aborted) {
-        throw this.#ambiguous(rid, key, 'The create was aborted after it was sent; the reservation may exist', error, tried);
-      }
-      return { data: await this.#settle(rid, key, error, call, tried), response: null };
-    }
-  }
-
-  /**
-   * Looks the key up a few times over the settle window (on the client's clock, within the call's
-   * deadline), so a booking the service commits a few seconds after a gateway error is found.
-   */
-  async #settle(rid: number | string, key: string, cause: unknown, call: Call, attempts: number): Promise<Reservation> {
-    if (!this.context.idempotencyMetadata) {
-      throw this.#ambiguous(rid, key, 'The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', cause, attempts);
-    }
-    const clock = this.transport.clock;
-    const windowMs = this.context.createLookupWindowMs;
-    const startedAt = clock.now();
-    let last: LookUp = { state: 'unknown', cause };
-    for (const share of SETTLE_SCHEDULE) {
-      const waitMs = startedAt + share * windowMs - clock.now();
-      const left = call.remainingMs();
-      if (share > 0 && windowMs === 0) break;
-      if (left !== undefined && left <= Math.max(0, waitMs)) break;
-      if (waitMs > 0) {
-        try {
-          await clock.sleep(waitMs, call.signal);
-        } catch (abort) {
-          throw this.#ambiguous(rid, key, 'The create was aborted while its outcome was being checked; the reservation may exist', abort, attempts);
-        }
-      }
-      last = await this.#lookUp(rid, key, call);
-      if (last.state === 'found') return last.reservation;
-    }
-    const why = last.state === 'absent' ? 'no reservation carries its idempotency key yet' : 'the look-up by idempotency key could not tell';
-    throw this.#ambiguous(rid, key, `The create failed after it was sent and ${why}; the service may still book it`, last.state === 'unknown' ? last.cause : cause, attempts);
-  }
-
-  #ambiguous(rid: number | string, key: string, message: string, cause: unknown, attempts: number): AmbiguousCreateError {
-    // No attempt of this call: it sent nothing (an earlier create, or a look-up, left it in doubt).
-    return new AmbiguousCreateError(message, { idempotencyKey: key, restaurantId: rid, attempts, cause, sent: attempts === 0 ? 'no' : 'maybe' });
-  }
-
-  /**
-   * Reads the whole list for the key. Honest: a listing that loops, runs past its page limit,
-   * ends before its `count` or fails means "cannot tell", never "absent".
-   */
-  async #lookUp(rid: number | string, key: string, call: Call): Promise<LookUp> {
-    try {
-      let page = await this.list(rid, undefined, call);
-      let seen = 0;
-      const ids = new Set<string>();
-      for (;;) {
-        seen += page.items.length;
-        // A reservation read twice means a page came back under another URL (the first page as
-        // `?page=1`): the count no longer tells whether every reservation was read.
-        for (const { id } of page.items) {
-          if (ids.has(String(id))) {
-            return { state: 'unknown', cause: new ResponseValidationError([{ field: 'next', path: ['next'], code: 'pagination_repeat', message: `reservation ${id} was listed twice` }]) };
-          }
-          ids.add(String(id));
-        }
-        const found = page.items.find((reservation) => reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key);
-        if (found) return { state: 'found', reservation: found };
-        if (!page.hasNextPage()) break;
-        page = await page.getNextPage();
-      }
-      if (page.count !== undefined && seen < page.count) {
-        return { state: 'unknown', cause: new ResponseValidationError([{ field: 'count', path: ['count'], code: 'list_ended_early', message: `the list ended after ${seen} of ${page.count} reservations` }]) };
-      }
-      return { state: 'absent' };
-    } catch (error) {
-      return { state: 'unknown', cause: error };
-    }
-  }
-
-  /**
-   * The reservation carrying `idempotencyKey` in its metadata, or null when the whole list was read
-   * and none does. Use it to reconcile after an {@link AmbiguousCreateError}. Reads the
-   * restaurant's list, page by page, through the throttle; a list that cannot be read whole (it
-   * loops, ends before its `count`, or fails) rejects rather than answer null.
+   * The reservation carrying `idempotencyKey` in its metadata, or null when the whole list was read,
+   * consistently, and none does. Reads the restaurant's list, page by page, through the throttle;
+   * a list that cannot be read whole and consistently (it loops, ends before its `count`, changes
+   * between pages and a second read does not settle it, or fails) rejects rather than answer null.
+   * To recover from an {@link AmbiguousCreateError}, repeat the create with the same key instead:
+   * it also returns the booking when it exists, and never books twice.
    */
   findByIdempotencyKey(restaurantId: number | string, idempotencyKey: string, options?: RequestOptions): Promise<Reservation | null> {
-    return this.scrubbed(async () => {
-      const rid = checkId(restaurantId, 'restaurant_id');
-      const result = await this.#lookUp(rid, idempotencyKey, this.transport.call(options));
-      if (result.state === 'unknown') throw result.cause;
-      return { data: result.state === 'found' ? result.reservation : null, response: null };
-    }).then((value) => value);
+    return findReservationByKey(this.context, this, restaurantId, idempotencyKey, options);
   }
 
   /**

@@ -11,6 +11,7 @@ import { API_PREFIX, type Call, type RequestOptions, type RequestSpec, type Tran
 import { parseInput, parseOutput } from '../transport/validate.js';
 import type { Reservation } from './reservations.schemas.js';
 import { ResourceId } from './shared.schemas.js';
+import type { BookingLedger } from '../lib/booking-ledger.js';
 
 /** What a resource needs of its client. */
 export interface ResourceContext {
@@ -21,6 +22,14 @@ export interface ResourceContext {
   idempotencyKeyHonoured: boolean;
   /** How long a create whose outcome is unknown keeps looking its key up. */
   createLookupWindowMs: number;
+  /** Where creates with a caller's own key are claimed and their outcomes kept. */
+  bookingLedger: BookingLedger;
+  /** How long a key whose create ended ambiguous sends nothing. */
+  ambiguousHoldMs: number;
+  /** The partner UUID: the ledger keeps keys per partner. */
+  partnerId: string;
+  /** The service, however its base URL is spelt (see `serviceIdentity`): the ledger keeps keys per service. */
+  service: string;
   /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
   timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null>;
   /** The cached timezone of a restaurant, without any request (undefined when not cached). */

@@ -372,8 +372,8 @@ export class FakeService {
    * fake.injectFault({ operation: 'reservations.create', status: 504, commitDelayMs: 3000 });
    * ```
    */
-  injectFault(fault: FaultSpec): void {
-    this.#changed(this.#backend.faults.add(parseFault(fault)));
+  injectFault(fault: FaultSpec): ActiveFault {
+    return this.#changed(this.#backend.injectFault(parseFault(fault)));
   }
 
   /** Removes every pending fault. */

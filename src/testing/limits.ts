@@ -5,7 +5,9 @@
  * @module
  */
 import { MAX_NAMED_SNAPSHOTS } from './backend/backend.js';
-import { MAX_DELIVERY_LOG } from './backend/deliveries.js';
+import { MAX_DELIVERY_LOG, MAX_DELIVERY_RESPONSE_BYTES, MAX_PENDING_DELIVERIES } from './backend/deliveries.js';
+import { MAX_CHAOS_DELAY_MS } from './backend/chaos.js';
+import * as world from './backend/world-limits.js';
 import { MAX_COMMIT_DELAY_MS, MAX_FAULT_BODY_CHARACTERS, MAX_FAULT_HEADERS, MAX_FAULT_TIMES, MAX_LATENCY_MS } from './backend/faults.js';
 import { DEFAULT_JOURNAL_LIMIT } from './backend/journal.js';
 import { MAX_DESCRIPTION_LENGTH, MAX_PROFILE_NAME_LENGTH, MAX_WEBSITE_URL_LENGTH } from './backend/partners.js';
@@ -48,6 +50,12 @@ export const FAKE_LIMITS: readonly FakeLimit[] = [
   { applies: 'fault `headers` / `body`', limit: `${MAX_FAULT_HEADERS} headers that HTTP can carry / ${characters(MAX_FAULT_BODY_CHARACTERS)} of JSON`, from: 'fake' },
   { applies: 'the fake\'s clock', limit: 'up to 9999-12-31T23:59:59.999Z', from: 'fake' },
   { applies: 'delivery log / request journal', limit: `the latest ${MAX_DELIVERY_LOG.toLocaleString('en')} attempts / ${DEFAULT_JOURNAL_LIMIT} requests (\`journalLimit\`), oldest dropped first`, from: 'fake' },
-  { applies: 'named snapshots (control API)', limit: `${MAX_NAMED_SNAPSHOTS}; more are refused (409) until \`reset\``, from: 'fake' },
-  { applies: 'sandboxes', limit: `${DEFAULT_MAX_SANDBOXES} at once, each ending after ${DEFAULT_SANDBOX_IDLE_MS / 60_000} idle minutes (configurable)`, from: 'fake' },
+  { applies: 'named snapshots (control API)', limit: `${MAX_NAMED_SNAPSHOTS}, holding ${world.MAX_SNAPSHOT_RESERVATIONS.toLocaleString('en')} reservations together; more are refused (409 \`limit_reached\`) until \`reset\``, from: 'fake' },
+  { applies: 'reservations / partners / restaurants in one fake', limit: `${world.MAX_RESERVATIONS.toLocaleString('en')} / ${world.MAX_PARTNERS.toLocaleString('en')} / ${world.MAX_RESTAURANTS.toLocaleString('en')}; one more is refused (409 \`limit_reached\`)`, from: 'fake' },
+  { applies: 'webhooks per partner', limit: `${world.MAX_WEBHOOKS_PER_PARTNER}; one more is refused (409 \`limit_reached\`)`, from: 'fake' },
+  { applies: 'faults waiting / operations waiting for a delayed commit', limit: `${world.MAX_PENDING_FAULTS.toLocaleString('en')} / ${world.MAX_PENDING_COMMITS.toLocaleString('en')} (counting the \`times\` of pending \`commitDelayMs\` faults); a fault beyond is refused (409 \`limit_reached\`)`, from: 'fake' },
+  { applies: 'webhook delivery attempt', limit: `the \`deliveries.timeoutMs\` time limit (default 10 s) from sending to the end of the answer; at most ${MAX_DELIVERY_RESPONSE_BYTES.toLocaleString('en')} bytes of the answer read and kept`, from: 'fake' },
+  { applies: 'deliveries waiting for an attempt', limit: `${MAX_PENDING_DELIVERIES.toLocaleString('en')}; beyond, a new delivery is dropped and logged as such`, from: 'fake' },
+  { applies: 'delivery chaos `maxDelayMs`', limit: `${MAX_CHAOS_DELAY_MS.toLocaleString('en')} ms (one day)`, from: 'fake' },
+  { applies: 'sandboxes', limit: `${DEFAULT_MAX_SANDBOXES} at once, each ending after ${DEFAULT_SANDBOX_IDLE_MS / 60_000} idle minutes (configurable), holding ${world.MAX_SANDBOX_RESERVATIONS.toLocaleString('en')} reservations together; each sandbox has every limit above`, from: 'fake' },
 ];

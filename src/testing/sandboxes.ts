@@ -9,6 +9,7 @@ import { FakeBackend, type BackendOptions } from './backend/backend.js';
 import { FakeError, invalid } from './backend/fake-error.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
+import { MAX_SANDBOX_RESERVATIONS } from './backend/world-limits.js';
 import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';
 import type { SandboxHost } from './control/call.js';
 
@@ -79,6 +80,8 @@ export class Sandboxes implements SandboxHost {
         seed: seed === 'demo' ? seedDemo : undefined,
         rateLimit: rateLimit as RateLimitSetting,
         dialect: body.dialect as Record<string, never> | undefined,
+        // The sandboxes of a server share one pool of reservations, so fifty of them cannot hold fifty fakes' worth.
+        room: { sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld() },
       });
     } catch (error) {
       // An unknown dialect key or value: the message names the key and the allowed values.
@@ -111,6 +114,13 @@ export class Sandboxes implements SandboxHost {
   #describe(id: string, backend: FakeBackend, origin: string, withData: boolean): Record<string, unknown> {
     const url = `${origin}${SANDBOX_PREFIX}${id}`;
     return { id, url, controlUrl: `${url}/_fake`, ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}) };
+  }
+
+  /** Reservations all sandboxes hold together. */
+  #reservationsHeld(): number {
+    let held = 0;
+    for (const sandbox of this.#sandboxes.values()) held += sandbox.backend.state.reservations.size;
+    return held;
   }
 
   #expire(): void {

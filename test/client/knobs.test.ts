@@ -15,7 +15,7 @@ import {
 } from 'restaurant-partner-sdk';
 import { HttpResponse } from 'msw';
 import { readEnvironment } from '../../src/transport/environment.js';
-import { API_TOKEN, BASE_URL, BASIC_HEADER, json, mockApi, PARTNER_ID, reservationBody, restaurantBody, webhookBody } from '../support/mock-api.js';
+import { API_TOKEN, BASE_URL, BASIC_HEADER, json, mockApi, PARTNER_ID, reservationBody, restaurantBody, webhookBody, createdAnswer } from '../support/mock-api.js';
 
 const api = mockApi();
 const CREDENTIAL = BASIC_HEADER.slice('Basic '.length);
@@ -187,7 +187,7 @@ describe('default and per-call headers', () => {
 
   it('a create keeps its own Idempotency-Key and content type next to the default headers; its look-ups carry the call\'s headers', async () => {
     // A caller's own key is looked up before the first send.
-    api.reply(() => json([]), () => json(reservationBody(), 201));
+    api.reply(() => json([]), createdAnswer());
     const client = api.client({ defaultHeaders: { 'x-trace': 't1' }, restaurantTimezones: { 7: 'Europe/Brussels' } });
     await client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 }, { idempotencyKey: 'order-1', headers: { 'x-call': 'c1' } });
     const [lookUp, call] = api.calls;
@@ -292,21 +292,21 @@ describe('withOptions', () => {
     const client = api.client();
     const copy = client.withOptions({ maxRetries: 1 });
     await client.restaurants.list().toArray();
-    api.reply(() => json(reservationBody(), 201));
+    api.reply(createdAnswer());
     await copy.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
     // The copy spent no request on the timezone: the parent's list read filled the shared cache.
     expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST']);
     expect((api.calls[1]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+01:00');
 
     const otherPartner = client.withOptions({ partnerId: '0b7c4f0e-1111-4c55-8f0e-2b7f3c0d4e11' });
-    api.reply(() => json([restaurantBody({ id: 7, timezone: 'America/New_York' })]), () => json(reservationBody(), 201));
+    api.reply(() => json([restaurantBody({ id: 7, timezone: 'America/New_York' })]), createdAnswer());
     await otherPartner.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
     expect(api.calls.slice(2).map((call) => call.method)).toEqual(['GET', 'POST']);
     expect((api.calls[3]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00-05:00');
   });
 
   it("a copy does not put back a known zone the service has corrected since", async () => {
-    api.reply(() => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' })]), () => json(reservationBody(), 201));
+    api.reply(() => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' })]), createdAnswer());
     const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels' } });
     await client.restaurants.list().toArray();
     await client.withOptions({ maxRetries: 0 }).reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
@@ -322,7 +322,7 @@ describe('withOptions', () => {
 });
 
 describe('response validation', () => {
-  const offContract = () => json(reservationBody({ adults: 'two', guest_note: 'kept' }), 201);
+  const offContract = createdAnswer({ adults: 'two', guest_note: 'kept' });
 
   it('is strict by default: an off-contract answer throws ResponseValidationError naming the field', async () => {
     api.reply(() => json(reservationBody({ adults: 'two' })));
@@ -369,7 +369,7 @@ describe('response validation', () => {
 
 describe('known restaurant timezones', () => {
   it('restaurantTimezones seeds the cache: the first create spends no request on the restaurants list', async () => {
-    api.reply(() => json(reservationBody(), 201));
+    api.reply(createdAnswer());
     const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels' } });
     await client.reservations.create(7, { start_time: { date: '2026-07-05', time: '19:30' }, adults: 2 });
     expect(api.calls.map((call) => call.method)).toEqual(['POST']);
@@ -379,8 +379,8 @@ describe('known restaurant timezones', () => {
   it("a restaurants list replaces a known zone with the service's, but a list without one keeps it", async () => {
     api.reply(
       () => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' }), restaurantBody({ id: 8, timezone: null })]),
-      () => json(reservationBody(), 201),
-      () => json(reservationBody(), 201),
+      createdAnswer(),
+      createdAnswer(),
     );
     const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels', 8: 'Asia/Tokyo' } });
     await client.restaurants.list().toArray();
@@ -393,7 +393,7 @@ describe('known restaurant timezones', () => {
   });
 
   it('a per-call timezone is used without any look-up', async () => {
-    api.reply(() => json(reservationBody(), 201));
+    api.reply(createdAnswer());
     await api.client().reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'Asia/Tokyo' });
     expect(api.calls.map((call) => call.method)).toEqual(['POST']);
     expect((api.calls[0]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+09:00');

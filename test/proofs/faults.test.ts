@@ -34,6 +34,8 @@ const BOOKINGS = 240;
 const SEED = Number(process.env.FAULT_SEED ?? 20261123);
 const TIMEOUT_MS = 120;
 const SLOW_MS = 300;
+// Longer than the whole run on the virtual clock (every settle window included), so every hold is still on when the run reconciles.
+const HOLD_MS = 6 * 60 * 60_000;
 
 /** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failing run can be replayed from its seed. */
 function seededRandom(seed: number): () => number {
@@ -124,8 +126,10 @@ function expectBookingsBalance(outcomes: Outcome<Reservation>[], stored: Stored[
 }
 
 /**
- * The documented recovery from AmbiguousCreateError: look the key up, and book again with the
- * same key only if nothing carries it. Afterwards each of those bookings exists exactly once.
+ * The documented recovery from AmbiguousCreateError: repeat the create with the same key. While the
+ * key is held (`ambiguousHoldMs`) a repeat sends no create: it returns the booking when a look-up
+ * finds it, or throws AmbiguousCreateError again. Once the hold is over, a repeat books what does
+ * not exist yet. Afterwards each of those bookings exists exactly once.
  */
 async function reconcileAmbiguous(
   client: PartnerClient,
@@ -133,20 +137,30 @@ async function reconcileAmbiguous(
   outcomes: Outcome<Reservation>[],
   inputs: Map<string, Parameters<PartnerClient['reservations']['create']>[1]>,
   stored: () => Stored[],
+  passTheHold: () => Promise<void>,
 ) {
-  let rebooked = 0;
   const ambiguous = outcomes.filter((outcome) => outcome.error instanceof AmbiguousCreateError);
-  for (const outcome of ambiguous) {
-    const found = await client.reservations.findByIdempotencyKey(restaurantId, outcome.key);
-    const rows = stored().filter((row) => row.key === outcome.key);
-    expect(found?.id, `lookup of ${outcome.key} agrees with the server`).toBe(rows[0]?.id);
-    if (!found) {
-      await client.reservations.create(restaurantId, inputs.get(outcome.key)!, { idempotencyKey: outcome.key });
-      rebooked += 1;
+  const repeat = (key: string) => settle(key, () => client.reservations.create(restaurantId, inputs.get(key)!, { idempotencyKey: key }));
+  let held = 0;
+  // An ambiguous create that sent nothing (its look-up before sending could not tell) holds nothing.
+  for (const outcome of ambiguous.filter((candidate) => (candidate.error as AmbiguousCreateError).sent !== 'no')) {
+    const before = stored().filter((row) => row.key === outcome.key);
+    const again = await repeat(outcome.key);
+    expect(stored().filter((row) => row.key === outcome.key), `a held key sends nothing: ${outcome.key}`).toHaveLength(before.length);
+    if (before.length === 1) expect(again.value?.id, `the held key's booking is found: ${outcome.key}`).toBe(before[0]!.id);
+    else {
+      expect(again.error, `a held key with no booking is ambiguous again: ${outcome.key}`).toBeInstanceOf(AmbiguousCreateError);
+      held += 1;
     }
   }
-  for (const outcome of ambiguous) expect(stored().filter((row) => row.key === outcome.key), outcome.key).toHaveLength(1);
-  return { ambiguous: ambiguous.length, rebooked };
+  await passTheHold();
+  for (const outcome of ambiguous) {
+    const booked = await client.reservations.create(restaurantId, inputs.get(outcome.key)!, { idempotencyKey: outcome.key });
+    const rows = stored().filter((row) => row.key === outcome.key);
+    expect(rows, outcome.key).toHaveLength(1);
+    expect(booked.id).toBe(rows[0]!.id);
+  }
+  return { ambiguous: ambiguous.length, held };
 }
 
 /** Everything rendered during a run, to search for the token afterwards. */
@@ -212,12 +226,12 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
   /** Answers the server gave to `operation`, by status (null: the connection was dropped). */
   const answered = (operation: string) => server.fake.requests.filter((entry) => entry.operation === operation).map((entry) => entry.status);
 
+  const clock = new FakeClock({ frozen: true });
   beforeAll(async () => {
     // The server's rate limit is off: its clock is real time, while the client paces on a frozen FakeClock.
     server = await startFakeServer({ rateLimit: false, dialect: { idempotencyKey: 'ignored' }, journalLimit: 20_000 });
     server.fake.addPartner({ partnerId, apiToken, name: 'Fault suite' });
     server.fake.addRestaurant({ display_name: 'Fault Bistro', partnerIds: [partnerId], availability: { capacityCovers: 100_000 } });
-    const clock = new FakeClock({ frozen: true });
     client = new PartnerClient({
       baseUrl: server.url,
       partnerId,
@@ -226,6 +240,7 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
       rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }),
       timeoutMs: TIMEOUT_MS,
       maxRetries: 3,
+      ambiguousHoldMs: HOLD_MS,
       logger: recorder.logger,
       hooks: recorder.hooks,
     });
@@ -271,10 +286,10 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
     expect(counts.succeeded, 'creates committed behind a fault resolve to success').toBeGreaterThan(answeredCreated);
     expect(counts.failed, 'some creates were told failed (and proven absent)').toBeGreaterThan(0);
     console.info(`fake server ignoring Idempotency-Key, seed ${SEED}: ${JSON.stringify(counts)}; ${server.fake.requests.length} requests`);
-  });
+  }, 90_000);
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
-    const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows);
+    const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows, async () => clock.advance('PT6H1M'));
     expect(result.ambiguous).toBeGreaterThan(0);
   });
 
@@ -342,7 +357,7 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
   fake.link(partner.partnerId, restaurant.id);
   const recorder = leakRecorder(partner.partnerId, partner.apiToken);
   // In-process, an attempt takes well under a millisecond, so a short timeout keeps latency faults cheap.
-  const client = new PartnerClient({ ...fake.clientOptions(partner), timeoutMs: 60, maxRetries: 3, logger: recorder.logger, hooks: recorder.hooks });
+  const client = new PartnerClient({ ...fake.clientOptions(partner), timeoutMs: 60, maxRetries: 3, ambiguousHoldMs: HOLD_MS, logger: recorder.logger, hooks: recorder.hooks });
   const random = seededRandom(SEED);
   const faultMenu: FaultSpec[] = [
     { status: 429, headers: { 'retry-after': '1' } },
@@ -401,7 +416,7 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
   });
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
-    const result = await reconcileAmbiguous(client, restaurant.id, bookings, inputs, storedRows);
+    const result = await reconcileAmbiguous(client, restaurant.id, bookings, inputs, storedRows, async () => fake.clock.advance('PT6H1M'));
     expect(result.ambiguous).toBeGreaterThan(0);
   });
 

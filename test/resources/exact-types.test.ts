@@ -18,7 +18,7 @@ import {
   type Webhook,
   type WebhookCreateInput,
 } from 'restaurant-partner-sdk';
-import { json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
+import { json, mockApi, reservationBody, restaurantBody, createdAnswer } from '../support/mock-api.js';
 
 const api = mockApi();
 const start_time = '2026-12-05T19:30:00';
@@ -68,7 +68,7 @@ describe('exact public types', () => {
   });
 
   it('still keep unknown response fields at run time', async () => {
-    api.reply(() => json([restaurantBody({ id: 7 })]), () => json(reservationBody({ table_number: 12 }), 201));
+    api.reply(() => json([restaurantBody({ id: 7 })]), createdAnswer({ table_number: 12 }));
     const reservation = await api.client().reservations.create(7, { start_time, adults: 2 });
     expect((reservation as unknown as Record<string, unknown>).table_number).toBe(12);
   });

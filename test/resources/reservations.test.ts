@@ -13,7 +13,7 @@ import {
   TimeoutError,
 } from 'restaurant-partner-sdk';
 import { HttpResponse } from 'msw';
-import { BASIC_HEADER, createInstantClock, empty, json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
+import { BASIC_HEADER, createInstantClock, empty, json, mockApi, reservationBody, restaurantBody, createdAnswer } from '../support/mock-api.js';
 
 const api = mockApi();
 const RESTAURANTS = () => json([restaurantBody()]);
@@ -174,7 +174,7 @@ describe('reservations.create', () => {
 
   it('accepts duration as PT2H and as HH:MM:SS, and keeps unknown fields', async () => {
     for (const duration of ['PT2H', '02:00:00']) {
-      api.reply(RESTAURANTS, () => json(reservationBody({ duration, table_number: 12 }), 201));
+      api.reply(RESTAURANTS, createdAnswer({ duration, table_number: 12 }));
       const reservation = await api.client().reservations.create(7, base);
       expect(reservation.duration).toBe(duration);
       // Kept at run time, though not part of the exact type.
@@ -374,10 +374,11 @@ describe('reservations.create', () => {
     expect(api.calls).toHaveLength(2);
   });
 
-  it('retries a 429 on create with the same key, honouring Retry-After', async () => {
+  it('after a 429 on create, looks the key up and, the whole list read without it, retries with the same key, honouring Retry-After', async () => {
     const clock = createInstantClock();
-    api.reply(RESTAURANTS, () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }), (call) => json(reservationBody(call.body as object), 201));
+    api.reply(RESTAURANTS, () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }), () => json({ count: 0, next: null, results: [] }), (call) => json(reservationBody(call.body as object), 201));
     await api.client({ clock }).reservations.create(7, base);
+    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
     const posts = api.calls.filter((call) => call.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts[0]!.headers.get('idempotency-key')).toBe(posts[1]!.headers.get('idempotency-key'));

@@ -325,6 +325,11 @@ export function reservationBody(overrides: object = {}): Record<string, unknown>
   };
 }
 
+/** A responder answering a create 201 with its reservation, carrying the create's own metadata (its idempotency key) as a service stores it. */
+export function createdAnswer(overrides: object = {}): Responder {
+  return (call) => json(reservationBody({ ...overrides, metadata: (call.body as { metadata?: unknown } | undefined)?.metadata ?? null }), 201);
+}
+
 export function restaurantBody(overrides: object = {}): Record<string, unknown> {
   return {
     id: 7,

@@ -152,9 +152,12 @@ describe.each(DRIVERS)('PUT /_fake/delivery-chaos through %s', (kind) => {
     expect(put.body).toEqual({ dropRate: 0.25, duplicateRate: 0, reorder: true, maxDelayMs: 5000, seed: 7 });
     expect(driver.fake.deliveryChaos).toEqual(put.body);
     expect((await driver.send('GET', '/_fake/delivery-chaos', { auth: null })).body).toEqual(put.body);
-    const bad = await driver.send('PUT', '/_fake/delivery-chaos', { body: { duplicateRate: 2, dropRat: 0.1 }, auth: null });
+    const bad = await driver.send('PUT', '/_fake/delivery-chaos', { body: { duplicateRate: 2, maxDelayMs: 1e12 }, auth: null });
     expect(bad.status).toBe(400);
-    expect(Object.keys(bad.body)).toEqual(expect.arrayContaining(['duplicateRate', 'dropRat']));
+    expect(Object.keys(bad.body)).toEqual(expect.arrayContaining(['duplicateRate', 'maxDelayMs']));
+    const misspelt = await driver.send('PUT', '/_fake/delivery-chaos', { body: { dropRat: 0.1 }, auth: null });
+    expect(misspelt.status).toBe(400);
+    expect(Object.keys(misspelt.body)).toContain('dropRat');
     expect(driver.fake.deliveryChaos).toEqual(put.body);
     expect((await driver.send('DELETE', '/_fake/delivery-chaos', { auth: null })).status).toBe(204);
     expect(driver.fake.deliveryChaos).toBeNull();

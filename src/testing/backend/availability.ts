@@ -42,6 +42,43 @@ export type StartTimeReading = { ok: true; millis: number } | { ok: false; messa
  * hour repeated when clocks go back) means its first occurrence, the earlier instant.
  */
 export function readStartTime(value: string, zone: string): StartTimeReading {
+  const key = `${zone} ${value}`;
+  let reading = startTimeReadings.get(key);
+  if (reading === undefined) {
+    reading = readStartTimeUncached(value, zone);
+    remember(startTimeReadings, key, reading);
+  }
+  return reading;
+}
+
+/**
+ * Memos of pure time conversions (a suite books the same few times again and again, and luxon's
+ * zone look-ups are most of what a create costs), bounded, oldest entries dropped first. They
+ * hold no state of any fake.
+ */
+const startTimeReadings = new Map<string, StartTimeReading>();
+const durationMinutes = new Map<string, number>();
+const localParts = new Map<string, { weekday: number; minuteOfDay: number; onWholeMinute: boolean }>();
+const MEMO_MAX = 20_000;
+
+function remember<Value>(memo: Map<string, Value>, key: string, value: Value): void {
+  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(key, value);
+}
+
+/** Weekday, minute of the day and whether the instant falls on a whole minute, in the zone. */
+function localPartsOf(instant: number, zone: string): { weekday: number; minuteOfDay: number; onWholeMinute: boolean } {
+  const key = `${zone} ${instant}`;
+  let parts = localParts.get(key);
+  if (parts === undefined) {
+    const local = DateTime.fromMillis(instant, { zone });
+    parts = { weekday: local.weekday, minuteOfDay: local.hour * 60 + local.minute, onWholeMinute: local.second === 0 && local.millisecond === 0 };
+    remember(localParts, key, parts);
+  }
+  return parts;
+}
+
+function readStartTimeUncached(value: string, zone: string): StartTimeReading {
   const match = ISO_DATE_TIME.exec(value);
   if (!match) {
     return { ok: false, message: 'Datetime has wrong format. Use ISO 8601: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].' };
@@ -80,8 +117,7 @@ export function formatLocal(instant: number, zone: string): string {
   let formatted = formattedLocalTimes.get(key);
   if (formatted === undefined) {
     formatted = DateTime.fromMillis(millis, { zone }).toISO({ suppressMilliseconds: true })!;
-    if (formattedLocalTimes.size >= FORMATTED_LOCAL_TIMES_MAX) formattedLocalTimes.delete(formattedLocalTimes.keys().next().value!);
-    formattedLocalTimes.set(key, formatted);
+    remember(formattedLocalTimes, key, formatted);
   }
   return formatted;
 }
@@ -93,7 +129,6 @@ export function formatLocal(instant: number, zone: string): string {
  * entries dropped first; it holds no state of any fake.
  */
 const formattedLocalTimes = new Map<string, string>();
-const FORMATTED_LOCAL_TIMES_MAX = 20_000;
 
 /** Minutes as `PT1H30M` (ISO 8601) or `01:30:00`. */
 export function formatDuration(minutes: number, form: 'iso' | 'hms'): string {
@@ -148,7 +183,10 @@ function minutesOf(clockTime: string): number {
 /** Minutes the table is held for a party of this size, or undefined when no rule covers it. */
 function durationFor(config: AvailabilityConfig, partySize: number): number | undefined {
   const rule = [...config.durations].sort((a, b) => a.maxPartySize - b.maxPartySize).find((candidate) => partySize <= candidate.maxPartySize);
-  return rule ? Duration.fromISO(rule.duration).as('minutes') : undefined;
+  if (!rule) return undefined;
+  let minutes = durationMinutes.get(rule.duration);
+  if (minutes === undefined) remember(durationMinutes, rule.duration, (minutes = Duration.fromISO(rule.duration).as('minutes')));
+  return minutes;
 }
 
 /** Outcome of an availability check. */
@@ -169,7 +207,8 @@ export interface AvailabilityRequest {
 export function checkAvailability(
   restaurant: RestaurantRecord,
   request: AvailabilityRequest,
-  reservations: Iterable<ReservationRecord>,
+  /** The restaurant's reservations holding a table at some instant in [from, to). */
+  holdingTables: (from: number, to: number) => Iterable<ReservationRecord>,
 ): AvailabilityResult {
   const config = restaurant.availability;
   const durationMinutes = durationFor(config, request.partySize);
@@ -182,11 +221,10 @@ export function checkAvailability(
       return { available: false, reason: `Reservations can be made at most ${config.horizonDays} days ahead.` };
     }
   }
-  const local = DateTime.fromMillis(request.start, { zone: restaurant.timezone });
-  const minuteOfDay = local.hour * 60 + local.minute;
+  const local = localPartsOf(request.start, restaurant.timezone);
+  const minuteOfDay = local.minuteOfDay;
   const onGrid =
-    local.second === 0 &&
-    local.millisecond === 0 &&
+    local.onWholeMinute &&
     config.openingPeriods.some((period) => {
       const start = minutesOf(period.start);
       return period.days.includes(local.weekday) && minuteOfDay >= start && minuteOfDay < minutesOf(period.end) && (minuteOfDay - start) % config.slotIntervalMinutes === 0;
@@ -194,24 +232,25 @@ export function checkAvailability(
   if (!onGrid) return { available: false, reason: 'The restaurant takes no reservation at that time (closed, or not on a slot).' };
 
   const end = request.start + durationMinutes * 60_000;
-  const overlapping = [...reservations].filter(
-    (other) =>
-      other.restaurantId === restaurant.id &&
-      other.id !== request.excludeReservationId &&
-      other.cancelledAt === null &&
-      other.noShowAt === null &&
-      other.start < end &&
-      other.start + other.durationMinutes * 60_000 > request.start,
-  );
-  // Covers seated at once peak at the new start or at the start of an overlapping reservation.
-  const checkpoints = [request.start, ...overlapping.map((other) => other.start).filter((start) => start > request.start)];
-  for (const point of checkpoints) {
-    const seated = overlapping
-      .filter((other) => other.start <= point && other.start + other.durationMinutes * 60_000 > point)
-      .reduce((sum, other) => sum + other.adults + other.children, 0);
-    if (seated + request.partySize > config.capacityCovers) {
-      return { available: false, reason: 'The restaurant is fully booked at that time.' };
-    }
+  // Covers seated at once, swept over [start, end): each overlapping reservation adds its party
+  // from when it is seated (or the new start) and takes it away when its table frees up.
+  const changes: [at: number, covers: number][] = [];
+  for (const other of holdingTables(request.start, end)) {
+    if (other.restaurantId !== restaurant.id || other.id === request.excludeReservationId || other.cancelledAt !== null || other.noShowAt !== null) continue;
+    const otherEnd = other.start + other.durationMinutes * 60_000;
+    if (other.start >= end || otherEnd <= request.start) continue;
+    const covers = other.adults + other.children;
+    changes.push([Math.max(other.start, request.start), covers]);
+    if (otherEnd < end) changes.push([otherEnd, -covers]);
+  }
+  // At one instant a table freed counts before one taken (a reservation ending at 20:00 and one starting then do not overlap).
+  changes.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const full = { available: false, reason: 'The restaurant is fully booked at that time.' } as const;
+  if (request.partySize > config.capacityCovers) return full;
+  let seated = 0;
+  for (const [, covers] of changes) {
+    seated += covers;
+    if (seated + request.partySize > config.capacityCovers) return full;
   }
   return { available: true, durationMinutes };
 }

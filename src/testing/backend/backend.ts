@@ -8,13 +8,15 @@ import type { Reservation } from '../../resources/reservations.schemas.js';
 import { FakeClock, type FakeClockOptions } from './fake-clock.js';
 import { Deliveries, type DeliveryOptions } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
-import { DelayedCommits, FaultList } from './faults.js';
+import { DelayedCommits, FaultList, type ActiveFault } from './faults.js';
 import { Journal } from './journal.js';
 import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './rate-limit.js';
+import { ReservationIndex } from './reservation-index.js';
 import { reservationView } from './reservations.js';
 import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
 import { emptyState, type EventType, type FakeState, type PendingDelivery, type ReservationRecord } from './state.js';
 import type { World } from './world.js';
+import { MAX_SNAPSHOT_RESERVATIONS, checkRoomForReservation, limitReached, type WorldRoom } from './world-limits.js';
 
 /** Options of one world. */
 export interface BackendOptions {
@@ -28,6 +30,8 @@ export interface BackendOptions {
   logger?: ((line: string) => void) | undefined;
   /** Entries the request journal keeps. */
   journalLimit?: number;
+  /** Room shared with other worlds (the sandboxes of one server share a reservation pool). */
+  room?: WorldRoom;
 }
 
 /** A reservation as the control API shows it: the partner view plus who made it. */
@@ -67,10 +71,13 @@ export class FakeBackend implements World {
   #realTimeLimiter: SlidingWindowLimiter | undefined;
   /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
+  /** Availability indexes by state object: a restored or reset state gets its own. */
+  readonly #indexes = new WeakMap<FakeState, ReservationIndex>();
   /** Deliveries emitted by the call running now, attempted before it answers. */
   #collecting: PendingDelivery[] | undefined;
   #version = 0;
   #sealed = false;
+  readonly #room: WorldRoom;
   readonly #lifetime = new AbortController();
 
   constructor(options: BackendOptions = {}) {
@@ -81,6 +88,7 @@ export class FakeBackend implements World {
     // An internal error is always worth a line, even when request logging is off.
     this.errorLog = options.logger ?? ((line) => console.error(line));
     this.journal = new Journal(options.journalLimit);
+    this.#room = options.room ?? {};
     this.#seed = options.seed;
     this.#initialRateLimit = options.rateLimit ?? 1;
     this.setRateLimit(this.#initialRateLimit);
@@ -164,6 +172,40 @@ export class FakeBackend implements World {
 
   changed(record: ReservationRecord): void {
     this.#viewTexts.delete(record);
+    this.#index().update(record);
+  }
+
+  /** Adds a fault within the limits of pending faults and delayed commits (409 beyond); answers it with its id. */
+  injectFault(fault: Omit<ActiveFault, 'id'>): ActiveFault {
+    return this.faults.add(fault, this.delayedCommits.size);
+  }
+
+  checkRoomForReservation(): void {
+    checkRoomForReservation(this.#state, this.#room);
+  }
+
+  /**
+   * Keeps a named copy of the state; refused (409) past {@link MAX_NAMED_SNAPSHOTS} names or
+   * {@link MAX_SNAPSHOT_RESERVATIONS} reservations held by the named copies together.
+   */
+  saveNamedSnapshot(name: string): void {
+    const replaced = this.namedSnapshots.get(name);
+    if (!replaced && this.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS) throw limitReached('named snapshots', MAX_NAMED_SNAPSHOTS, 'Reset to drop them (POST /_fake/reset).');
+    let held = this.#state.reservations.size;
+    for (const [other, copy] of this.namedSnapshots) if (other !== name) held += copies.get(copy)!.reservations.size;
+    if (held > MAX_SNAPSHOT_RESERVATIONS) throw limitReached('reservations held by named snapshots together', MAX_SNAPSHOT_RESERVATIONS, 'Reset to drop them (POST /_fake/reset).');
+    this.namedSnapshots.set(name, this.snapshot());
+  }
+
+  holdingTables(restaurantId: number, from: number, to: number): Iterable<ReservationRecord> {
+    return this.#index().holdingTables(restaurantId, from, to);
+  }
+
+  /** The availability index of the state in force (built on first use after a reset or restore). */
+  #index(): ReservationIndex {
+    let index = this.#indexes.get(this.#state);
+    if (!index) this.#indexes.set(this.#state, (index = new ReservationIndex(this.#state)));
+    return index;
   }
 
   /** Every reservation of a restaurant, whatever its channel, by start time then id. */

@@ -5,6 +5,7 @@
  */
 import type { DueWork } from './fake-clock.js';
 import { invalid } from './fake-error.js';
+import { MAX_PENDING_COMMITS, MAX_PENDING_FAULTS, limitReached } from './world-limits.js';
 import { FieldCollector, isPlainObject } from './validation.js';
 
 /**
@@ -166,8 +167,21 @@ export class FaultList {
   #faults: ActiveFault[] = [];
   #nextId = 1;
 
-  add(fault: Omit<ActiveFault, 'id'>): void {
-    this.#faults.push({ ...fault, id: this.#nextId++ });
+  /**
+   * Adds a fault and answers it as stored (with its id). Refused (409 `limit_reached`) beyond
+   * {@link MAX_PENDING_FAULTS} faults, or when the commits it may delay would not fit beside
+   * `commitsWaiting` within {@link MAX_PENDING_COMMITS}.
+   */
+  add(fault: Omit<ActiveFault, 'id'>, commitsWaiting = 0): ActiveFault {
+    if (this.#faults.length >= MAX_PENDING_FAULTS) throw limitReached('faults waiting to hit', MAX_PENDING_FAULTS, 'Remove some (DELETE /_fake/faults).');
+    if (fault.commitDelayMs !== undefined) {
+      let promised = commitsWaiting + fault.remaining;
+      for (const other of this.#faults) if (other.commitDelayMs !== undefined) promised += other.remaining;
+      if (promised > MAX_PENDING_COMMITS) throw limitReached('operations waiting for a delayed commit (counting the `times` of pending commitDelayMs faults)', MAX_PENDING_COMMITS, 'Let the clock pass their commit time, or lower `times`.');
+    }
+    const stored = { ...fault, id: this.#nextId++ };
+    this.#faults.push(stored);
+    return { ...stored };
   }
 
   /** Removes one fault by id; false when no such fault is waiting (it may have hit already). */

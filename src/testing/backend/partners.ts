@@ -7,6 +7,7 @@ import { notFound } from './fake-error.js';
 import { linkKey, randomToken, type PartnerRecord } from './state.js';
 import { FieldCollector, characterCount, isHttpUrl, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
+import { MAX_PARTNERS, limitReached } from './world-limits.js';
 
 /** Credentials of a partner added to the fake. */
 export interface FakePartner {
@@ -65,6 +66,7 @@ export function addPartner(world: World, input: unknown = {}): FakePartner {
     } else description = { fr: '', nl: '', en: '', de: '', ...(given as Record<string, string>) };
   }
   fields.throwIfAny();
+  if (state.partners.size >= MAX_PARTNERS) throw limitReached('partners in one fake', MAX_PARTNERS, 'Reset it (POST /_fake/reset) or use a new one.');
   const partner: PartnerRecord = {
     partnerId: (partnerId ?? crypto.randomUUID()).toLowerCase(),
     apiToken: apiToken ?? randomToken('rpt_'),

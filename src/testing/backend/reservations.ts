@@ -151,8 +151,9 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
   const adults = guest.adults!;
   const children = guest.children ?? 0;
   const now = world.clock.now();
-  const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, world.state.reservations.values());
+  const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, (from, to) => world.holdingTables(restaurant.id, from, to));
   if (!verdict.available) throw noAvailability(verdict.reason);
+  world.checkRoomForReservation();
   // The server decides id, duration, timestamps, confirmation_mode and every state boolean,
   // "even if a client sends them" (spec, Reservation): only guest fields are read from the body.
   const synchronous = restaurant.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS';
@@ -181,6 +182,7 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
     noShowAt: null,
   };
   world.state.reservations.set(record.id, record);
+  world.changed(record);
   return record;
 }
 
@@ -259,7 +261,7 @@ export function modifyAsRestaurantOrCustomer(world: World, restaurantId: number,
     const verdict = checkAvailability(
       restaurant,
       { start, partySize: adults + children, now: world.clock.now(), excludeReservationId: record.id, enforceLeadTimeAndHorizon: false },
-      world.state.reservations.values(),
+      (from, to) => world.holdingTables(restaurant.id, from, to),
     );
     if (!verdict.available) throw noAvailability(verdict.reason);
     durationMinutes = verdict.durationMinutes;

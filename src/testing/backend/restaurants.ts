@@ -9,6 +9,7 @@ import { checkAvailabilityConfig, defaultAvailability } from './availability.js'
 import { linkKey, type AvailabilityConfig, type ConfirmationModeValue, type PartnerRecord, type RestaurantRecord } from './state.js';
 import { FieldCollector, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
+import { MAX_RESTAURANTS, limitReached } from './world-limits.js';
 
 /** Input of `fake.addRestaurant()` and `POST /_fake/restaurants`. Everything is optional. */
 export interface AddRestaurantInput {
@@ -64,6 +65,7 @@ export function addRestaurant(world: World, input: unknown = {}): FakeRestaurant
   const body = requireObject(input, true);
   const fields = new FieldCollector();
   const state = world.state;
+  if (state.restaurants.size >= MAX_RESTAURANTS) throw limitReached('restaurants in one fake', MAX_RESTAURANTS, 'Reset it (POST /_fake/reset) or use a new one.');
   const id = state.nextRestaurantId;
   const displayName = fields.string(body, 'display_name', { max: RESTAURANT_TEXT_LIMITS.display_name });
   // schema_name: "Unique across the platform. Max 63 characters."

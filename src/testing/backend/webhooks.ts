@@ -7,6 +7,7 @@ import { notFound } from './fake-error.js';
 import { EVENT_TYPES, randomToken, type EventType, type PartnerRecord, type WebhookRecord } from './state.js';
 import { FieldCollector, isHttpUrl, isPlainObject, parseUrl, requireObject } from './validation.js';
 import type { World } from './world.js';
+import { MAX_WEBHOOKS_PER_PARTNER, limitReached } from './world-limits.js';
 
 /** `url`: "Max 500 characters"; `name`: "Max 125 characters". */
 export const MAX_WEBHOOK_URL_LENGTH = 500;
@@ -84,6 +85,9 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
 export function createWebhook(world: World, partner: PartnerRecord, input: unknown): WebhookRecord {
   const fields = readWebhookFields(requireObject(input), 'create');
   const { state, clock } = world;
+  let owned = 0;
+  for (const webhook of state.webhooks.values()) if (webhook.partnerId === partner.partnerId) owned += 1;
+  if (owned >= MAX_WEBHOOKS_PER_PARTNER) throw limitReached('webhooks per partner', MAX_WEBHOOKS_PER_PARTNER, 'Delete one you no longer use.');
   const now = clock.now();
   const webhook: WebhookRecord = {
     id: state.nextWebhookId++,

@@ -15,4 +15,8 @@ export interface World {
   emit(event: EventType, record: ReservationRecord): void;
   /** Says a reservation changed (its cached wire form is dropped). Every rule that changes one calls it. */
   changed(record: ReservationRecord): void;
+  /** The restaurant's reservations holding a table at some instant in [from, to) (cancelled and no-show ones hold none). */
+  holdingTables(restaurantId: number, from: number, to: number): Iterable<ReservationRecord>;
+  /** Throws a 409 `limit_reached` when the world (or the pool it shares) has no room for one more reservation. */
+  checkRoomForReservation(): void;
 }

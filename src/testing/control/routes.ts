@@ -168,10 +168,9 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     method: 'POST',
     path: '/_fake/faults',
     body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
-    does: 'injects a fault',
+    does: 'injects a fault; answers it with its `id`',
     run: (call) => {
-      call.backend.faults.add(parseFault(call.body));
-      return created(call.backend.faults.pending);
+      return created(call.backend.injectFault(parseFault(call.body)));
     },
   },
   { method: 'DELETE', path: '/_fake/faults', does: 'removes every pending fault', run: (call) => (call.backend.faults.clear(), empty(204)) },
@@ -213,9 +212,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     run: (call) => {
       const input = requireObject(call.body);
       if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100) throw invalid({ name: ['Expected a name of 1 to 100 characters.'] });
-      const snapshots = call.backend.namedSnapshots;
-      if (!snapshots.has(input.name) && snapshots.size >= MAX_NAMED_SNAPSHOTS) throw new FakeError(409, `At most ${MAX_NAMED_SNAPSHOTS} named snapshots; reset to drop them.`, { code: 'too_many_snapshots' });
-      snapshots.set(input.name, call.backend.snapshot());
+      call.backend.saveNamedSnapshot(input.name);
       return created({ name: input.name });
     },
   },

@@ -1,0 +1,194 @@
+/**
+ * The booking ledger: what the client knows about the creates made with a caller's own
+ * idempotency key, shared by every client that uses the same ledger. A create claims its key
+ * (a lease with a token, renewed while it runs); the others wait for its outcome instead of
+ * sending. The outcome stays: a booking (key -> reservation id, so a repeat costs one read), or an
+ * ambiguous end held for a while (a repeat sends nothing until then). Every entry carries the
+ * fingerprint of the booking's input, so a key reused for another booking is refused.
+ *
+ * The memory ledger lives here; `createRedisBookingLedger` (`restaurant-partner-sdk/redis`) keeps
+ * the same entries in Redis for several processes.
+ * @module
+ */
+
+/** What a ledger holds for one key. */
+export type BookingLedgerEntry =
+  /** A create with this key is running (in this process or another) under `token`. */
+  | { state: 'running'; fingerprint: string; token: string }
+  /** The key booked `reservationId`. */
+  | { state: 'booked'; fingerprint: string; reservationId: string }
+  /** A create with this key ended ambiguous; until `until` (ms since the epoch) nothing is sent with it. */
+  | { state: 'ambiguous'; fingerprint: string; until: number };
+
+/** A claim on one key. */
+export interface BookingLedgerClaim {
+  /** Names the claimer: only it may renew or settle the claim. */
+  token: string;
+  /** The booking's input, normalised (see the README, "Bookings are never duplicated"). */
+  fingerprint: string;
+  /** How long the claim lasts unless renewed. */
+  leaseMs: number;
+  /** Now, on the client's clock: an ambiguous hold over by then no longer stops the claim. */
+  now: number;
+}
+
+/**
+ * Where the client keeps what it knows about creates with a caller's own key. Use
+ * {@link createMemoryBookingLedger} (the default: one per process) or `createRedisBookingLedger`
+ * from `restaurant-partner-sdk/redis` (one for every process on a Redis).
+ */
+export interface BookingLedger {
+  /**
+   * Claims `slot` for `claim.token`, unless an entry stops it: then answers that entry (another
+   * fingerprint, a running create, a booking, or an ambiguous hold not over at `claim.now`).
+   * Answers undefined when the claim is taken.
+   */
+  claim(slot: string, claim: BookingLedgerClaim): Promise<BookingLedgerEntry | undefined>;
+  /** Extends a running claim by `leaseMs`; false when it is no longer `token`'s. */
+  renew(slot: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Records the outcome of the claim of `token` (or, with `token` undefined, of a look-up that
+   * found the booking), kept for `keepMs`; `undefined` releases the claim (nothing was booked).
+   * Never overwrites another claimer's running create.
+   */
+  settle(slot: string, token: string | undefined, outcome: BookingLedgerEntry | undefined, keepMs: number): Promise<void>;
+  /**
+   * Resolves when the entry of `slot` may have changed, after at most `timeoutMs`, or when
+   * `signal` aborts. Optional: without it, the client polls.
+   */
+  changed?(slot: string, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void>;
+}
+
+/** Most entries the memory ledger keeps; past it, the oldest settled ones go first. */
+const MAX_MEMORY_ENTRIES = 10_000;
+
+interface StoredEntry {
+  entry: BookingLedgerEntry;
+  /** Real time (Date.now) after which the entry is gone. */
+  expiresAt: number;
+}
+
+/**
+ * Whether a claim may take `slot` over its current entry; the Redis ledger's script decides the
+ * same way. An entry under another fingerprint always stops it (a key reused for another booking).
+ */
+export function claimAllowed(current: BookingLedgerEntry | undefined, claim: Pick<BookingLedgerClaim, 'fingerprint' | 'now'>): boolean {
+  if (current === undefined) return true;
+  if (current.fingerprint !== claim.fingerprint) return false;
+  return current.state === 'ambiguous' && current.until <= claim.now;
+}
+
+function memoryLedger(): BookingLedger {
+  const entries = new Map<string, StoredEntry>();
+  const listeners = new Map<string, Set<() => void>>();
+
+  const read = (slot: string): BookingLedgerEntry | undefined => {
+    const stored = entries.get(slot);
+    if (stored && stored.expiresAt <= Date.now()) entries.delete(slot);
+    return entries.get(slot)?.entry;
+  };
+  const notify = (slot: string) => {
+    for (const listener of listeners.get(slot) ?? []) listener();
+  };
+  const write = (slot: string, entry: BookingLedgerEntry | undefined, keepMs: number) => {
+    entries.delete(slot);
+    if (entry) {
+      if (entries.size >= MAX_MEMORY_ENTRIES) evict();
+      entries.set(slot, { entry, expiresAt: Date.now() + keepMs });
+    }
+    notify(slot);
+  };
+  // Expired entries first, then the oldest settled ones; running claims stay (each belongs to a call in progress).
+  const evict = () => {
+    const now = Date.now();
+    for (const [slot, stored] of entries) if (stored.expiresAt <= now) entries.delete(slot);
+    for (const [slot, stored] of entries) {
+      if (entries.size < MAX_MEMORY_ENTRIES) break;
+      if (stored.entry.state !== 'running') entries.delete(slot);
+    }
+  };
+
+  return {
+    async claim(slot, claim) {
+      const current = read(slot);
+      if (!claimAllowed(current, claim)) return current;
+      write(slot, { state: 'running', fingerprint: claim.fingerprint, token: claim.token }, claim.leaseMs);
+      return undefined;
+    },
+    async renew(slot, token, leaseMs) {
+      const current = read(slot);
+      if (current?.state !== 'running' || current.token !== token) return false;
+      entries.set(slot, { entry: current, expiresAt: Date.now() + leaseMs });
+      return true;
+    },
+    async settle(slot, token, outcome, keepMs) {
+      const current = read(slot);
+      const mine = current?.state === 'running' && current.token === token;
+      if (current?.state === 'running' && !mine) return;
+      // A release only undoes this claimer's own running claim.
+      if (outcome === undefined && !mine) return;
+      write(slot, outcome, keepMs);
+    },
+    changed(slot, { timeoutMs, signal }) {
+      return new Promise<void>((resolve) => {
+        const set = listeners.get(slot) ?? new Set<() => void>();
+        listeners.set(slot, set);
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          set.delete(done);
+          if (set.size === 0 && listeners.get(slot) === set) listeners.delete(slot);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(1, timeoutMs));
+        set.add(done);
+        if (signal?.aborted) done();
+        else signal?.addEventListener('abort', done, { once: true });
+      });
+    },
+  };
+}
+
+// The process's ledger lives on globalThis under a registered symbol, so every copy of this
+// package loaded in one process (two versions in node_modules, a bundled copy, an import by
+// another URL) books through the same one. The version in the name changes with the entries'
+// shape, so copies that would not understand each other's entries do not share them.
+const PROCESS_LEDGER = Symbol.for('restaurant-partner-sdk.booking-ledger.memory.v1');
+
+/**
+ * The in-process booking ledger: one per process, shared by every client and by every copy of this
+ * package loaded in the process (every call returns the same one). It is the default
+ * `bookingLedger`. It keeps at most 10 000 settled keys. For several processes or hosts, use
+ * `createRedisBookingLedger` from `restaurant-partner-sdk/redis`.
+ *
+ * @example
+ * ```ts
+ * import { PartnerClient, createMemoryBookingLedger } from 'restaurant-partner-sdk';
+ * const client = new PartnerClient({ baseUrl, partnerId, apiToken, bookingLedger: createMemoryBookingLedger() });
+ * ```
+ */
+export function createMemoryBookingLedger(): BookingLedger {
+  const holder = globalThis as { [PROCESS_LEDGER]?: BookingLedger };
+  holder[PROCESS_LEDGER] ??= memoryLedger();
+  return holder[PROCESS_LEDGER];
+}
+
+const LOOPBACK_HOSTS = /^(localhost|localhost\.|127(?:\.\d{1,3}){3}|\[::1\]|::1|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/i;
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
+/**
+ * The service a base URL designates, however it is spelt: the host lower-cased, every loopback
+ * name (`localhost`, `127.0.0.1`, `[::1]`) as one, the default port written out, and the path
+ * prefix kept. Two clients whose base URLs name the same service share their keys in the ledger.
+ */
+export function serviceIdentity(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const host = LOOPBACK_HOSTS.test(url.hostname) ? 'loopback' : url.hostname.toLowerCase().replace(/\.$/, '');
+  const port = url.port || DEFAULT_PORTS[url.protocol] || '';
+  return `${host}:${port}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The ledger slot of one key: service, partner, restaurant and key. */
+export function ledgerSlot(service: string, partnerId: string, restaurantId: number | string, key: string): string {
+  return JSON.stringify([service, partnerId, String(restaurantId), key]);
+}
