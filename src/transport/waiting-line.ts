@@ -34,8 +34,6 @@ export class WaitingLine {
   readonly #background: Waiter[] = [];
   /** Runs when the last caller left without a grant (to end the limiter's sleep: no timer outlives the queue). */
   onEmpty: () => void = () => undefined;
-  /** Runs when a caller leaves without a grant (its signal aborted, or it was refused). */
-  onLeave: (waiter: Waiter) => void = () => undefined;
 
   get size(): number {
     return this.#interactive.length + this.#background.length;
@@ -58,46 +56,30 @@ export class WaitingLine {
 
   /** Takes the head out of the line and resolves it: its slot is granted. */
   grantHead(): Waiter | undefined {
-    const waiter = this.head();
-    if (waiter) this.grant(waiter);
-    return waiter;
-  }
-
-  /** Takes `waiter` out of the line and resolves it: its slot is granted. */
-  grant(waiter: Waiter): void {
-    if (!this.#take(waiter)) return;
+    const waiter = this.#interactive.shift() ?? this.#background.shift();
+    if (!waiter) return undefined;
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
     waiter.resolve();
-  }
-
-  /** Whether `waiter` still waits. */
-  has(waiter: Waiter): boolean {
-    return (waiter.priority === 'interactive' ? this.#interactive : this.#background).includes(waiter);
-  }
-
-  #take(waiter: Waiter): boolean {
-    const line = waiter.priority === 'interactive' ? this.#interactive : this.#background;
-    const index = line.indexOf(waiter);
-    if (index < 0) return false;
-    line.splice(index, 1);
-    return true;
+    return waiter;
   }
 
   /** Takes a caller out without a grant and rejects it with `reason`. */
   refuse(waiter: Waiter, reason: unknown): void {
-    if (!this.#take(waiter)) return;
+    const line = waiter.priority === 'interactive' ? this.#interactive : this.#background;
+    const index = line.indexOf(waiter);
+    if (index < 0) return;
+    line.splice(index, 1);
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    this.onLeave(waiter);
     waiter.reject(reason);
     if (this.size === 0) this.onEmpty();
   }
 
   /**
    * Puts a caller at the back of its priority's line, then calls `serve`. `now` is the limiter's
-   * clock; `maxWaitMs` in `options` becomes the caller's deadline on it. `serve` is given the new
-   * caller. A caller still waiting after `serve` while more than `maxSize` wait is refused with `full()`.
+   * clock; `maxWaitMs` in `options` becomes the caller's deadline on it. A caller still waiting
+   * after `serve` while more than `maxSize` wait is refused with `full()`.
    */
-  join(options: AcquireOptions, now: number, serve: (waiter: Waiter) => void, maxSize = Number.POSITIVE_INFINITY, full: () => unknown = () => undefined): Promise<void> {
+  join(options: AcquireOptions, now: number, serve: () => void, maxSize = Number.POSITIVE_INFINITY, full: () => unknown = () => undefined): Promise<void> {
     const { signal } = options;
     const priority = checkPriority(options.priority);
     return new Promise<void>((resolve, reject) => {
@@ -107,7 +89,7 @@ export class WaitingLine {
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
       (priority === 'interactive' ? this.#interactive : this.#background).push(waiter);
-      serve(waiter);
+      serve();
       if (this.size > maxSize) this.refuse(waiter, full());
     });
   }
