@@ -7,19 +7,42 @@
 
 const RESTAURANTS = 100;
 const DAYS = 90;
-const SLOTS = ['12:00', '12:30', '13:00', '13:30', '18:00', '18:30', '19:00', '19:30', '20:00', '20:30', '21:00', '21:30'];
+const SLOTS = [
+  '12:00',
+  '12:30',
+  '13:00',
+  '13:30',
+  '18:00',
+  '18:30',
+  '19:00',
+  '19:30',
+  '20:00',
+  '20:30',
+  '21:00',
+  '21:30',
+];
 
 /** A fake holding `count` bookings from other channels, with one partner linked to every restaurant. */
 function filledFake(testing, count) {
-  const fake = testing.createFakeService({ rateLimit: false, clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' } });
+  const fake = testing.createFakeService({
+    rateLimit: false,
+    clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' },
+  });
   const partner = fake.addPartner({ name: 'Bench partner' });
   const availability = { ...testing.defaultAvailability(), capacityCovers: 100_000, horizonDays: DAYS + 10 };
-  const restaurants = Array.from({ length: RESTAURANTS }, (_unused, index) => fake.addRestaurant({ display_name: `Bench ${index}`, partnerIds: [partner.partnerId], availability }));
+  const restaurants = Array.from({ length: RESTAURANTS }, (_unused, index) =>
+    fake.addRestaurant({ display_name: `Bench ${index}`, partnerIds: [partner.partnerId], availability }),
+  );
   const start = Date.parse('2026-12-02T00:00:00Z');
   for (let index = 0; index < count; index += 1) {
     const restaurant = restaurants[index % RESTAURANTS];
-    const day = new Date(start + (Math.floor(index / RESTAURANTS) % DAYS) * 86_400_000).toISOString().slice(0, 10);
-    fake.addOtherChannelBooking(restaurant.id, { start_time: `${day}T${SLOTS[index % SLOTS.length]}:00`, adults: 2 });
+    const day = new Date(start + (Math.floor(index / RESTAURANTS) % DAYS) * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    fake.addOtherChannelBooking(restaurant.id, {
+      start_time: `${day}T${SLOTS[index % SLOTS.length]}:00`,
+      adults: 2,
+    });
   }
   return { fake, partner, restaurants };
 }
@@ -30,12 +53,21 @@ async function createMs({ fake, partner, restaurants }, rounds) {
   const times = [];
   for (let index = 0; index < rounds; index += 1) {
     const restaurant = restaurants[index % RESTAURANTS];
-    const day = new Date(Date.parse('2026-12-02T00:00:00Z') + (index % DAYS) * 86_400_000).toISOString().slice(0, 10);
-    const request = new Request(`https://partner-api.fake.invalid/api/v1/partnership/restaurants/${restaurant.id}/reservations/`, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/json' },
-      body: JSON.stringify({ start_time: `${day}T${SLOTS[index % SLOTS.length]}:00`, adults: 2, first_name: 'Ada' }),
-    });
+    const day = new Date(Date.parse('2026-12-02T00:00:00Z') + (index % DAYS) * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    const request = new Request(
+      `https://partner-api.fake.invalid/api/v1/partnership/restaurants/${restaurant.id}/reservations/`,
+      {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          start_time: `${day}T${SLOTS[index % SLOTS.length]}:00`,
+          adults: 2,
+          first_name: 'Ada',
+        }),
+      },
+    );
     const started = performance.now();
     const response = await fake.handle(request);
     await response.text();
@@ -58,7 +90,11 @@ export async function measureCreateGrowth(testing) {
       largeTimes.push(await createMs(large, 100));
     }
     const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    return { smallMs: median(smallTimes), largeMs: median(largeTimes), ratio: median(largeTimes) / median(smallTimes) };
+    return {
+      smallMs: median(smallTimes),
+      largeMs: median(largeTimes),
+      ratio: median(largeTimes) / median(smallTimes),
+    };
   } finally {
     small.fake.dispose();
     large.fake.dispose();

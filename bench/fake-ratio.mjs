@@ -16,13 +16,32 @@ import { join } from 'node:path';
  */
 function load(root, urls, authorization, durationMs, concurrency = 32) {
   const urlArguments = (Array.isArray(urls) ? urls : [urls]).flatMap((url) => ['--url', url]);
-  const child = spawn(process.execPath, [join(root, 'bench/support/load.mjs'), ...urlArguments, '--authorization', authorization, '--concurrency', String(concurrency), '--duration', String(durationMs), '--warmup', '500'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bench/support/load.mjs'),
+      ...urlArguments,
+      '--authorization',
+      authorization,
+      '--concurrency',
+      String(concurrency),
+      '--duration',
+      String(durationMs),
+      '--warmup',
+      '500',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1))) : reject(new Error(`load process failed: ${stderr}`)))),
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)))
+        : reject(new Error(`load process failed: ${stderr}`)),
+    ),
   );
 }
 
@@ -33,29 +52,61 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
  * answers the median of the rounds' ratios (measured over baseline): whatever else the machine
  * does hits both alike. `name` labels the note.
  */
-async function sideBySide({ root, name, notes, measured, baseline, authorization, rounds, durationMs, concurrency }) {
+async function sideBySide({
+  root,
+  name,
+  notes,
+  measured,
+  baseline,
+  authorization,
+  rounds,
+  durationMs,
+  concurrency,
+}) {
   const measuredRates = [];
   const baselineRates = [];
   const ratios = [];
   for (let round = 0; round < rounds; round += 1) {
-    const [measuredResult, baselineResult] = await Promise.all([load(root, measured, authorization, durationMs, concurrency), load(root, baseline, authorization, durationMs, concurrency)]);
-    for (const [side, result] of [['measured', measuredResult], ['baseline', baselineResult]]) {
-      if (result.errors > 0) notes.push(`${name}, ${side}: ${result.errors} non-200 answers of ${result.requests}`);
+    const [measuredResult, baselineResult] = await Promise.all([
+      load(root, measured, authorization, durationMs, concurrency),
+      load(root, baseline, authorization, durationMs, concurrency),
+    ]);
+    for (const [side, result] of [
+      ['measured', measuredResult],
+      ['baseline', baselineResult],
+    ]) {
+      if (result.errors > 0)
+        notes.push(`${name}, ${side}: ${result.errors} non-200 answers of ${result.requests}`);
     }
     measuredRates.push(measuredResult.rps);
     baselineRates.push(baselineResult.rps);
     ratios.push(measuredResult.rps / baselineResult.rps);
   }
-  return { ratio: median(ratios), ratios, measuredRps: median(measuredRates), baselineRps: median(baselineRates) };
+  return {
+    ratio: median(ratios),
+    ratios,
+    measuredRps: median(measuredRates),
+    baselineRps: median(baselineRates),
+  };
 }
 
 /** A bare server answering every request with the status, headers and bytes of `sample`. */
 async function bareServerFor(root, startProcess, scratch, sample) {
   const bytes = Buffer.from(await sample.arrayBuffer());
-  const headers = Object.fromEntries([...sample.headers].filter(([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding)$/i.test(name)));
+  const headers = Object.fromEntries(
+    [...sample.headers].filter(
+      ([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding)$/i.test(name),
+    ),
+  );
   const answerFile = join(scratch, 'answer.json');
-  writeFileSync(answerFile, JSON.stringify({ status: sample.status, headers, body: bytes.toString('base64') }));
-  return { server: await startProcess(join(root, 'bench/support/bare-server.mjs'), ['--answer', answerFile]), bytes: bytes.byteLength };
+  writeFileSync(
+    answerFile,
+    JSON.stringify({ status: sample.status, headers, body: bytes.toString('base64') }),
+  );
+  return {
+    server: await startProcess(join(root, 'bench/support/bare-server.mjs'), ['--answer', answerFile]),
+    bytes: bytes.byteLength,
+  };
 }
 
 const DEMO_AUTHORIZATION = `Basic ${Buffer.from('3f6c2a4e-9b1d-4c7e-8a5f-2d4b6c8e0a12:demo-api-token-not-a-secret').toString('base64')}`;
@@ -67,7 +118,15 @@ const RESTAURANTS = '/api/v1/partnership/restaurants/';
  * `node:http` server sending the same bytes; 50 connections each, both loaded at once.
  */
 export async function measureFakeRpsRatioSmall({ root, startProcess, notes, rounds = 7, durationMs = 2000 }) {
-  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'demo', '--quiet']);
+  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
+    '--port',
+    '0',
+    '--rate-limit',
+    'off',
+    '--seed',
+    'demo',
+    '--quiet',
+  ]);
   const scratch = mkdtempSync(join(tmpdir(), 'fake-ratio-small-'));
   let bare;
   try {
@@ -76,8 +135,20 @@ export async function measureFakeRpsRatioSmall({ root, startProcess, notes, roun
     if (sample.status !== 200) throw new Error(`the fake answered ${sample.status} to the restaurant list`);
     const made = await bareServerFor(root, startProcess, scratch, sample);
     bare = made.server;
-    const result = await sideBySide({ root, name: 'fake_rps_ratio_small', notes, measured: url, baseline: `${bare.info.url}${RESTAURANTS}`, authorization: DEMO_AUTHORIZATION, rounds, durationMs, concurrency: 50 });
-    notes.push(`fake_rps_ratio_small: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(result.measuredRps)} req/s, bare node:http ${Math.round(result.baselineRps)} req/s (medians; same ${made.bytes}-byte restaurant list, 50 connections each)`);
+    const result = await sideBySide({
+      root,
+      name: 'fake_rps_ratio_small',
+      notes,
+      measured: url,
+      baseline: `${bare.info.url}${RESTAURANTS}`,
+      authorization: DEMO_AUTHORIZATION,
+      rounds,
+      durationMs,
+      concurrency: 50,
+    });
+    notes.push(
+      `fake_rps_ratio_small: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(result.measuredRps)} req/s, bare node:http ${Math.round(result.baselineRps)} req/s (medians; same ${made.bytes}-byte restaurant list, 50 connections each)`,
+    );
     return result.ratio;
   } finally {
     await bare?.stop();
@@ -91,18 +162,45 @@ export async function measureFakeRpsRatioSmall({ root, startProcess, notes, roun
  * once (the load takes them in turn), against another serving it from its one world, both loaded
  * at once with 50 connections each.
  */
-export async function measureFakeSandboxesRatio({ root, startProcess, notes, rounds = 7, durationMs = 2000, sandboxes = 20 }) {
+export async function measureFakeSandboxesRatio({
+  root,
+  startProcess,
+  notes,
+  rounds = 7,
+  durationMs = 2000,
+  sandboxes = 20,
+}) {
   const arguments_ = ['--port', '0', '--rate-limit', 'off', '--seed', 'demo', '--quiet'];
-  const [oneWorld, withSandboxes] = await Promise.all([startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_), startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_)]);
+  const [oneWorld, withSandboxes] = await Promise.all([
+    startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_),
+    startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), arguments_),
+  ]);
   try {
     const urls = [];
     for (let index = 0; index < sandboxes; index += 1) {
-      const response = await fetch(`${withSandboxes.info.url}/_fake/sandboxes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seed: 'demo', rateLimit: false }) });
-      if (response.status !== 201) throw new Error(`creating a sandbox answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(`${withSandboxes.info.url}/_fake/sandboxes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ seed: 'demo', rateLimit: false }),
+      });
+      if (response.status !== 201)
+        throw new Error(`creating a sandbox answered ${response.status}: ${await response.text()}`);
       urls.push(`${(await response.json()).url}${RESTAURANTS}`);
     }
-    const result = await sideBySide({ root, name: 'fake_sandboxes_ratio', notes, measured: urls, baseline: `${oneWorld.info.url}${RESTAURANTS}`, authorization: DEMO_AUTHORIZATION, rounds, durationMs, concurrency: 50 });
-    notes.push(`fake_sandboxes_ratio: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; ${sandboxes} sandboxes ${Math.round(result.measuredRps)} req/s, one world ${Math.round(result.baselineRps)} req/s (medians, 50 connections each)`);
+    const result = await sideBySide({
+      root,
+      name: 'fake_sandboxes_ratio',
+      notes,
+      measured: urls,
+      baseline: `${oneWorld.info.url}${RESTAURANTS}`,
+      authorization: DEMO_AUTHORIZATION,
+      rounds,
+      durationMs,
+      concurrency: 50,
+    });
+    notes.push(
+      `fake_sandboxes_ratio: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; ${sandboxes} sandboxes ${Math.round(result.measuredRps)} req/s, one world ${Math.round(result.baselineRps)} req/s (medians, 50 connections each)`,
+    );
     return result.ratio;
   } finally {
     await withSandboxes.stop();
@@ -116,8 +214,18 @@ export async function measureFakeSandboxesRatio({ root, startProcess, notes, rou
  * simulator page polls `GET /_fake/state` once a second as the page does (If-None-Match) and one
  * change a second makes each poll a full answer. Rounds alternate the two; medians of each.
  */
-export async function measureFakeApiP95WithPage({ root, startProcess, notes, rounds = 5, durationMs = 3000, bookings = 10_000 }) {
-  const fake = await startProcess(join(root, 'bench/support/fake-with-bookings.mjs'), ['--bookings', String(bookings)]);
+export async function measureFakeApiP95WithPage({
+  root,
+  startProcess,
+  notes,
+  rounds = 5,
+  durationMs = 3000,
+  bookings = 10_000,
+}) {
+  const fake = await startProcess(join(root, 'bench/support/fake-with-bookings.mjs'), [
+    '--bookings',
+    String(bookings),
+  ]);
   try {
     const url = `${fake.info.url}${RESTAURANTS}`;
     const without = [];
@@ -131,7 +239,9 @@ export async function measureFakeApiP95WithPage({ root, startProcess, notes, rou
         await page.stop();
       }
     }
-    notes.push(`fake_api_p95_ms_with_page_open: ${bookings} bookings; p95 per round without the page ${without.map((value) => value.toFixed(1)).join(', ')} ms, with it ${withPage.map((value) => value.toFixed(1)).join(', ')} ms`);
+    notes.push(
+      `fake_api_p95_ms_with_page_open: ${bookings} bookings; p95 per round without the page ${without.map((value) => value.toFixed(1)).join(', ')} ms, with it ${withPage.map((value) => value.toFixed(1)).join(', ')} ms`,
+    );
     return { without: median(without), withPage: median(withPage) };
   } finally {
     await fake.stop();
@@ -146,8 +256,14 @@ function pollLikeThePage(base) {
   const loop = (async () => {
     while (!stopped) {
       const start = `${new Date(Date.now() + (100 + (day++ % 60)) * 86_400_000).toISOString().slice(0, 10)}T12:00:00`;
-      await fetch(`${base}/_fake/restaurants/4/reservations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ start_time: start, adults: 1 }) }).then((response) => response.arrayBuffer());
-      const state = await fetch(`${base}/_fake/state?deliveries=100`, { headers: tag ? { 'if-none-match': tag } : {} });
+      await fetch(`${base}/_fake/restaurants/4/reservations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ start_time: start, adults: 1 }),
+      }).then((response) => response.arrayBuffer());
+      const state = await fetch(`${base}/_fake/state?deliveries=100`, {
+        headers: tag ? { 'if-none-match': tag } : {},
+      });
       tag = state.headers.get('etag') ?? tag;
       await state.arrayBuffer();
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -161,20 +277,43 @@ function pollLikeThePage(base) {
  * `{info, stop}` (its first stdout line as JSON); `notes` collects remarks for the table.
  */
 export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 9, durationMs = 2000 }) {
-  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'none', '--quiet']);
+  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
+    '--port',
+    '0',
+    '--rate-limit',
+    'off',
+    '--seed',
+    'none',
+    '--quiet',
+  ]);
   const scratch = mkdtempSync(join(tmpdir(), 'fake-ratio-'));
   let bare;
   try {
     const url = fake.info.url;
-    const control = async (path, body) => (await fetch(`${url}/_fake/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const control = async (path, body) =>
+      (
+        await fetch(`${url}/_fake/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json();
     const partner = await control('partners', { name: 'Ratio partner' });
-    const restaurant = await control('restaurants', { display_name: 'Ratio Bistro', partnerIds: [partner.partnerId] });
+    const restaurant = await control('restaurants', {
+      display_name: 'Ratio Bistro',
+      partnerIds: [partner.partnerId],
+    });
     const authorization = `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
     const collection = `${url}/api/v1/partnership/restaurants/${restaurant.id}/reservations/`;
     for (let index = 0; index < 50; index += 1) {
       const day = new Date(Date.now() + (3 + index) * 86_400_000).toISOString().slice(0, 10);
-      const created = await fetch(collection, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }) });
-      if (created.status !== 201) throw new Error(`seeding the fake answered ${created.status}: ${await created.text()}`);
+      const created = await fetch(collection, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }),
+      });
+      if (created.status !== 201)
+        throw new Error(`seeding the fake answered ${created.status}: ${await created.text()}`);
     }
     const listUrl = `${collection}?page_size=50`;
     const sample = await fetch(listUrl, { headers: { authorization } });
@@ -183,7 +322,17 @@ export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 
     bare = made.server;
     const bareUrl = `${bare.info.url}${new URL(listUrl).pathname}${new URL(listUrl).search}`;
 
-    const result = await sideBySide({ root, name: 'fake_rps_ratio', notes, measured: listUrl, baseline: bareUrl, authorization, rounds, durationMs, concurrency: 32 });
+    const result = await sideBySide({
+      root,
+      name: 'fake_rps_ratio',
+      notes,
+      measured: listUrl,
+      baseline: bareUrl,
+      authorization,
+      rounds,
+      durationMs,
+      concurrency: 32,
+    });
     notes.push(
       `fake_rps_ratio: median of ${rounds} simultaneous rounds ${result.ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; fake ${Math.round(result.measuredRps)} req/s, bare node:http ${Math.round(result.baselineRps)} req/s (medians; same ${made.bytes}-byte answer)`,
     );

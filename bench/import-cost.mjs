@@ -25,7 +25,10 @@ const median = (values) => {
  */
 export function importCosts(entries, runs = 25) {
   const commands = Object.fromEntries(
-    Object.entries(entries).map(([name, url]) => [name, ['-e', `import(${JSON.stringify(url)}).catch((error) => { console.error(error); process.exit(1); })`]]),
+    Object.entries(entries).map(([name, url]) => [
+      name,
+      ['-e', `import(${JSON.stringify(url)}).catch((error) => { console.error(error); process.exit(1); })`],
+    ]),
   );
   const times = { bare: [], ...Object.fromEntries(Object.keys(entries).map((name) => [name, []])) };
   for (let round = 0; round < runs + 3; round += 1) {
@@ -37,5 +40,8 @@ export function importCosts(entries, runs = 25) {
     }
   }
   const bareMs = median(times.bare);
-  return { bareMs, costs: Object.fromEntries(Object.keys(entries).map((name) => [name, median(times[name]) - bareMs])) };
+  return {
+    bareMs,
+    costs: Object.fromEntries(Object.keys(entries).map((name) => [name, median(times[name]) - bareMs])),
+  };
 }

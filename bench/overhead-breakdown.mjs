@@ -82,34 +82,75 @@ function print(title, rows) {
 }
 
 // Loopback, server in its own process.
-const server = await startCannedServer({ root, startProcess, partner: { partnerId: PARTNER_ID, apiToken: API_TOKEN }, listSize: 10 });
+const server = await startCannedServer({
+  root,
+  startProcess,
+  partner: { partnerId: PARTNER_ID, apiToken: API_TOKEN },
+  listSize: 10,
+});
 try {
   const url = `${server.url}/api/v1/partnership/restaurants/${server.restaurantId}/reservations/${server.reservationId}/`;
-  const client = new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
-  print('loopback (canned answers of the fake, in their own process)', await measure({
-    raw: async () => JSON.parse(await (await fetch(url, { headers: { authorization, accept: 'application/json' } })).text()),
-    ky: viaKy(url),
-    client: () => client.reservations.retrieve(server.restaurantId, server.reservationId),
-  }));
+  const client = new PartnerClient({
+    baseUrl: server.url,
+    partnerId: PARTNER_ID,
+    apiToken: API_TOKEN,
+    rateLimit: false,
+    logger: silentLogger,
+  });
+  print(
+    'loopback (canned answers of the fake, in their own process)',
+    await measure({
+      raw: async () =>
+        JSON.parse(
+          await (await fetch(url, { headers: { authorization, accept: 'application/json' } })).text(),
+        ),
+      ky: viaKy(url),
+      client: () => client.reservations.retrieve(server.restaurantId, server.reservationId),
+    }),
+  );
 } finally {
   await server.stop();
 }
 
 // No network: what each layer costs in this process alone.
 const body = JSON.stringify({
-  id: 1, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone: '+32 2 555 01 23',
-  start_time: '2026-06-02T19:30:00+02:00', duration: 'PT2H', adults: 3, children: 1, status: 'confirmed',
+  id: 1,
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: 'ada@example.com',
+  phone: '+32 2 555 01 23',
+  start_time: '2026-06-02T19:30:00+02:00',
+  duration: 'PT2H',
+  adults: 3,
+  children: 1,
+  status: 'confirmed',
 });
 const stubFetch = async (input, init) => {
   const request = new Request(input, init);
   void request.signal;
-  return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } });
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+  });
 };
 const stubBase = 'http://127.0.0.1:9';
-const stubClient = new PartnerClient({ baseUrl: stubBase, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger, fetch: stubFetch });
+const stubClient = new PartnerClient({
+  baseUrl: stubBase,
+  partnerId: PARTNER_ID,
+  apiToken: API_TOKEN,
+  rateLimit: false,
+  logger: silentLogger,
+  fetch: stubFetch,
+});
 const stubUrl = `${stubBase}/api/v1/partnership/restaurants/1/reservations/1/`;
-print('stub fetch (no network)', await measure({
-  raw: async () => JSON.parse(await (await stubFetch(stubUrl, { headers: { authorization, accept: 'application/json' } })).text()),
-  ky: viaKy(stubUrl, stubFetch),
-  client: () => stubClient.reservations.retrieve(1, 1),
-}));
+print(
+  'stub fetch (no network)',
+  await measure({
+    raw: async () =>
+      JSON.parse(
+        await (await stubFetch(stubUrl, { headers: { authorization, accept: 'application/json' } })).text(),
+      ),
+    ky: viaKy(stubUrl, stubFetch),
+    client: () => stubClient.reservations.retrieve(1, 1),
+  }),
+);

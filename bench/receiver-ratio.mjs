@@ -14,7 +14,11 @@ const TOKEN = 'whk_bench_4f9c2b7e1d8a6035e2c94b1f7a0d3e6c';
 
 /** Starts a server process with an IPC channel; resolves with its URL, a stats query and stop. */
 function startServer(root, kind) {
-  const child = spawn(process.execPath, [join(root, 'bench/support/receiver-server.mjs'), '--kind', kind, '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bench/support/receiver-server.mjs'), '--kind', kind, '--token', TOKEN],
+    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   return new Promise((resolve, reject) => {
@@ -22,26 +26,51 @@ function startServer(root, kind) {
     createInterface({ input: child.stdout }).once('line', (line) => {
       resolve({
         url: JSON.parse(line).url,
-        stats: () => new Promise((done) => { child.once('message', done); child.send('stats'); }),
-        stop: () => new Promise((done) => {
-          child.removeAllListeners('exit');
-          if (child.exitCode !== null) return done();
-          child.once('exit', () => done());
-          child.kill('SIGTERM');
-        }),
+        stats: () =>
+          new Promise((done) => {
+            child.once('message', done);
+            child.send('stats');
+          }),
+        stop: () =>
+          new Promise((done) => {
+            child.removeAllListeners('exit');
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     });
   });
 }
 
 function load(root, url, durationMs, warmupMs) {
-  const child = spawn(process.execPath, [join(root, 'bench/support/delivery-load.mjs'), '--url', url, '--token', TOKEN, '--connections', '50', '--duration', String(durationMs), '--warmup', String(warmupMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bench/support/delivery-load.mjs'),
+      '--url',
+      url,
+      '--token',
+      TOKEN,
+      '--connections',
+      '50',
+      '--duration',
+      String(durationMs),
+      '--warmup',
+      String(warmupMs),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').at(-1))) : reject(new Error(`delivery load failed: ${stderr}`)))),
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)))
+        : reject(new Error(`delivery load failed: ${stderr}`)),
+    ),
   );
 }
 
@@ -66,10 +95,19 @@ export async function measureReceiverRatios({ root, notes, rounds = 5, durationM
         load(root, receiver.url, durationMs, round === 0 ? 2000 : 500),
         load(root, bare.url, durationMs, round === 0 ? 2000 : 500),
       ]);
-      for (const [side, result] of [['receiver', receiverResult], ['bare', bareResult]]) {
-        if (result.non2xx > 0 || result.errors > 0) notes.push(`receiver ratios, ${side}: ${result.non2xx} non-2xx answers and ${result.errors} errors of ${result.requests}`);
+      for (const [side, result] of [
+        ['receiver', receiverResult],
+        ['bare', bareResult],
+      ]) {
+        if (result.non2xx > 0 || result.errors > 0)
+          notes.push(
+            `receiver ratios, ${side}: ${result.non2xx} non-2xx answers and ${result.errors} errors of ${result.requests}`,
+          );
       }
-      requests = { receiver: requests.receiver + receiverResult.requests, bare: requests.bare + bareResult.requests };
+      requests = {
+        receiver: requests.receiver + receiverResult.requests,
+        bare: requests.bare + bareResult.requests,
+      };
       rates.receiver.push(receiverResult.rps);
       rates.bare.push(bareResult.rps);
       p99s.receiver.push(receiverResult.p99);

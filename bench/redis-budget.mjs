@@ -21,7 +21,12 @@ export async function benchRedisBudget({ root, record, startProcess, partner }) 
       partner,
       redisUrl: redis.url,
       runMs: 30_000,
-      processes: [{ client: 'ioredis' }, { client: 'node-redis' }, { client: 'ioredis' }, { client: 'node-redis' }],
+      processes: [
+        { client: 'ioredis' },
+        { client: 'node-redis' },
+        { client: 'ioredis' },
+        { client: 'node-redis' },
+      ],
     });
     const stats = await server.stats();
     const times = stats.acceptedAt;
@@ -30,7 +35,12 @@ export async function benchRedisBudget({ root, record, startProcess, partner }) 
       `    ${stats.accepted} accepted, ${stats.refused} refused (429); shares ${summary.shares.join(' / ')}; ` +
         `gaps ms: min ${Math.min(...gaps).toFixed(1)}, max ${Math.max(...gaps).toFixed(1)}\n`,
     );
-    record('redis_efficiency_4proc', ((times.length - 1) / (times.at(-1) - times[0])) * 1000, 'ratio of limit (4 processes, 1 req/s, 30 s)', '>= 0.95');
+    record(
+      'redis_efficiency_4proc',
+      ((times.length - 1) / (times.at(-1) - times[0])) * 1000,
+      'ratio of limit (4 processes, 1 req/s, 30 s)',
+      '>= 0.95',
+    );
     record('redis_429_count', stats.refused, '429s (server count)', '== 0');
   } finally {
     await server.stop();

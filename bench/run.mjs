@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync (comma list) runs only those
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync,create (comma list) runs only those
  * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -35,7 +35,9 @@ const notes = [];
 /** Records one figure. `goal` is a comparison like ">= 0.97", or null for a figure reported without a goal. */
 function record(name, value, unit, goal = null) {
   figures.push({ name, value: Number.isFinite(value) ? Number(value.toPrecision(4)) : value, unit, goal });
-  process.stderr.write(`  ${name} = ${Number.isFinite(value) ? Number(value.toPrecision(4)) : value} ${unit}${goal ? `  (goal ${goal})` : ''}\n`);
+  process.stderr.write(
+    `  ${name} = ${Number.isFinite(value) ? Number(value.toPrecision(4)) : value} ${unit}${goal ? `  (goal ${goal})` : ''}\n`,
+  );
 }
 
 function meets(value, goal) {
@@ -77,7 +79,11 @@ async function throttleRun(rps, calls) {
       logger: silentLogger,
       hooks: { onRateLimited: () => (rateLimited += 1) },
     });
-    await Promise.all(Array.from({ length: calls }, () => client.reservations.retrieve(server.restaurantId, server.reservationId)));
+    await Promise.all(
+      Array.from({ length: calls }, () =>
+        client.reservations.retrieve(server.restaurantId, server.reservationId),
+      ),
+    );
     const stats = await server.stats();
     const times = stats.acceptedAt;
     const achieved = ((times.length - 1) / (times.at(-1) - times[0])) * 1000;
@@ -86,7 +92,11 @@ async function throttleRun(rps, calls) {
       `    ${rps} req/s: ${stats.accepted} accepted, ${stats.refused} refused (429); gaps between accepted requests ms: ` +
         `min ${Math.min(...gaps).toFixed(1)}, median ${median(gaps).toFixed(1)}, max ${Math.max(...gaps).toFixed(1)}\n`,
     );
-    return { efficiency: achieved / rps, rateLimited: Math.max(rateLimited, stats.refused), accepted: stats.accepted };
+    return {
+      efficiency: achieved / rps,
+      rateLimited: Math.max(rateLimited, stats.refused),
+      accepted: stats.accepted,
+    };
   } finally {
     await server.stop();
   }
@@ -138,12 +148,20 @@ async function sideBySide(raw, viaClient, { rounds, perRound, warmup }) {
 }
 
 async function benchOverhead() {
-  process.stderr.write('client overhead against raw fetch + JSON.parse (loopback server in its own process)\n');
+  process.stderr.write(
+    'client overhead against raw fetch + JSON.parse (loopback server in its own process)\n',
+  );
   const server = await startCannedServer({ root, startProcess, partner, listSize: 1000 });
   try {
     const base = server.url;
     const { restaurantId, reservationId } = server;
-    const client = new PartnerClient({ baseUrl: base, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger });
+    const client = new PartnerClient({
+      baseUrl: base,
+      partnerId: PARTNER_ID,
+      apiToken: API_TOKEN,
+      rateLimit: false,
+      logger: silentLogger,
+    });
     const detailUrl = `${base}/api/v1/partnership/restaurants/${restaurantId}/reservations/${reservationId}/`;
     const listUrl = `${base}/api/v1/partnership/restaurants/${restaurantId}/reservations/`;
     const rawGet = async (url) => {
@@ -152,9 +170,14 @@ async function benchOverhead() {
       return JSON.parse(await response.text());
     };
 
-    const single = await sideBySide(() => rawGet(detailUrl), () => client.reservations.retrieve(restaurantId, reservationId), { rounds: 60, perRound: 50, warmup: 500 });
+    const single = await sideBySide(
+      () => rawGet(detailUrl),
+      () => client.reservations.retrieve(restaurantId, reservationId),
+      { rounds: 60, perRound: 50, warmup: 500 },
+    );
     const firstPage = await client.reservations.list(restaurantId).toArray();
-    if (firstPage.length !== 1000) throw new Error(`expected 1000 reservations through the client, got ${firstPage.length}`);
+    if (firstPage.length !== 1000)
+      throw new Error(`expected 1000 reservations through the client, got ${firstPage.length}`);
     const list = await sideBySide(
       async () => (await rawGet(listUrl)).results,
       () => client.reservations.list(restaurantId).toArray(),
@@ -166,7 +189,11 @@ async function benchOverhead() {
     record('raw_fetch_ms_list_1000', list.raw, 'ms per call');
     record('client_ms_list_1000', list.client, 'ms per call');
     record('overhead_ratio_list_1000', list.ratio, 'client / raw (median of rounds)');
-    record('client_extra_us_per_reservation', ((list.client - list.raw) * 1000) / 1000, 'µs per item (client list minus raw, /1000)');
+    record(
+      'client_extra_us_per_reservation',
+      ((list.client - list.raw) * 1000) / 1000,
+      'µs per item (client list minus raw, /1000)',
+    );
 
     // The validation itself, apart from the network: the exported schema over the same 1000 items.
     if (Reservation) {
@@ -190,7 +217,9 @@ async function benchOverhead() {
 // --- import cost and size ----------------------------------------------------------------------
 
 async function benchImport() {
-  process.stderr.write('import cost of the core entry and of openai against bare node (alternating runs, medians)\n');
+  process.stderr.write(
+    'import cost of the core entry and of openai against bare node (alternating runs, medians)\n',
+  );
   const { importCosts } = await import('./import-cost.mjs');
   // The SDK partners compare us with, imported the same way in the same loop (goal: ours no higher).
   const { bareMs, costs } = importCosts({ ours: dist('index.js'), openai: import.meta.resolve('openai') });
@@ -225,7 +254,9 @@ async function benchSize() {
 // --- the fake -------------------------------------------------------------------------------------
 
 async function benchFake() {
-  process.stderr.write('standalone fake throughput (separate load process) and an in-process suite of 100 calls\n');
+  process.stderr.write(
+    'standalone fake throughput (separate load process) and an in-process suite of 100 calls\n',
+  );
   const testing = await import(dist('testing/index.js'));
 
   // 100 calls through the client with the fake's own options: 1 req/s limit on, virtual clock.
@@ -239,12 +270,24 @@ async function benchFake() {
     const created = [];
     const day = (offset) => new Date(fake.clock.now() + offset * 86_400_000).toISOString().slice(0, 10);
     for (let index = 0; index < 40; index += 1) {
-      created.push(await client.reservations.create(restaurant.id, { start_time: { date: day(3 + index), time: '19:30' }, adults: 2 }));
+      created.push(
+        await client.reservations.create(restaurant.id, {
+          start_time: { date: day(3 + index), time: '19:30' },
+          adults: 2,
+        }),
+      );
     }
-    for (const reservation of created.slice(0, 30)) await client.reservations.retrieve(restaurant.id, reservation.id);
-    for (const reservation of created.slice(0, 20)) await client.reservations.cancel(restaurant.id, reservation.id);
-    for (let index = 0; index < 10; index += 1) await client.reservations.list(restaurant.id, { page_size: 50 });
-    record('fake_suite_100_calls_ms', performance.now() - started, 'ms wall (1 req/s limit on, virtual clock)');
+    for (const reservation of created.slice(0, 30))
+      await client.reservations.retrieve(restaurant.id, reservation.id);
+    for (const reservation of created.slice(0, 20))
+      await client.reservations.cancel(restaurant.id, reservation.id);
+    for (let index = 0; index < 10; index += 1)
+      await client.reservations.list(restaurant.id, { page_size: 50 });
+    record(
+      'fake_suite_100_calls_ms',
+      performance.now() - started,
+      'ms wall (1 req/s limit on, virtual clock)',
+    );
   }
 
   // `npx restaurant-partner-fake --seed demo` as a newcomer types it: spawn to JSON start line.
@@ -253,55 +296,134 @@ async function benchFake() {
     for (let run = 0; run < 3; run += 1) {
       const started = performance.now();
       // Its own process group: npx runs the fake as a grandchild, and the whole group must stop.
-      const child = spawn('npx', ['--no-install', 'restaurant-partner-fake', '--seed', 'demo', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+      const child = spawn(
+        'npx',
+        ['--no-install', 'restaurant-partner-fake', '--seed', 'demo', '--port', '0'],
+        { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], detached: true },
+      );
       await new Promise((resolve, reject) => {
         createInterface({ input: child.stdout }).once('line', resolve);
-        child.once('exit', (code) => reject(new Error(`restaurant-partner-fake exited (${code}) before its start line`)));
+        child.once('exit', (code) =>
+          reject(new Error(`restaurant-partner-fake exited (${code}) before its start line`)),
+        );
       });
       times.push(performance.now() - started);
       child.removeAllListeners('exit');
       process.kill(-child.pid, 'SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
-    record('fake_start_ms', median(times), 'ms from `npx restaurant-partner-fake --seed demo` to its JSON start line', '<= 2000');
+    record(
+      'fake_start_ms',
+      median(times),
+      'ms from `npx restaurant-partner-fake --seed demo` to its JSON start line',
+      '<= 2000',
+    );
   }
 
   // As a partner starts it (request log on stderr), and with --quiet.
-  for (const [name, extra] of [['fake_rps_list50', []], ['fake_rps_list50_quiet', ['--quiet']]]) {
-    record(name, await fakeThroughput(extra), `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`, name === 'fake_rps_list50' ? '>= 5000' : null);
+  for (const [name, extra] of [
+    ['fake_rps_list50', []],
+    ['fake_rps_list50_quiet', ['--quiet']],
+  ]) {
+    record(
+      name,
+      await fakeThroughput(extra),
+      `req/s (list of 50, rate limit off, 32 connections${extra.length ? ', --quiet' : ''})`,
+      name === 'fake_rps_list50' ? '>= 5000' : null,
+    );
   }
   // A create's cost as the world grows: 100,000 bookings against 100, same run.
   {
     const { measureCreateGrowth } = await import('./fake-growth.mjs');
     const growth = await measureCreateGrowth(testing);
-    record('fake_create_ms_100k_over_100', growth.ratio, `create at 100,000 bookings over at 100 (${growth.largeMs.toFixed(3)} ms / ${growth.smallMs.toFixed(3)} ms, in-process)`, '<= 2');
+    record(
+      'fake_create_ms_100k_over_100',
+      growth.ratio,
+      `create at 100,000 bookings over at 100 (${growth.largeMs.toFixed(3)} ms / ${growth.smallMs.toFixed(3)} ms, in-process)`,
+      '<= 2',
+    );
   }
-  const { measureFakeRpsRatio, measureFakeRpsRatioSmall, measureFakeSandboxesRatio, measureFakeApiP95WithPage } = await import('./fake-ratio.mjs');
-  record('fake_rps_ratio', await measureFakeRpsRatio({ root, startProcess, notes }), 'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)', '>= 0.5');
-  record('fake_rps_ratio_small', await measureFakeRpsRatioSmall({ root, startProcess, notes }), 'fake req/s over a bare node:http server, small restaurant list (50 connections, same run)', '>= 0.6');
-  record('fake_sandboxes_ratio', await measureFakeSandboxesRatio({ root, startProcess, notes }), 'req/s of 20 sandboxes at once over one world (50 connections, same run)', '>= 0.9');
+  const {
+    measureFakeRpsRatio,
+    measureFakeRpsRatioSmall,
+    measureFakeSandboxesRatio,
+    measureFakeApiP95WithPage,
+  } = await import('./fake-ratio.mjs');
+  record(
+    'fake_rps_ratio',
+    await measureFakeRpsRatio({ root, startProcess, notes }),
+    'fake req/s over a bare node:http server sending the same bytes (--quiet, same load)',
+    '>= 0.5',
+  );
+  record(
+    'fake_rps_ratio_small',
+    await measureFakeRpsRatioSmall({ root, startProcess, notes }),
+    'fake req/s over a bare node:http server, small restaurant list (50 connections, same run)',
+    '>= 0.6',
+  );
+  record(
+    'fake_sandboxes_ratio',
+    await measureFakeSandboxesRatio({ root, startProcess, notes }),
+    'req/s of 20 sandboxes at once over one world (50 connections, same run)',
+    '>= 0.9',
+  );
   const p95 = await measureFakeApiP95WithPage({ root, startProcess, notes });
-  record('fake_api_p95_ms', p95.without, 'ms p95 of the partner API on a fake of 10,000 bookings (8 connections)', null);
-  record('fake_api_p95_ms_with_page_open', p95.withPage, 'ms p95 of the same while a simulator page polls /_fake/state each second and the state changes', null);
+  record(
+    'fake_api_p95_ms',
+    p95.without,
+    'ms p95 of the partner API on a fake of 10,000 bookings (8 connections)',
+    null,
+  );
+  record(
+    'fake_api_p95_ms_with_page_open',
+    p95.withPage,
+    'ms p95 of the same while a simulator page polls /_fake/state each second and the state changes',
+    null,
+  );
 }
 
 /** Requests per second the standalone fake serves for a list of 50, measured by a separate load process. */
 async function fakeThroughput(extraArguments) {
-  const server = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'none', ...extraArguments]);
+  const server = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
+    '--port',
+    '0',
+    '--rate-limit',
+    'off',
+    '--seed',
+    'none',
+    ...extraArguments,
+  ]);
   try {
     const url = server.info.url;
     const control = async (path, body) => {
-      const response = await fetch(`${url}/_fake/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
-      if (!response.ok) throw new Error(`control ${path} answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(`${url}/_fake/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body ?? {}),
+      });
+      if (!response.ok)
+        throw new Error(`control ${path} answered ${response.status}: ${await response.text()}`);
       return response.json();
     };
     const partner = await control('partners', { name: 'Load partner' });
     const restaurant = await control('restaurants', { display_name: 'Load Bistro' });
     await control('links', { partnerId: partner.partnerId, restaurantId: restaurant.id });
-    const client = new PartnerClient({ baseUrl: url, partnerId: partner.partnerId, apiToken: partner.apiToken, rateLimit: false, logger: silentLogger });
+    const client = new PartnerClient({
+      baseUrl: url,
+      partnerId: partner.partnerId,
+      apiToken: partner.apiToken,
+      rateLimit: false,
+      logger: silentLogger,
+    });
     const day = 24 * 3600_000;
     for (let index = 0; index < 50; index += 1) {
-      await client.reservations.create(restaurant.id, { start_time: { date: new Date(Date.now() + (3 + index) * day).toISOString().slice(0, 10), time: '19:00' }, adults: 2 });
+      await client.reservations.create(restaurant.id, {
+        start_time: {
+          date: new Date(Date.now() + (3 + index) * day).toISOString().slice(0, 10),
+          time: '19:00',
+        },
+        adults: 2,
+      });
     }
     const listUrl = `${url}/api/v1/partnership/restaurants/${restaurant.id}/reservations/?page_size=50`;
     const basic = `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
@@ -311,12 +433,27 @@ async function fakeThroughput(extraArguments) {
 
     const load = spawnSync(
       process.execPath,
-      [join(root, 'bench/support/load.mjs'), '--url', listUrl, '--authorization', basic, '--concurrency', '32', '--duration', '6000', '--warmup', '1500'],
+      [
+        join(root, 'bench/support/load.mjs'),
+        '--url',
+        listUrl,
+        '--authorization',
+        basic,
+        '--concurrency',
+        '32',
+        '--duration',
+        '6000',
+        '--warmup',
+        '1500',
+      ],
       { encoding: 'utf8' },
     );
     if (load.status !== 0) throw new Error(`load process failed: ${load.stderr}`);
     const result = JSON.parse(load.stdout.trim().split('\n').at(-1));
-    if (result.errors > 0) notes.push(`fake load${extraArguments.length ? ' (quiet)' : ''}: ${result.errors} non-200 answers of ${result.requests}`);
+    if (result.errors > 0)
+      notes.push(
+        `fake load${extraArguments.length ? ' (quiet)' : ''}: ${result.errors} non-200 answers of ${result.requests}`,
+      );
     return result.rps;
   } finally {
     await server.stop();
@@ -327,9 +464,15 @@ async function fakeThroughput(extraArguments) {
 async function benchReceiver() {
   const { measureReceiverRatios } = await import('./receiver-ratio.mjs');
   const { rpsRatio, p99Ratio, rssRatio } = await measureReceiverRatios({ root, notes });
-  const against = 'the same deliveries to a bare node:http handler that reads the body and compares the header, same run, 50 connections';
+  const against =
+    'the same deliveries to a bare node:http handler that reads the body and compares the header, same run, 50 connections';
   record('receiver_rps_ratio', rpsRatio, `receiver deliveries/s over ${against}`, '>= 0.8');
-  record('receiver_p99_ratio', p99Ratio, `receiver p99 latency over the bare handler's (${against})`, '<= 1.5');
+  record(
+    'receiver_p99_ratio',
+    p99Ratio,
+    `receiver p99 latency over the bare handler's (${against})`,
+    '<= 1.5',
+  );
   record('receiver_rss_ratio', rssRatio, "receiver process's peak RSS over the bare handler's", '<= 1.5');
 }
 
@@ -342,8 +485,10 @@ if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
 if (wanted('fake')) await benchFake();
 if (wanted('receiver')) await benchReceiver();
-if (wanted('redis')) await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
+if (wanted('redis'))
+  await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
+if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
 
 const machine = {
   node: process.version,
@@ -355,12 +500,25 @@ const results = { machine, at: new Date().toISOString(), figures };
 // A partial run (BENCH_ONLY) prints its figures but leaves the full run's results.json as it was.
 if (!only) writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
-const rows = [['figure', 'value', 'unit', 'goal', 'met'], ...figures.map((figure) => [figure.name, String(figure.value), figure.unit, figure.goal ?? '', meets(figure.value, figure.goal)])];
+const rows = [
+  ['figure', 'value', 'unit', 'goal', 'met'],
+  ...figures.map((figure) => [
+    figure.name,
+    String(figure.value),
+    figure.unit,
+    figure.goal ?? '',
+    meets(figure.value, figure.goal),
+  ]),
+];
 const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
 const line = (row) => `| ${row.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
-console.log(`\nMachine: Node ${machine.node}, ${machine.cpus} × ${machine.cpu_model}, ${machine.os}; ${results.at}`);
+console.log(
+  `\nMachine: Node ${machine.node}, ${machine.cpus} × ${machine.cpu_model}, ${machine.os}; ${results.at}`,
+);
 console.log(line(rows[0]));
 console.log(`| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`);
 for (const row of rows.slice(1)) console.log(line(row));
 for (const note of notes) console.log(`note: ${note}`);
-console.log(`\n${only ? 'partial run: bench/results.json left as it was' : 'bench/results.json written'}; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`);
+console.log(
+  `\n${only ? 'partial run: bench/results.json left as it was' : 'bench/results.json written'}; bench took ${((performance.now() - startedAt) / 1000).toFixed(0)} s`,
+);

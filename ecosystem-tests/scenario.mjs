@@ -4,7 +4,13 @@
 //
 // runScenario(config) never throws: it answers one result per check, { check, ok, detail }, so the
 // runner can say per runtime what passed. config: { fakeUrl, partnerId, apiToken, restaurantId }.
-import { AbortError, NoAvailabilityError, PartnerClient, RateLimitError, TimeoutError } from 'restaurant-partner-sdk';
+import {
+  AbortError,
+  NoAvailabilityError,
+  PartnerClient,
+  RateLimitError,
+  TimeoutError,
+} from 'restaurant-partner-sdk';
 import { buildDelivery, createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 
 /** A day far enough ahead for the fake's lead time and well inside its booking horizon. */
@@ -22,7 +28,11 @@ export async function runScenario(config) {
       const detail = await body();
       results.push({ check: name, ok: true, detail: detail ?? '' });
     } catch (error) {
-      results.push({ check: name, ok: false, detail: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}` });
+      results.push({
+        check: name,
+        ok: false,
+        detail: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}`,
+      });
     }
   };
   const credentials = { baseUrl: config.fakeUrl, partnerId: config.partnerId, apiToken: config.apiToken };
@@ -42,8 +52,16 @@ export async function runScenario(config) {
   const booked = [];
   await check('core: book', async () => {
     for (const time of ['19:00', '19:15', '19:30']) {
-      const reservation = await client.reservations.create(restaurantId, { start_time: { date, time }, adults: 2, first_name: 'Ada', last_name: 'Lovelace' });
-      expect(Number.isInteger(reservation.id), `create answered no reservation id: ${JSON.stringify(reservation)}`);
+      const reservation = await client.reservations.create(restaurantId, {
+        start_time: { date, time },
+        adults: 2,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+      });
+      expect(
+        Number.isInteger(reservation.id),
+        `create answered no reservation id: ${JSON.stringify(reservation)}`,
+      );
       booked.push(reservation);
     }
     return `booked #${booked.map((reservation) => reservation.id).join(', #')} on ${date}`;
@@ -52,13 +70,20 @@ export async function runScenario(config) {
   await check('core: list across pages', async () => {
     expect(booked.length === 3, 'nothing to list: the bookings failed');
     const first = await client.reservations.list(restaurantId, { page_size: 2 });
-    expect(first.items.length === 2 && first.hasNextPage(), `page 1 held ${first.items.length} items, next page: ${first.hasNextPage()}`);
+    expect(
+      first.items.length === 2 && first.hasNextPage(),
+      `page 1 held ${first.items.length} items, next page: ${first.hasNextPage()}`,
+    );
     const pages = [first];
     while (pages.at(-1).hasNextPage()) pages.push(await pages.at(-1).getNextPage());
     const listed = new Set(pages.flatMap((page) => page.items.map((reservation) => reservation.id)));
     const everything = await client.reservations.list(restaurantId, { page_size: 2 }).toArray();
-    for (const reservation of booked) expect(listed.has(reservation.id), `reservation #${reservation.id} missing from the pages`);
-    expect(everything.length === listed.size, `async iteration saw ${everything.length} reservations, the pages ${listed.size}`);
+    for (const reservation of booked)
+      expect(listed.has(reservation.id), `reservation #${reservation.id} missing from the pages`);
+    expect(
+      everything.length === listed.size,
+      `async iteration saw ${everything.length} reservations, the pages ${listed.size}`,
+    );
     return `${listed.size} reservations over ${pages.length} pages of 2`;
   });
 
@@ -75,7 +100,10 @@ export async function runScenario(config) {
     try {
       await client.reservations.create(restaurantId, { start_time: { date, time: '03:00' }, adults: 2 });
     } catch (error) {
-      expect(error instanceof NoAvailabilityError, `expected NoAvailabilityError, got ${error?.name}: ${error?.message}`);
+      expect(
+        error instanceof NoAvailabilityError,
+        `expected NoAvailabilityError, got ${error?.name}: ${error?.message}`,
+      );
       return `${error.name} (HTTP ${error.status})`;
     }
     throw new Error('a booking at 03:00, when the restaurant is closed, succeeded');
@@ -85,19 +113,36 @@ export async function runScenario(config) {
     // The fake holds its next answer for a second: a 200 ms attempt times out (AbortSignal.timeout and
     // AbortSignal.any on this runtime). Then a caller's signal ends a call still waiting for its turn
     // under the rate limit. Each leaves no timer behind: the runner fails a process that does not exit.
-    const slow = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
+    const slow = await fetch(new URL('/_fake/faults', config.fakeUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }),
+    });
     expect(slow.ok, `the fake refused the latency fault: ${slow.status} ${await slow.text()}`);
-    const timedOut = await client.profile.retrieve({ timeoutMs: 200, maxRetries: 0 }).then(() => undefined, (error) => error);
-    expect(timedOut instanceof TimeoutError, `expected TimeoutError, got ${timedOut?.name}: ${timedOut?.message}`);
+    const timedOut = await client.profile.retrieve({ timeoutMs: 200, maxRetries: 0 }).then(
+      () => undefined,
+      (error) => error,
+    );
+    expect(
+      timedOut instanceof TimeoutError,
+      `expected TimeoutError, got ${timedOut?.name}: ${timedOut?.message}`,
+    );
     const controller = new AbortController();
     const first = client.profile.retrieve();
-    const waiting = client.profile.retrieve({ signal: controller.signal }).then(() => undefined, (error) => error);
+    const waiting = client.profile.retrieve({ signal: controller.signal }).then(
+      () => undefined,
+      (error) => error,
+    );
     setTimeout(() => controller.abort(), 20);
     const aborted = await waiting;
     await first;
     expect(aborted instanceof AbortError, `expected AbortError, got ${aborted?.name}: ${aborted?.message}`);
     // And a caller's signal ends a call whose request is on the wire.
-    const held = await fetch(new URL('/_fake/faults', config.fakeUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }) });
+    const held = await fetch(new URL('/_fake/faults', config.fakeUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'profile.retrieve', latencyMs: 1000, times: 1 }),
+    });
     expect(held.ok, `the fake refused the latency fault: ${held.status}`);
     const inFlight = new AbortController();
     // Aborted 200 ms after the request left (past its rate-limit wait), while the fake holds it.
@@ -106,7 +151,10 @@ export async function runScenario(config) {
       setTimeout(() => inFlight.abort(), 200);
     };
     onRequest.add(abortOnceSent);
-    const cut = await client.profile.retrieve({ signal: inFlight.signal }).then(() => undefined, (error) => error);
+    const cut = await client.profile.retrieve({ signal: inFlight.signal }).then(
+      () => undefined,
+      (error) => error,
+    );
     onRequest.delete(abortOnceSent);
     expect(cut instanceof AbortError, `expected AbortError in flight, got ${cut?.name}: ${cut?.message}`);
     return 'TimeoutError after 200 ms; AbortError while waiting for the rate limit and while on the wire';
@@ -115,17 +163,38 @@ export async function runScenario(config) {
   await check('core: 429 retried', async () => {
     // No client-side limiter: the burst goes straight to the fake, which answers 429 with Retry-After.
     const retried = [];
-    const eager = new PartnerClient({ ...credentials, rateLimit: false, maxRetries: 5, logger: quietLogger, hooks: { onRetry: (event) => retried.push(event) } });
-    const profiles = await Promise.all(Array.from({ length: config.requestsPerSecond + 2 }, () => eager.profile.retrieve()));
+    const eager = new PartnerClient({
+      ...credentials,
+      rateLimit: false,
+      maxRetries: 5,
+      logger: quietLogger,
+      hooks: { onRetry: (event) => retried.push(event) },
+    });
+    const profiles = await Promise.all(
+      Array.from({ length: config.requestsPerSecond + 2 }, () => eager.profile.retrieve()),
+    );
     const throttled = retried.filter((event) => event.status === 429);
-    expect(throttled.length > 0, `no 429 in a burst of ${profiles.length} (retries seen: ${JSON.stringify(retried)})`);
-    expect(profiles.every((profile) => typeof profile.name === 'string'), 'a retried call answered no profile');
+    expect(
+      throttled.length > 0,
+      `no 429 in a burst of ${profiles.length} (retries seen: ${JSON.stringify(retried)})`,
+    );
+    expect(
+      profiles.every((profile) => typeof profile.name === 'string'),
+      'a retried call answered no profile',
+    );
     return `${throttled.length} answers of 429 retried after Retry-After; all ${profiles.length} calls answered`;
   });
 
   await check('core: RateLimitError', async () => {
-    const impatient = new PartnerClient({ ...credentials, rateLimit: false, maxRetries: 0, logger: quietLogger });
-    const outcomes = await Promise.allSettled(Array.from({ length: config.requestsPerSecond + 2 }, () => impatient.profile.retrieve()));
+    const impatient = new PartnerClient({
+      ...credentials,
+      rateLimit: false,
+      maxRetries: 0,
+      logger: quietLogger,
+    });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: config.requestsPerSecond + 2 }, () => impatient.profile.retrieve()),
+    );
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected');
     expect(refused.length > 0, 'a burst over the limit with retries off was never refused');
     const other = refused.find((outcome) => !(outcome.reason instanceof RateLimitError));
@@ -135,26 +204,45 @@ export async function runScenario(config) {
 
   const token = `whk_${crypto.randomUUID()}`;
   const handled = [];
-  const receiver = createWebhookReceiver({ tokens: [token], logger: quietLogger }).on('RESERVATION_CONFIRMED', (event) => {
-    handled.push(event);
-  });
+  const receiver = createWebhookReceiver({ tokens: [token], logger: quietLogger }).on(
+    'RESERVATION_CONFIRMED',
+    (event) => {
+      handled.push(event);
+    },
+  );
   const reservation = booked[1] ?? { id: 1, restaurant_id: restaurantId };
-  const post = (delivery) => receiver.handle(new Request('https://partner.example/webhooks', { method: 'POST', headers: delivery.headers, body: delivery.body }));
+  const post = (delivery) =>
+    receiver.handle(
+      new Request('https://partner.example/webhooks', {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+      }),
+    );
 
   await check('webhooks: good delivery accepted', async () => {
     const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId }, token);
     const answer = await post(delivery);
     expect(answer.status === 200, `a good delivery was answered ${answer.status}: ${await answer.text()}`);
-    expect(handled.length === 1 && handled[0].reservation?.id === reservation.id, `the handler saw ${handled.length} events`);
+    expect(
+      handled.length === 1 && handled[0].reservation?.id === reservation.id,
+      `the handler saw ${handled.length} events`,
+    );
     const replay = await post(delivery);
     const replayBody = await replay.json();
-    expect(replay.status === 200 && replayBody.duplicate === true && handled.length === 1, `a replayed delivery was answered ${replay.status} ${JSON.stringify(replayBody)}, handler runs: ${handled.length}`);
+    expect(
+      replay.status === 200 && replayBody.duplicate === true && handled.length === 1,
+      `a replayed delivery was answered ${replay.status} ${JSON.stringify(replayBody)}, handler runs: ${handled.length}`,
+    );
     return `200, handler ran once for #${reservation.id}; the replay answered 200 duplicate`;
   });
 
   await check('webhooks: forged delivery refused', async () => {
     const before = handled.length;
-    const forged = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId }, `whk_${crypto.randomUUID()}`);
+    const forged = buildDelivery(
+      { event: 'RESERVATION_CONFIRMED', reservation, restaurantId },
+      `whk_${crypto.randomUUID()}`,
+    );
     const answer = await post(forged);
     expect(answer.status === 401, `a forged delivery was answered ${answer.status}`);
     const unsigned = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId }, token);

@@ -15,19 +15,42 @@ export async function runTestingScenario() {
     const partner = fake.addPartner();
     const restaurant = fake.addRestaurant({ timezone: 'Europe/Paris', partnerIds: [partner.partnerId] });
     const client = new PartnerClient(fake.clientOptions(partner));
-    const reservation = await client.reservations.create(restaurant.id, { start_time: { date: '2030-01-08', time: '19:30' }, adults: 2 });
+    const reservation = await client.reservations.create(restaurant.id, {
+      start_time: { date: '2030-01-08', time: '19:30' },
+      adults: 2,
+    });
     const listed = await client.reservations.list(restaurant.id).toArray();
-    if (!listed.some((candidate) => candidate.id === reservation.id)) throw new Error(`reservation #${reservation.id} is not listed`);
+    if (!listed.some((candidate) => candidate.id === reservation.id))
+      throw new Error(`reservation #${reservation.id} is not listed`);
 
     const token = `whk_${crypto.randomUUID()}`;
     let handled = 0;
-    const receiver = createWebhookReceiver({ tokens: [token], logger: false }).on('RESERVATION_CONFIRMED', () => {
-      handled += 1;
-    });
-    const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant.id }, token);
-    const answer = await receiver.handle(new Request('https://partner.example/webhooks', { method: 'POST', headers: delivery.headers, body: delivery.body }));
-    if (answer.status !== 200 || handled !== 1) throw new Error(`the receiver answered ${answer.status} to /testing's delivery, handler runs: ${handled}`);
-    return { check, ok: true, detail: `booked #${reservation.id} on the in-process fake; /testing's delivery answered 200` };
+    const receiver = createWebhookReceiver({ tokens: [token], logger: false }).on(
+      'RESERVATION_CONFIRMED',
+      () => {
+        handled += 1;
+      },
+    );
+    const delivery = buildDelivery(
+      { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: restaurant.id },
+      token,
+    );
+    const answer = await receiver.handle(
+      new Request('https://partner.example/webhooks', {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+      }),
+    );
+    if (answer.status !== 200 || handled !== 1)
+      throw new Error(
+        `the receiver answered ${answer.status} to /testing's delivery, handler runs: ${handled}`,
+      );
+    return {
+      check,
+      ok: true,
+      detail: `booked #${reservation.id} on the in-process fake; /testing's delivery answered 200`,
+    };
   } catch (error) {
     return { check, ok: false, detail: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}` };
   } finally {

@@ -20,8 +20,12 @@ const options = fake.clientOptions(fake.describeSeed().partners[0]!);
 const client = new PartnerClient({
   ...options,
   hooks: {
-    onRateLimited: (event) => console.log(`  hook onRateLimited: ${event.method} ${event.url} -> waiting ${event.delayMs} ms`),
-    onRetry: (event) => console.log(`  hook onRetry: attempt ${event.attempt} failed with ${event.error ?? event.status}, retrying in ${event.delayMs} ms`),
+    onRateLimited: (event) =>
+      console.log(`  hook onRateLimited: ${event.method} ${event.url} -> waiting ${event.delayMs} ms`),
+    onRetry: (event) =>
+      console.log(
+        `  hook onRetry: attempt ${event.attempt} failed with ${event.error ?? event.status}, retrying in ${event.delayMs} ms`,
+      ),
   },
 });
 const [restaurant] = await client.restaurants.list().toArray();
@@ -29,11 +33,16 @@ const tomorrow = DateTime.now().setZone(restaurant!.timezone!).plus({ days: 1 })
 
 console.log('1. Invalid input is refused before any request is spent:');
 try {
-  await client.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '19:30' }, adults: 0 });
+  await client.reservations.create(restaurant!.id, {
+    start_time: { date: tomorrow, time: '19:30' },
+    adults: 0,
+  });
 } catch (error) {
   if (!(error instanceof InputValidationError)) throw error;
   console.log(`  ${error.name}: ${error.message}`);
-  console.log(`  (for code: error.field is "${error.field}", error.issues[0].code is "${error.issues[0]!.code}")`);
+  console.log(
+    `  (for code: error.field is "${error.field}", error.issues[0].code is "${error.issues[0]!.code}")`,
+  );
 }
 
 console.log('2. A 429 is waited out (Retry-After honoured, the whole bucket pauses) and retried:');
@@ -43,36 +52,56 @@ console.log(`  listed ${reservations.length} reservations after the retry`);
 
 console.log('3. No table at that time is a typed error (409 no_availability), never retried:');
 try {
-  await client.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '03:00' }, adults: 2 });
+  await client.reservations.create(restaurant!.id, {
+    start_time: { date: tomorrow, time: '03:00' },
+    adults: 2,
+  });
 } catch (error) {
   if (!(error instanceof NoAvailabilityError)) throw error;
   console.log(`  ${error.name} (HTTP ${error.status}, code ${error.code}): ${error.detail}`);
 }
 
-console.log('4. A 500 after the booking was committed is not blindly re-sent: the client finds it by its key:');
+console.log(
+  '4. A 500 after the booking was committed is not blindly re-sent: the client finds it by its key:',
+);
 fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
-const booked = await client.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '19:30' }, adults: 2 });
-const copies = (await client.reservations.list(restaurant!.id).toArray()).filter((r) => r.start_time === booked.start_time);
+const booked = await client.reservations.create(restaurant!.id, {
+  start_time: { date: tomorrow, time: '19:30' },
+  adults: 2,
+});
+const copies = (await client.reservations.list(restaurant!.id).toArray()).filter(
+  (r) => r.start_time === booked.start_time,
+);
 console.log(`  booked #${booked.id}; reservations at that time: ${copies.length} (never a duplicate)`);
 
 console.log('5. When the outcome of a create cannot be known, AmbiguousCreateError carries its key:');
 // The service commits the booking but answers 500, and the look-up by key fails as well (this
 // client looks the key up once, rather than over the default 10 s settle window).
-const impatient = new PartnerClient({ ...options, maxRetries: 0, createLookupWindowMs: 0, logger: { warn() {}, error() {} } });
+const impatient = new PartnerClient({
+  ...options,
+  maxRetries: 0,
+  createLookupWindowMs: 0,
+  logger: { warn() {}, error() {} },
+});
 fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
 fake.injectFault({ operation: 'reservations.list', status: 503, times: 1 });
 try {
-  await impatient.reservations.create(restaurant!.id, { start_time: { date: tomorrow, time: '20:00' }, adults: 2 });
+  await impatient.reservations.create(restaurant!.id, {
+    start_time: { date: tomorrow, time: '20:00' },
+    adults: 2,
+  });
   throw new Error('expected an AmbiguousCreateError');
 } catch (error) {
   if (!(error instanceof AmbiguousCreateError)) throw error;
   console.log(`  ${error.name}: key ${error.idempotencyKey}`);
   // Later, reconcile instead of booking again:
   const found = await client.reservations.findByIdempotencyKey(error.restaurantId, error.idempotencyKey);
-  console.log(`  reconciled: ${found ? `reservation #${found.id} exists, do not book again` : 'not booked, safe to book again'}`);
+  console.log(
+    `  reconciled: ${found ? `reservation #${found.id} exists, do not book again` : 'not booked, safe to book again'}`,
+  );
 }
 
-console.log('6. Someone else\'s reservation, or one that does not exist, is a NotFoundError:');
+console.log("6. Someone else's reservation, or one that does not exist, is a NotFoundError:");
 try {
   await client.reservations.cancel(restaurant!.id, 999_999);
 } catch (error) {

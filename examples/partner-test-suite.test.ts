@@ -11,7 +11,10 @@ import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk
 
 /** The partner's code under test: books a dinner and reports whether the table is certain. */
 async function bookDinner(client: PartnerClient, restaurantId: number, date: string, guests: number) {
-  const reservation = await client.reservations.create(restaurantId, { start_time: { date, time: '20:00' }, adults: guests });
+  const reservation = await client.reservations.create(restaurantId, {
+    start_time: { date, time: '20:00' },
+    adults: guests,
+  });
   return { id: reservation.id, status: reservation.confirmed ? 'confirmed' : 'pending' };
 }
 
@@ -40,16 +43,21 @@ describe('dinner bookings', () => {
 
     await fake.asRestaurant.confirm(restaurant.id, booking.id);
 
-    const reservation = await client.reservations.waitForConfirmation(restaurant.id, booking.id, { timeoutMs: 60_000 });
+    const reservation = await client.reservations.waitForConfirmation(restaurant.id, booking.id, {
+      timeoutMs: 60_000,
+    });
     expect(reservation.confirmed).toBe(true);
   });
 
   it('hears about a customer cancellation through its webhook', async () => {
     const events: WebhookEvent[] = [];
     const webhook = await client.webhooks.create({ url: 'https://partner.example/hooks' });
-    const receiver = createWebhookReceiver({ tokens: [webhook.auth_token!] }).on('RESERVATION_CANCELLED', (event) => {
-      events.push(event);
-    });
+    const receiver = createWebhookReceiver({ tokens: [webhook.auth_token!] }).on(
+      'RESERVATION_CANCELLED',
+      (event) => {
+        events.push(event);
+      },
+    );
     // Deliveries to that url go straight to the receiver, in-process.
     fake.registerDeliveryHandler('https://partner.example/hooks', (request) => receiver.handle(request));
 
@@ -57,16 +65,23 @@ describe('dinner bookings', () => {
     await fake.asCustomer.cancel(restaurant.id, booking.id);
 
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'RESERVATION_CANCELLED', reservation: { id: booking.id, cancelled: true } });
+    expect(events[0]).toMatchObject({
+      type: 'RESERVATION_CANCELLED',
+      reservation: { id: booking.id, cancelled: true },
+    });
   });
 
   it('cannot book beyond the booking horizon until time passes', async () => {
     // The restaurant takes bookings 90 days ahead (the fake's default configuration).
-    await expect(bookDinner(client, restaurant.id, '2030-05-01', 2)).rejects.toBeInstanceOf(NoAvailabilityError);
+    await expect(bookDinner(client, restaurant.id, '2030-05-01', 2)).rejects.toBeInstanceOf(
+      NoAvailabilityError,
+    );
 
     await fake.clock.advance('P30D');
 
-    await expect(bookDinner(client, restaurant.id, '2030-05-01', 2)).resolves.toMatchObject({ status: 'pending' });
+    await expect(bookDinner(client, restaurant.id, '2030-05-01', 2)).resolves.toMatchObject({
+      status: 'pending',
+    });
   });
 
   it('runs a hundred calls under the real 1 request/second limit without waiting', async () => {

@@ -6,21 +6,33 @@
  *   PARTNER_BASE_URL=https://... PARTNER_ID=... PARTNER_TOKEN=... npm run example   # live service
  */
 import { DateTime } from 'luxon';
-import { PartnerClient, readStartTime, type ClientOptions, type Reservation, type Restaurant } from 'restaurant-partner-sdk';
+import {
+  PartnerClient,
+  readStartTime,
+  type ClientOptions,
+  type Reservation,
+  type Restaurant,
+} from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 
 const liveSettings = ['PARTNER_BASE_URL', 'PARTNER_ID', 'PARTNER_TOKEN'] as const;
 const missing = liveSettings.filter((name) => !process.env[name]);
 // Some but not all set is a typo, not a wish to use the fake: say so instead of quietly falling back.
 if (missing.length > 0 && missing.length < liveSettings.length) {
-  console.error(`To talk to the live service set ${liveSettings.join(', ')}; missing: ${missing.join(', ')}. Unset them all to use the fake.`);
+  console.error(
+    `To talk to the live service set ${liveSettings.join(', ')}; missing: ${missing.join(', ')}. Unset them all to use the fake.`,
+  );
   process.exit(1);
 }
 const live = missing.length === 0;
 // Without credentials the fake plays the service (and, below, the restaurant).
 const fake = live ? undefined : createFakeService({ seed: 'demo' });
 const options: ClientOptions = live
-  ? { baseUrl: process.env.PARTNER_BASE_URL!, partnerId: process.env.PARTNER_ID!, apiToken: process.env.PARTNER_TOKEN! }
+  ? {
+      baseUrl: process.env.PARTNER_BASE_URL!,
+      partnerId: process.env.PARTNER_ID!,
+      apiToken: process.env.PARTNER_TOKEN!,
+    }
   : fake!.clientOptions(fake!.describeSeed().partners[0]!);
 const client = new PartnerClient(options);
 
@@ -54,7 +66,9 @@ async function bookAndCancel(restaurant: Restaurant) {
   if (!reservation.confirmed) {
     // Asynchronous mode: the restaurant confirms later. Here the fake plays the restaurant.
     if (fake) await fake.asRestaurant.confirm(restaurant.id, reservation.id);
-    reservation = await client.reservations.waitForConfirmation(restaurant.id, reservation.id, { timeoutMs: 10 * 60_000 });
+    reservation = await client.reservations.waitForConfirmation(restaurant.id, reservation.id, {
+      timeoutMs: 10 * 60_000,
+    });
     console.log(`  confirmed  ${show(reservation, timezone)}`);
   }
 

@@ -14,7 +14,9 @@ const WEBHOOK_TOKEN = process.env.WEBHOOK_TOKEN ?? 'example-webhook-token';
 
 const receiver = createWebhookReceiver({ tokens: [WEBHOOK_TOKEN] })
   .on('RESERVATION_CONFIRMED', (event) => console.log(`confirmed: #${event.reservation.id}`))
-  .on('RESERVATION_MODIFIED', (event) => console.log(`modified:  #${event.reservation.id} now ${event.reservation.start_time}`))
+  .on('RESERVATION_MODIFIED', (event) =>
+    console.log(`modified:  #${event.reservation.id} now ${event.reservation.start_time}`),
+  )
   .on('RESERVATION_CANCELLED', (event) => console.log(`cancelled: #${event.reservation.id}`))
   .onUnknown((event) => console.log(`an event type this SDK does not know yet: ${event.event}`));
 
@@ -28,9 +30,17 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks
 console.log(`Express receiver on ${url}`);
 
 const reservation = { id: 42, start_time: '2026-12-05T19:30:00+01:00', adults: 2, confirmed: true };
-const good = await fetch(buildDeliveryRequest(url, { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: 1 }, WEBHOOK_TOKEN));
+const good = await fetch(
+  buildDeliveryRequest(url, { event: 'RESERVATION_CONFIRMED', reservation, restaurantId: 1 }, WEBHOOK_TOKEN),
+);
 console.log(`delivery with the right token -> HTTP ${good.status} ${await good.text()}`);
-const bad = await fetch(buildDeliveryRequest(url, { event: 'RESERVATION_CANCELLED', reservation, restaurantId: 1 }, 'a-wrong-token'));
+const bad = await fetch(
+  buildDeliveryRequest(
+    url,
+    { event: 'RESERVATION_CANCELLED', reservation, restaurantId: 1 },
+    'a-wrong-token',
+  ),
+);
 console.log(`delivery with a wrong token   -> HTTP ${bad.status}`);
 
 server.close();

@@ -20,7 +20,12 @@ export const POST = (request: Request): Promise<Response> => receiver.handle(req
 const delivery = () =>
   buildDeliveryRequest(
     'http://localhost/webhooks/reservations',
-    { id: 'evt_example_1', event: 'RESERVATION_CONFIRMED', reservation: { id: 7, start_time: '2026-12-05T20:00:00+01:00' }, restaurantId: 1 },
+    {
+      id: 'evt_example_1',
+      event: 'RESERVATION_CONFIRMED',
+      reservation: { id: 7, start_time: '2026-12-05T20:00:00+01:00' },
+      restaurantId: 1,
+    },
     'example-webhook-token',
   );
 const first = await POST(delivery());

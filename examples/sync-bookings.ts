@@ -12,19 +12,27 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { createMemorySyncStore, createReservationSync, type ReservationChange } from 'restaurant-partner-sdk/sync';
+import {
+  createMemorySyncStore,
+  createReservationSync,
+  type ReservationChange,
+} from 'restaurant-partner-sdk/sync';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 
 const fake = createFakeService({ seed: 'demo' });
 const client = new PartnerClient(fake.clientOptions(fake.describeSeed().partners[0]!));
-const restaurant = (await client.restaurants.list().toArray()).find((r) => r.display_name === 'Bistro des Vosges')!;
+const restaurant = (await client.restaurants.list().toArray()).find(
+  (r) => r.display_name === 'Bistro des Vosges',
+)!;
 
 // Your database: here a map, and a log of what changed.
 const bookings = new Map<number, ReservationChange['reservation']>();
 const onChange = async (change: ReservationChange) => {
   bookings.set(change.reservation.id, change.reservation);
-  console.log(`${change.kind.padEnd(9)} #${change.reservation.id} (from ${change.source}): ${change.reservation.adults} guests, ${change.reservation.cancelled ? 'cancelled' : change.reservation.confirmed ? 'confirmed' : 'awaiting the restaurant'}`);
+  console.log(
+    `${change.kind.padEnd(9)} #${change.reservation.id} (from ${change.source}): ${change.reservation.adults} guests, ${change.reservation.cancelled ? 'cancelled' : change.reservation.confirmed ? 'confirmed' : 'awaiting the restaurant'}`,
+  );
 };
 
 const tokens: string[] = [];
@@ -49,7 +57,10 @@ try {
 
   // A booking made through the client is followed by itself.
   const date = DateTime.now().setZone(restaurant.timezone!).plus({ days: 2 }).toISODate()!;
-  const booking = await client.reservations.create(restaurant.id, { start_time: { date, time: '20:00' }, adults: 2 });
+  const booking = await client.reservations.create(restaurant.id, {
+    start_time: { date, time: '20:00' },
+    adults: 2,
+  });
 
   // The restaurant confirms and the customer changes the party: both arrive as webhooks.
   await fake.asRestaurant.confirm(restaurant.id, booking.id);
@@ -62,8 +73,11 @@ try {
   // ...and the next read finds it (settled() reads now instead of waiting for the schedule).
   await sync.settled();
   const known = await sync.get(restaurant.id, booking.id);
-  console.log(`Your copy of #${booking.id}: ${known?.cancelled ? 'cancelled' : 'NOT cancelled'}, ${known?.adults} guests`);
-  if (!known?.cancelled || bookings.get(booking.id)?.cancelled !== true) throw new Error('the sync missed the cancellation');
+  console.log(
+    `Your copy of #${booking.id}: ${known?.cancelled ? 'cancelled' : 'NOT cancelled'}, ${known?.adults} guests`,
+  );
+  if (!known?.cancelled || bookings.get(booking.id)?.cancelled !== true)
+    throw new Error('the sync missed the cancellation');
 } finally {
   await sync.stop();
   server.close();

@@ -41,7 +41,11 @@ export function ensureSystemPackages(packages) {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'inherit'], env });
     const install =
-      update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
+      update.status === 0 &&
+      spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env,
+      });
     const still = missing.filter((name) => !findProgram(programOf(name)));
     if (install && install.status === 0 && still.length === 0) return undefined;
     return `Could not install ${still.join(' ') || list} with apt-get; install it (apt-get install -y --no-install-recommends ${list}) and run the tests again.`;

@@ -8,12 +8,19 @@ import { createFakeService } from '../src/testing/index.js';
 
 const fake = createFakeService({ clock: { startAt: '2026-12-01T08:00:00Z' } });
 const partner = fake.addPartner();
-fake.addRestaurant({ display_name: 'Le Petit Sablon', timezone: 'Europe/Brussels', partnerIds: [partner.partnerId] });
+fake.addRestaurant({
+  display_name: 'Le Petit Sablon',
+  timezone: 'Europe/Brussels',
+  partnerIds: [partner.partnerId],
+});
 process.env.PARTNER_ID = partner.partnerId;
 process.env.PARTNER_TOKEN = partner.apiToken;
 process.env.WEBHOOK_TOKEN = 'readme-webhook-token';
 
 // A block that starts its own standalone fake (on loopback) talks to that one, not to this fake.
-const server = setupServer(http.all(/^http:\/\/(?:127\.0\.0\.1|localhost)[:/]/, () => passthrough()), ...fake.handlers);
+const server = setupServer(
+  http.all(/^http:\/\/(?:127\.0\.0\.1|localhost)[:/]/, () => passthrough()),
+  ...fake.handlers,
+);
 // Anything else (the receiver block's own local HTTP server) goes to the network as usual.
 server.listen({ onUnhandledFrame: 'bypass' });

@@ -49,9 +49,24 @@ export async function startRedisServer() {
   let child;
   let port = 0;
   const launch = async () => {
-    child = spawn(program, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    child = spawn(
+      program,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     await waitForPing(port, child);
   };
   for (let attempt = 1; ; attempt++) {

@@ -11,7 +11,17 @@
 // failure naming what is missing, never a skip.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,7 +31,11 @@ import { parseArgs } from 'node:util';
 const root = new URL('..', import.meta.url).pathname;
 const sources = join(root, 'ecosystem-tests');
 // One copy per checkout, so worktrees side by side never install into each other's.
-const ecosystem = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'restaurant-partner-sdk', `ecosystem-tests-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`);
+const ecosystem = join(
+  process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
+  'restaurant-partner-sdk',
+  `ecosystem-tests-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`,
+);
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 const started = performance.now();
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -33,22 +47,59 @@ const TARGET_TIMEOUT_MS = 60_000;
 const TARGETS_AT_ONCE = 3;
 
 /** Where a package's binary lands, found from the target project's folder as the package itself installs it. */
-const packageDirectory = (project, name) => dirname(createRequire(join(ecosystem, project, 'package.json')).resolve(`${name}/package.json`));
+const packageDirectory = (project, name) =>
+  dirname(createRequire(join(ecosystem, project, 'package.json')).resolve(`${name}/package.json`));
 const nodeBinary = (project) => join(packageDirectory(project, 'node'), 'bin/node');
 
 const targets = [
-  { name: 'Node.js 22', project: 'node-22', runtime: () => [nodeBinary('node-22'), ['main.mjs']], pinnedNode: true },
-  { name: 'Node.js 24', project: 'node-24', runtime: () => [nodeBinary('node-24'), ['main.mjs']], pinnedNode: true },
-  { name: 'Bun', project: 'bun', runtime: () => [join(packageDirectory('bun', 'bun'), 'bin/bun.exe'), ['main.mjs']] },
+  {
+    name: 'Node.js 22',
+    project: 'node-22',
+    runtime: () => [nodeBinary('node-22'), ['main.mjs']],
+    pinnedNode: true,
+  },
+  {
+    name: 'Node.js 24',
+    project: 'node-24',
+    runtime: () => [nodeBinary('node-24'), ['main.mjs']],
+    pinnedNode: true,
+  },
+  {
+    name: 'Bun',
+    project: 'bun',
+    runtime: () => [join(packageDirectory('bun', 'bun'), 'bin/bun.exe'), ['main.mjs']],
+  },
   // Network access to loopback only, and no other permission.
-  { name: 'Deno', project: 'deno', runtime: () => [join(packageDirectory('deno', 'deno'), 'deno'), ['run', '--no-lock', '--allow-net=127.0.0.1', 'main.mjs']] },
+  {
+    name: 'Deno',
+    project: 'deno',
+    runtime: () => [
+      join(packageDirectory('deno', 'deno'), 'deno'),
+      ['run', '--no-lock', '--allow-net=127.0.0.1', 'main.mjs'],
+    ],
+  },
   // Miniflare and esbuild are tools here, not the code under test: they run on Node.js 24.
-  { name: 'Cloudflare Workers', project: 'cloudflare-workers', runtime: () => [nodeBinary('node-24'), ['run.mjs']], probe: () => [join(packageDirectory('cloudflare-workers', 'workerd'), 'bin/workerd'), ['--version']] },
-  { name: 'esbuild bundle', project: 'bundle', runtime: () => [nodeBinary('node-24'), ['bundle.mjs']], withoutFake: true },
+  {
+    name: 'Cloudflare Workers',
+    project: 'cloudflare-workers',
+    runtime: () => [nodeBinary('node-24'), ['run.mjs']],
+    probe: () => [join(packageDirectory('cloudflare-workers', 'workerd'), 'bin/workerd'), ['--version']],
+  },
+  {
+    name: 'esbuild bundle',
+    project: 'bundle',
+    runtime: () => [nodeBinary('node-24'), ['bundle.mjs']],
+    withoutFake: true,
+  },
 ];
 
 function run(command, args, cwd) {
-  return execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return execFileSync(command, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 const runNpm = (args, cwd) => run(npm[0], [...npm.slice(1), ...args], cwd);
 
@@ -60,7 +111,8 @@ function pruneOtherCheckouts() {
     const folder = join(parent, name);
     if (folder === ecosystem || !name.startsWith('ecosystem-tests-')) continue;
     const lastUsed = join(folder, '.last-used');
-    if ((existsSync(lastUsed) ? statSync(lastUsed) : statSync(folder)).mtimeMs < dayAgo) rmSync(folder, { recursive: true, force: true });
+    if ((existsSync(lastUsed) ? statSync(lastUsed) : statSync(folder)).mtimeMs < dayAgo)
+      rmSync(folder, { recursive: true, force: true });
   }
 }
 
@@ -69,10 +121,13 @@ function copyProjects() {
   mkdirSync(ecosystem, { recursive: true });
   pruneOtherCheckouts();
   const keep = (path) => path.endsWith('/node_modules');
-  for (const folder of [ecosystem, ...targets.map((target) => join(ecosystem, target.project))].filter(existsSync)) {
+  for (const folder of [ecosystem, ...targets.map((target) => join(ecosystem, target.project))].filter(
+    existsSync,
+  )) {
     for (const name of readdirSync(folder)) {
       const path = join(folder, name);
-      if (!keep(path) && !(folder === ecosystem && targets.some((target) => target.project === name))) rmSync(path, { recursive: true, force: true });
+      if (!keep(path) && !(folder === ecosystem && targets.some((target) => target.project === name)))
+        rmSync(path, { recursive: true, force: true });
     }
   }
   cpSync(sources, ecosystem, { recursive: true, filter: (path) => !path.includes('/node_modules') });
@@ -83,8 +138,14 @@ function copyProjects() {
 function installRuntimes() {
   const since = performance.now();
   copyProjects();
-  const lockFiles = ['package.json', 'package-lock.json', ...targets.map((target) => join(target.project, 'package.json'))];
-  const stamp = createHash('sha256').update(lockFiles.map((file) => readFileSync(join(ecosystem, file), 'utf8')).join('\0')).digest('hex');
+  const lockFiles = [
+    'package.json',
+    'package-lock.json',
+    ...targets.map((target) => join(target.project, 'package.json')),
+  ];
+  const stamp = createHash('sha256')
+    .update(lockFiles.map((file) => readFileSync(join(ecosystem, file), 'utf8')).join('\0'))
+    .digest('hex');
   const stampFile = join(ecosystem, 'node_modules/.ecosystem-install-stamp');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
     console.log(`runtimes: installed in ${ecosystem} from the same lock already (${seconds(since)})`);
@@ -95,12 +156,17 @@ function installRuntimes() {
   console.log(`runtimes: npm ci in ${ecosystem} (${seconds(since)})`);
 }
 
-const modifiedTimes = (path) => (statSync(path).isDirectory() ? readdirSync(path).flatMap((name) => modifiedTimes(join(path, name))) : [statSync(path).mtimeMs]);
+const modifiedTimes = (path) =>
+  statSync(path).isDirectory()
+    ? readdirSync(path).flatMap((name) => modifiedTimes(join(path, name)))
+    : [statSync(path).mtimeMs];
 
 /** dist/ was built after the last change to what it is built from (as in `npm test`, which builds first). */
 function distIsFresh() {
   if (!existsSync(join(root, 'dist/index.js'))) return false;
-  const sources = ['src', 'tsup.config.ts', 'package.json', 'tsconfig.json'].map((path) => join(root, path)).filter(existsSync);
+  const sources = ['src', 'tsup.config.ts', 'package.json', 'tsconfig.json']
+    .map((path) => join(root, path))
+    .filter(existsSync);
   return Math.min(...modifiedTimes(join(root, 'dist'))) > Math.max(...sources.flatMap(modifiedTimes));
 }
 
@@ -113,8 +179,22 @@ function installPackedPackage(givenTarball) {
   const scratch = mkdtempSync(join(tmpdir(), 'restaurant-partner-sdk-ecosystem-'));
   try {
     const fresh = !givenTarball && distIsFresh();
-    const tarball = givenTarball ?? join(scratch, runNpm(['pack', '--silent', ...(fresh ? ['--ignore-scripts'] : []), '--pack-destination', scratch], root).trim().split('\n').pop());
-    runNpm(['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], ecosystem);
+    const tarball =
+      givenTarball ??
+      join(
+        scratch,
+        runNpm(
+          ['pack', '--silent', ...(fresh ? ['--ignore-scripts'] : []), '--pack-destination', scratch],
+          root,
+        )
+          .trim()
+          .split('\n')
+          .pop(),
+      );
+    runNpm(
+      ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
+      ecosystem,
+    );
     // No project here installs msw: if it resolves, imports reach packages outside this install.
     const leak = (() => {
       try {
@@ -123,8 +203,13 @@ function installPackedPackage(givenTarball) {
         return undefined;
       }
     })();
-    if (leak) throw new Error(`${ecosystem} resolves msw at ${leak}: imports would reach packages a partner's install does not have`);
-    console.log(`package: ${givenTarball ? 'given' : fresh ? 'dist/ up to date, packed' : 'built and packed'}, ${tarball} installed (${seconds(since)})`);
+    if (leak)
+      throw new Error(
+        `${ecosystem} resolves msw at ${leak}: imports would reach packages a partner's install does not have`,
+      );
+    console.log(
+      `package: ${givenTarball ? 'given' : fresh ? 'dist/ up to date, packed' : 'built and packed'}, ${tarball} installed (${seconds(since)})`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -132,9 +217,20 @@ function installPackedPackage(givenTarball) {
 
 /** Starts the packed package's bin on a free loopback port, under Node.js 22.0.0 (the engines floor). */
 async function startFake() {
-  const manifest = JSON.parse(readFileSync(join(ecosystem, 'node_modules/restaurant-partner-sdk/package.json'), 'utf8'));
+  const manifest = JSON.parse(
+    readFileSync(join(ecosystem, 'node_modules/restaurant-partner-sdk/package.json'), 'utf8'),
+  );
   const bin = join(ecosystem, 'node_modules/restaurant-partner-sdk', manifest.bin['restaurant-partner-fake']);
-  const args = ['--port', '0', '--seed', 'demo', '--rate-limit', String(FAKE_REQUESTS_PER_SECOND), '--dialect', 'pageLinks=relative'];
+  const args = [
+    '--port',
+    '0',
+    '--seed',
+    'demo',
+    '--rate-limit',
+    String(FAKE_REQUESTS_PER_SECOND),
+    '--dialect',
+    'pageLinks=relative',
+  ];
   const child = spawn(nodeBinary('node-22'), [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr.on('data', (chunk) => {
@@ -154,15 +250,25 @@ async function startFake() {
       clearTimeout(timer);
       resolve(line);
     });
-    child.once('exit', (code) => reject(new Error(`the fake exited (${code}) before its start line: ${log}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the fake exited (${code}) before its start line: ${log}`)),
+    );
   }).catch(async (error) => {
     await stop();
     throw error;
   });
   const start = JSON.parse(firstLine);
-  const restaurant = start.restaurants.find((candidate) => candidate.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS') ?? start.restaurants[0];
+  const restaurant =
+    start.restaurants.find((candidate) => candidate.confirmation_mode === 'CONFIRMATION_MODE_SYNCHRONOUS') ??
+    start.restaurants[0];
   const [partner] = start.partners;
-  const config = { fakeUrl: start.url, partnerId: partner.partnerId, apiToken: partner.apiToken, restaurantId: restaurant.id, requestsPerSecond: FAKE_REQUESTS_PER_SECOND };
+  const config = {
+    fakeUrl: start.url,
+    partnerId: partner.partnerId,
+    apiToken: partner.apiToken,
+    restaurantId: restaurant.id,
+    requestsPerSecond: FAKE_REQUESTS_PER_SECOND,
+  };
   return { config, stop, log: () => log };
 }
 
@@ -192,19 +298,40 @@ function runToEnd(command, args, cwd) {
 
 async function runTarget(target) {
   const since = performance.now();
-  const failure = (check, detail) => ({ target, runtime: target.name, results: [{ check, ok: false, detail }], time: seconds(since) });
+  const failure = (check, detail) => ({
+    target,
+    runtime: target.name,
+    results: [{ check, ok: false, detail }],
+    time: seconds(since),
+  });
   let command;
   let args;
   try {
     [command, args] = target.runtime();
   } catch (error) {
-    return failure('runtime installed', `${target.project}: cannot resolve its runtime package (${error.message}); delete ${join(ecosystem, 'node_modules')} to reinstall`);
+    return failure(
+      'runtime installed',
+      `${target.project}: cannot resolve its runtime package (${error.message}); delete ${join(ecosystem, 'node_modules')} to reinstall`,
+    );
   }
-  for (const [probeCommand, probeArgs] of [[command, ['--version']], ...(target.probe ? [target.probe()] : [])]) {
-    if (!existsSync(probeCommand)) return failure('runtime installed', `no binary at ${probeCommand}: its npm package did not install one (the platform package may be missing from the registry)`);
+  for (const [probeCommand, probeArgs] of [
+    [command, ['--version']],
+    ...(target.probe ? [target.probe()] : []),
+  ]) {
+    if (!existsSync(probeCommand))
+      return failure(
+        'runtime installed',
+        `no binary at ${probeCommand}: its npm package did not install one (the platform package may be missing from the registry)`,
+      );
     const probe = await runToEnd(probeCommand, probeArgs, ecosystem);
-    if (probe.code !== 0) return failure('runtime installed', `${probeCommand} --version failed (exit ${probe.code}): ${probe.stderr.trim().slice(-500)}`);
-    const pinned = target.pinnedNode && `v${JSON.parse(readFileSync(join(ecosystem, target.project, 'package.json'), 'utf8')).devDependencies.node}`;
+    if (probe.code !== 0)
+      return failure(
+        'runtime installed',
+        `${probeCommand} --version failed (exit ${probe.code}): ${probe.stderr.trim().slice(-500)}`,
+      );
+    const pinned =
+      target.pinnedNode &&
+      `v${JSON.parse(readFileSync(join(ecosystem, target.project, 'package.json'), 'utf8')).devDependencies.node}`;
     if (probeCommand === command && pinned && probe.stdout.trim() !== pinned) {
       return failure('runtime installed', `${command} is ${probe.stdout.trim()}, the project pins ${pinned}`);
     }
@@ -212,19 +339,42 @@ async function runTarget(target) {
   let fake;
   try {
     fake = target.withoutFake ? undefined : await startFake();
-    const outcome = await runToEnd(command, [...args, ...(fake ? [JSON.stringify(fake.config)] : [])], join(ecosystem, target.project));
+    const outcome = await runToEnd(
+      command,
+      [...args, ...(fake ? [JSON.stringify(fake.config)] : [])],
+      join(ecosystem, target.project),
+    );
     const line = outcome.stdout.split('\n').find((candidate) => candidate.startsWith('ECOSYSTEM-RESULTS '));
     if (line && outcome.timedOut) {
       // Everything ran, but something the package started keeps the process alive.
       const report = JSON.parse(line.slice('ECOSYSTEM-RESULTS '.length));
-      const hang = { check: 'exits when done', ok: false, detail: `still running ${TARGET_TIMEOUT_MS / 1000} s after printing its results (killed)` };
-      return { target, runtime: report.runtime, results: [...report.results, hang], bundles: report.bundles, time: seconds(since) };
+      const hang = {
+        check: 'exits when done',
+        ok: false,
+        detail: `still running ${TARGET_TIMEOUT_MS / 1000} s after printing its results (killed)`,
+      };
+      return {
+        target,
+        runtime: report.runtime,
+        results: [...report.results, hang],
+        bundles: report.bundles,
+        time: seconds(since),
+      };
     }
     if (outcome.code !== 0 || !line) {
-      return failure('runs', `exit ${outcome.code}, ${line ? 'results printed' : 'no results printed'}: ${`${outcome.stderr}\n${outcome.stdout}`.trim().slice(-1500)}`);
+      return failure(
+        'runs',
+        `exit ${outcome.code}, ${line ? 'results printed' : 'no results printed'}: ${`${outcome.stderr}\n${outcome.stdout}`.trim().slice(-1500)}`,
+      );
     }
     const report = JSON.parse(line.slice('ECOSYSTEM-RESULTS '.length));
-    return { target, runtime: report.runtime, results: report.results, bundles: report.bundles, time: seconds(since) };
+    return {
+      target,
+      runtime: report.runtime,
+      results: report.results,
+      bundles: report.bundles,
+      time: seconds(since),
+    };
   } catch (error) {
     return failure('runs', `${error.message}${fake ? `\nfake log: ${fake.log()}` : ''}`);
   } finally {
@@ -232,10 +382,15 @@ async function runTarget(target) {
   }
 }
 
-const { values: options, positionals: wanted } = parseArgs({ allowPositionals: true, options: { tarball: { type: 'string' } } });
+const { values: options, positionals: wanted } = parseArgs({
+  allowPositionals: true,
+  options: { tarball: { type: 'string' } },
+});
 const unknown = wanted.filter((name) => !targets.some((target) => target.project === name));
 if (unknown.length) {
-  console.error(`unknown target ${unknown.join(', ')}; targets: ${targets.map((target) => target.project).join(', ')}`);
+  console.error(
+    `unknown target ${unknown.join(', ')}; targets: ${targets.map((target) => target.project).join(', ')}`,
+  );
   process.exit(2);
 }
 const chosen = targets.filter((target) => wanted.length === 0 || wanted.includes(target.project));
@@ -253,14 +408,17 @@ try {
 // with its own fake; none of their checks depends on wall-clock timing.
 const reports = new Array(chosen.length);
 let next = 0;
-await Promise.all(Array.from({ length: Math.min(TARGETS_AT_ONCE, chosen.length) }, async () => {
-  while (next < chosen.length) {
-    const index = next++;
-    reports[index] = await runTarget(chosen[index]);
-  }
-}));
+await Promise.all(
+  Array.from({ length: Math.min(TARGETS_AT_ONCE, chosen.length) }, async () => {
+    while (next < chosen.length) {
+      const index = next++;
+      reports[index] = await runTarget(chosen[index]);
+    }
+  }),
+);
 for (const report of reports) {
-  for (const result of report.results) console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${report.target.name} | ${result.check} | ${result.detail}`);
+  for (const result of report.results)
+    console.log(`${result.ok ? 'ok  ' : 'FAIL'} ${report.target.name} | ${result.check} | ${result.detail}`);
 }
 
 const passed = reports.flatMap((report) => report.results).filter((result) => result.ok).length;
@@ -268,11 +426,16 @@ const failed = reports.flatMap((report) => report.results).length - passed;
 console.log('\n| target | runtime | checks passed | wall time |\n|---|---|---|---|');
 for (const report of reports) {
   const ok = report.results.filter((result) => result.ok).length;
-  const verdict = ok === report.results.length ? `${ok}/${report.results.length}` : `**${ok}/${report.results.length} FAILED**`;
+  const verdict =
+    ok === report.results.length
+      ? `${ok}/${report.results.length}`
+      : `**${ok}/${report.results.length} FAILED**`;
   console.log(`| ${report.target.name} | ${report.runtime} | ${verdict} | ${report.time} |`);
 }
 for (const bundle of reports.flatMap((report) => report.bundles ?? [])) {
-  console.log(`bundle ${bundle.entry}: ${bundle.minifiedBytes} bytes minified, ${bundle.gzippedBytes} gzipped`);
+  console.log(
+    `bundle ${bundle.entry}: ${bundle.minifiedBytes} bytes minified, ${bundle.gzippedBytes} gzipped`,
+  );
 }
 console.log(`ecosystem tests took ${seconds(started)}`);
 console.log(`${passed} passed, ${failed} failed`);

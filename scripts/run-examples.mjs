@@ -12,10 +12,17 @@ const examples = readdirSync(new URL('../examples/', import.meta.url))
 const failed = [];
 for (const name of examples) {
   const started = performance.now();
-  const [command, args] = name.endsWith('.sh') ? ['bash', [`examples/${name}`]] : ['npx', ['tsx', `examples/${name}`]];
+  const [command, args] = name.endsWith('.sh')
+    ? ['bash', [`examples/${name}`]]
+    : ['npx', ['tsx', `examples/${name}`]];
   // Live credentials must never leak into CI's example runs: examples fall back to the fake without them.
   const env = { ...process.env, PARTNER_BASE_URL: '', PARTNER_ID: '', PARTNER_TOKEN: '' };
-  const result = spawnSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (result.status === 0) {
     console.log(`ok   ${name} (${seconds}s)`);

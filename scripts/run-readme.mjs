@@ -14,12 +14,15 @@ const root = new URL('..', import.meta.url).pathname;
 /** name -> code, in document order; `prefix` keeps the names of one document apart from another's. */
 function extractExamples(markdown, examples, prefix = '') {
   const pattern = /^<!-- readme-example: ([\w.-]+\.ts) -->\n```ts\n([\s\S]*?)^```$/gm;
-  for (const [, name, code] of markdown.matchAll(pattern)) examples.set(`${prefix}${name}`, `${examples.get(`${prefix}${name}`) ?? ''}${code}`);
+  for (const [, name, code] of markdown.matchAll(pattern))
+    examples.set(`${prefix}${name}`, `${examples.get(`${prefix}${name}`) ?? ''}${code}`);
   return examples;
 }
 
 const examples = extractExamples(readFileSync(join(root, 'README.md'), 'utf8'), new Map());
-for (const file of readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort()) {
+for (const file of readdirSync(join(root, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .sort()) {
   extractExamples(readFileSync(join(root, 'docs', file), 'utf8'), examples, `${file.replace(/\.md$/, '')}--`);
 }
 // The sections that must run as written: a README edit that drops a tag must not skip one silently.
@@ -35,8 +38,14 @@ const scratch = mkdtempSync(join(root, '.readme-examples-'));
 let failed = 0;
 try {
   for (const [name, code] of examples) writeFileSync(join(scratch, name), code);
-  writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts', '../scripts/readme-setup.ts'] }));
-  const typecheck = spawnSync('npx', ['tsc', '--noEmit', '-p', join(scratch, 'tsconfig.json')], { cwd: root, encoding: 'utf8' });
+  writeFileSync(
+    join(scratch, 'tsconfig.json'),
+    JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts', '../scripts/readme-setup.ts'] }),
+  );
+  const typecheck = spawnSync('npx', ['tsc', '--noEmit', '-p', join(scratch, 'tsconfig.json')], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (typecheck.status !== 0) {
     console.log(`FAIL type check of the README blocks\n${typecheck.stdout}${typecheck.stderr}`);
     failed += 1;
@@ -45,19 +54,31 @@ try {
   }
   for (const name of examples.keys()) {
     const started = performance.now();
-    const env = { ...process.env, PARTNER_BASE_URL: '', PARTNER_ID: '', PARTNER_TOKEN: '', WEBHOOK_TOKEN: '' };
-    const result = spawnSync('npx', ['tsx', '--import', join(root, 'scripts/readme-setup.ts'), join(scratch, name)], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const env = {
+      ...process.env,
+      PARTNER_BASE_URL: '',
+      PARTNER_ID: '',
+      PARTNER_TOKEN: '',
+      WEBHOOK_TOKEN: '',
+    };
+    const result = spawnSync(
+      'npx',
+      ['tsx', '--import', join(root, 'scripts/readme-setup.ts'), join(scratch, name)],
+      {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (result.status === 0) {
       console.log(`ok   README ${name} (${seconds}s)`);
     } else {
       failed += 1;
-      console.log(`FAIL README ${name} (${seconds}s, exit ${result.status ?? result.signal})\n${result.stdout}${result.stderr}`);
+      console.log(
+        `FAIL README ${name} (${seconds}s, exit ${result.status ?? result.signal})\n${result.stdout}${result.stderr}`,
+      );
     }
   }
 } finally {

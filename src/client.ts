@@ -7,6 +7,9 @@ import { Profile } from './resources/profile.js';
 import { Reservations } from './resources/reservations.js';
 import type { ResourceContext } from './resources/resource.js';
 import { Restaurants } from './resources/restaurants.js';
+import { rawRequest, type RawRequest } from './resources/request.js';
+import type { ApiPromise } from './transport/api-promise.js';
+import type { z } from 'zod';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
@@ -15,7 +18,13 @@ import { checkPriority, type Priority, type RateLimiter } from './transport/rate
 import { sharedRateLimiter } from './transport/shared-limiters.js';
 import { checkRequestOptions } from './transport/validate.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { API_PREFIX, Transport, type Call, type ClientHooks, type RequestOptions } from './transport/transport.js';
+import {
+  API_PREFIX,
+  Transport,
+  type Call,
+  type ClientHooks,
+  type RequestOptions,
+} from './transport/transport.js';
 import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/headers.js';
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
@@ -132,7 +141,9 @@ export interface ClientOptions {
  * What `withOptions` takes: any client option, with `defaultHeaders` merged over the client's
  * (`null` removes one) rather than replacing them.
  */
-export type ClientOptionOverrides = Partial<Omit<ClientOptions, 'defaultHeaders'>> & { defaultHeaders?: RequestHeaders };
+export type ClientOptionOverrides = Partial<Omit<ClientOptions, 'defaultHeaders'>> & {
+  defaultHeaders?: RequestHeaders;
+};
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RETRIES = 3;
@@ -156,30 +167,57 @@ function checkRateLimitOption(rateLimit: unknown): void {
     invalid('rateLimit', 'expected { requestsPerSecond }, a RateLimiter, or false');
   }
   const { requestsPerSecond, maxQueue } = rateLimit as { requestsPerSecond?: unknown; maxQueue?: unknown };
-  if (!(typeof requestsPerSecond === 'number' && requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
+  if (!(
+    typeof requestsPerSecond === 'number' &&
+    requestsPerSecond > 0 &&
+    Number.isFinite(requestsPerSecond)
+  )) {
     invalid('rateLimit.requestsPerSecond', 'expected a finite number > 0');
   }
-  if (maxQueue !== undefined && !(typeof maxQueue === 'number' && Number.isSafeInteger(maxQueue) && maxQueue >= 0)) {
+  if (
+    maxQueue !== undefined &&
+    !(typeof maxQueue === 'number' && Number.isSafeInteger(maxQueue) && maxQueue >= 0)
+  ) {
     invalid('rateLimit.maxQueue', 'expected an integer >= 0');
   }
 }
 
 function checkLimitOptions(options: ClientOptions): void {
   const { maxResponseBytes, maxPages, createLookupWindowMs, idempotencyKeyHonoured } = options;
-  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0)) invalid('maxResponseBytes', 'expected an integer number of bytes > 0');
-  if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0)) invalid('maxPages', 'expected an integer > 0');
-  if (createLookupWindowMs !== undefined && !(typeof createLookupWindowMs === 'number' && createLookupWindowMs >= 0 && Number.isFinite(createLookupWindowMs))) {
+  if (maxResponseBytes !== undefined && !(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0))
+    invalid('maxResponseBytes', 'expected an integer number of bytes > 0');
+  if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0))
+    invalid('maxPages', 'expected an integer > 0');
+  if (
+    createLookupWindowMs !== undefined &&
+    !(
+      typeof createLookupWindowMs === 'number' &&
+      createLookupWindowMs >= 0 &&
+      Number.isFinite(createLookupWindowMs)
+    )
+  ) {
     invalid('createLookupWindowMs', 'expected a finite number of milliseconds >= 0');
   }
-  if (idempotencyKeyHonoured !== undefined && typeof idempotencyKeyHonoured !== 'boolean') invalid('idempotencyKeyHonoured', 'expected a boolean');
+  if (idempotencyKeyHonoured !== undefined && typeof idempotencyKeyHonoured !== 'boolean')
+    invalid('idempotencyKeyHonoured', 'expected a boolean');
   const { ambiguousHoldMs, bookingLedger } = options;
-  if (ambiguousHoldMs !== undefined && !(typeof ambiguousHoldMs === 'number' && ambiguousHoldMs >= 0 && Number.isFinite(ambiguousHoldMs))) {
+  if (
+    ambiguousHoldMs !== undefined &&
+    !(typeof ambiguousHoldMs === 'number' && ambiguousHoldMs >= 0 && Number.isFinite(ambiguousHoldMs))
+  ) {
     invalid('ambiguousHoldMs', 'expected a finite number of milliseconds >= 0');
   }
   if (bookingLedger !== undefined) {
     const ledger = bookingLedger as Partial<Record<keyof BookingLedger, unknown>> | null;
-    if (typeof ledger !== 'object' || ledger === null || !(['claim', 'renew', 'settle'] as const).every((name) => typeof ledger[name] === 'function')) {
-      invalid('bookingLedger', 'expected a booking ledger (createMemoryBookingLedger() or createRedisBookingLedger(...))');
+    if (
+      typeof ledger !== 'object' ||
+      ledger === null ||
+      !(['claim', 'renew', 'settle'] as const).every((name) => typeof ledger[name] === 'function')
+    ) {
+      invalid(
+        'bookingLedger',
+        'expected a booking ledger (createMemoryBookingLedger() or createRedisBookingLedger(...))',
+      );
     }
   }
 }
@@ -187,15 +225,18 @@ function checkLimitOptions(options: ClientOptions): void {
 // Checked here rather than failing at the first call as a misleading ConnectionError or TypeError.
 function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hooks?: unknown }): void {
   const { fetch: customFetch, logger, hooks } = options;
-  if (customFetch !== undefined && typeof customFetch !== 'function') invalid('fetch', 'expected a fetch function');
+  if (customFetch !== undefined && typeof customFetch !== 'function')
+    invalid('fetch', 'expected a fetch function');
   if (logger !== undefined) {
     const candidate = logger as Partial<Record<keyof Logger, unknown>> | null;
-    if (typeof candidate !== 'object' || candidate === null) invalid('logger', 'expected an object with warn and error methods');
+    if (typeof candidate !== 'object' || candidate === null)
+      invalid('logger', 'expected an object with warn and error methods');
     for (const level of ['warn', 'error'] as const) {
       if (typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
     }
     for (const level of ['debug', 'info'] as const) {
-      if (candidate[level] !== undefined && typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
+      if (candidate[level] !== undefined && typeof candidate[level] !== 'function')
+        invalid(`logger.${level}`, 'expected a function');
     }
   }
   if (hooks !== undefined) {
@@ -214,21 +255,27 @@ function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hook
  * doubled prefix would make every call a 404; an operation's URL is refused.
  */
 function normaliseBaseUrl(baseUrl: unknown): { url: URL; prefixRemoved: boolean } {
-  if (typeof baseUrl !== 'string' || baseUrl === '') invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
+  if (typeof baseUrl !== 'string' || baseUrl === '')
+    invalid('baseUrl', 'expected the service URL, for example https://api.example.com');
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
     invalid('baseUrl', 'expected an absolute http or https URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') invalid('baseUrl', 'expected an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    invalid('baseUrl', 'expected an http or https URL');
   // Credentials in the URL would travel outside the Authorization header and show in logs.
-  if (url.username || url.password) invalid('baseUrl', 'must not contain credentials; pass partnerId and apiToken instead');
+  if (url.username || url.password)
+    invalid('baseUrl', 'must not contain credentials; pass partnerId and apiToken instead');
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
   if (url.pathname.includes(`${API_PREFIX}/`)) {
-    invalid('baseUrl', `is the URL of an operation; pass the part before ${API_PREFIX}/ (the client appends the paths itself)`);
+    invalid(
+      'baseUrl',
+      `is the URL of an operation; pass the part before ${API_PREFIX}/ (the client appends the paths itself)`,
+    );
   }
   const prefixRemoved = url.pathname.endsWith(API_PREFIX);
   if (prefixRemoved) url.pathname = url.pathname.slice(0, -API_PREFIX.length);
@@ -272,17 +319,30 @@ export class PartnerClient {
   #createdListeners: ResourceContext['createdListeners'];
   #timezoneRefresh: Promise<void> | undefined;
   readonly #transport: Transport;
-  readonly #settings: { timeoutMs: number; maxRetries: number; deadlineMs: number; logLevel: LogLevel; responseValidation: ResponseValidation };
+  readonly #settings: {
+    timeoutMs: number;
+    maxRetries: number;
+    deadlineMs: number;
+    logLevel: LogLevel;
+    responseValidation: ResponseValidation;
+  };
   // Builds a copy with changed options; a closure, so the options (and the token in them) are not
   // reachable as a field of the client.
   readonly #copy: (overrides: ClientOptionOverrides) => PartnerClient;
 
   constructor(options: ClientOptions) {
-    if (!options || typeof options !== 'object') invalid('options', 'expected { baseUrl, partnerId, apiToken }');
+    if (!options || typeof options !== 'object')
+      invalid('options', 'expected { baseUrl, partnerId, apiToken }');
     const { url: base, prefixRemoved } = normaliseBaseUrl(options.baseUrl);
-    if (typeof options.partnerId !== 'string' || options.partnerId === '') invalid('partnerId', 'expected the partner UUID');
-    if (typeof options.apiToken !== 'string' || options.apiToken === '') invalid('apiToken', 'expected the partner API token');
-    checkRequestOptions({ timeoutMs: options.timeoutMs, maxRetries: options.maxRetries, deadlineMs: options.deadlineMs });
+    if (typeof options.partnerId !== 'string' || options.partnerId === '')
+      invalid('partnerId', 'expected the partner UUID');
+    if (typeof options.apiToken !== 'string' || options.apiToken === '')
+      invalid('apiToken', 'expected the partner API token');
+    checkRequestOptions({
+      timeoutMs: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      deadlineMs: options.deadlineMs,
+    });
     checkLimitOptions(options);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -291,15 +351,27 @@ export class PartnerClient {
     const rateLimit = options.rateLimit ?? { requestsPerSecond: 1 };
     checkRateLimitOption(rateLimit);
     checkCallbackOptions(options);
-    if (options.priority !== undefined && options.priority !== 'interactive' && options.priority !== 'background') invalid('priority', "expected 'interactive' or 'background'");
-    const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<string, string>;
+    if (
+      options.priority !== undefined &&
+      options.priority !== 'interactive' &&
+      options.priority !== 'background'
+    )
+      invalid('priority', "expected 'interactive' or 'background'");
+    const defaultHeaders = checkHeaders(options.defaultHeaders, 'defaultHeaders', false) as Record<
+      string,
+      string
+    >;
     const knownTimezones = checkRestaurantTimezones(options.restaurantTimezones);
     const secrets = createSecrets(options.partnerId, options.apiToken);
     const baseLogger = options.logger ?? consoleLogger;
     // An unknown RESTAURANT_PARTNER_LOG leaves the level at warn, so its warning is always shown.
-    const logLevel = resolveLogLevel(options.logLevel, (message) => baseLogger.warn(secrets.scrubText(message)));
+    const logLevel = resolveLogLevel(options.logLevel, (message) =>
+      baseLogger.warn(secrets.scrubText(message)),
+    );
     const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
-    const responseValidation = resolveResponseValidation(options.responseValidation, (message) => logger.warn(message));
+    const responseValidation = resolveResponseValidation(options.responseValidation, (message) =>
+      logger.warn(message),
+    );
     this.rateLimiter =
       rateLimit === false
         ? undefined
@@ -311,9 +383,14 @@ export class PartnerClient {
     this.partnerId = options.partnerId;
     const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.#settings = { timeoutMs, maxRetries, deadlineMs, logLevel, responseValidation };
-    if (prefixRemoved) logger.debug?.(`baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`);
+    if (prefixRemoved)
+      logger.debug?.(
+        `baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`,
+      );
     if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
-      logger.warn(`baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`);
+      logger.warn(
+        `baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`,
+      );
     }
 
     const transport = (this.#transport = new Transport({
@@ -339,7 +416,11 @@ export class PartnerClient {
     this.#timezones = new Map(knownTimezones);
     this.#createdListeners = new Set();
     this.#copy = (overrides) => {
-      const next: ClientOptions = { ...given, ...overrides, defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders') };
+      const next: ClientOptions = {
+        ...given,
+        ...overrides,
+        defaultHeaders: mergeHeaders(defaultHeaders, overrides.defaultHeaders, 'defaultHeaders'),
+      };
       // One budget per partner: the copy waits on the same limiter unless told otherwise.
       if (!Object.hasOwn(overrides, 'rateLimit')) next.rateLimit = this.rateLimiter ?? false;
       const copy = new (this.constructor as typeof PartnerClient)(next);
@@ -348,7 +429,9 @@ export class PartnerClient {
       // otherwise the copy shares this one (the parent's own were seeded once, and the service
       // may have corrected them since).
       if (next.baseUrl === given.baseUrl && next.partnerId === given.partnerId) {
-        copy.#timezones = Object.hasOwn(overrides, 'restaurantTimezones') ? new Map([...this.#timezones, ...copy.#timezones]) : this.#timezones;
+        copy.#timezones = Object.hasOwn(overrides, 'restaurantTimezones')
+          ? new Map([...this.#timezones, ...copy.#timezones])
+          : this.#timezones;
         copy.#createdListeners = this.#createdListeners;
       }
       return copy;
@@ -407,10 +490,42 @@ export class PartnerClient {
       }
       // Another call's refresh is waited for within this call's own signal and deadline. Its
       // failure (that caller's abort or deadline) is not this call's: this call then reads the list itself.
-      const outcome = await call.within(shared.then(() => 'read' as const, () => 'failed' as const));
+      const outcome = await call.within(
+        shared.then(
+          () => 'read' as const,
+          () => 'failed' as const,
+        ),
+      );
       if (outcome === 'read') break;
     }
     return this.#timezones.get(key) ?? null;
+  }
+
+  /**
+   * Sends an operation the SDK does not wrap (a restaurant's availability, which the spec names
+   * but does not show) through the same pipeline as every other call: rate limiter (and
+   * `priority`), retries, deadline, redaction, per-call options and `.withResponse()`.
+   *
+   * `path` is relative to `/api/v1/partnership/` (`restaurants/12/availability/`; the full path is
+   * accepted too); one that would leave it is an `InputValidationError` naming `path`, before any
+   * request. GET, PUT and DELETE are retried on a network error, 408 or 5xx; POST and PATCH only
+   * when they certainly did not take effect (429, a connection never opened). Given a zod
+   * `schema`, the answer is checked against it (`ResponseValidationError`, or a warning under
+   * `responseValidation: 'warn'`) and typed by it; without one, the parsed JSON is returned as
+   * `unknown` (`null` for an empty body).
+   *
+   * @example
+   * ```ts
+   * const slots = await client.request({ method: 'GET', path: `restaurants/${id}/availability/`, query: { date: '2026-12-05' } });
+   * ```
+   */
+  request<Schema extends z.ZodType>(
+    request: RawRequest<Schema> & { schema: Schema },
+    options?: RequestOptions,
+  ): ApiPromise<z.output<Schema>>;
+  request(request: RawRequest<undefined>, options?: RequestOptions): ApiPromise<unknown>;
+  request(request: RawRequest, options?: RequestOptions): ApiPromise<unknown> {
+    return rawRequest(this.#transport, request, options);
   }
 
   /**
@@ -431,7 +546,8 @@ export class PartnerClient {
    * ```
    */
   withOptions(overrides: ClientOptionOverrides): PartnerClient {
-    if (!overrides || typeof overrides !== 'object') invalid('overrides', 'expected an object of client options');
+    if (!overrides || typeof overrides !== 'object')
+      invalid('overrides', 'expected an object of client options');
     return this.#copy(overrides);
   }
 

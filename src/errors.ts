@@ -132,9 +132,13 @@ function readFieldErrors(body: unknown): Record<string, string[]> {
     for (const [key, value] of Object.entries(map)) {
       if (depth === 0 && (key === 'detail' || key === 'code')) continue;
       const field = `${prefix}${key}`;
-      if (Array.isArray(value)) result[field] = value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item) ?? String(item)));
+      if (Array.isArray(value))
+        result[field] = value.map((item) =>
+          typeof item === 'string' ? item : (JSON.stringify(item) ?? String(item)),
+        );
       else if (typeof value === 'string') result[field] = [value];
-      else if (value && typeof value === 'object' && depth < 4) visit(value as Record<string, unknown>, `${field}.`, depth + 1);
+      else if (value && typeof value === 'object' && depth < 4)
+        visit(value as Record<string, unknown>, `${field}.`, depth + 1);
     }
   };
   visit(source as Record<string, unknown>, '', 0);
@@ -149,7 +153,9 @@ function summarizeFieldErrors(fieldErrors: Record<string, string[]>): string {
   const summary = Object.entries(fieldErrors)
     .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
     .join('; ');
-  return summary.length > MAX_FIELD_SUMMARY_LENGTH ? `${summary.slice(0, MAX_FIELD_SUMMARY_LENGTH - 1)}…` : summary;
+  return summary.length > MAX_FIELD_SUMMARY_LENGTH
+    ? `${summary.slice(0, MAX_FIELD_SUMMARY_LENGTH - 1)}…`
+    : summary;
 }
 
 /**
@@ -225,7 +231,10 @@ export class ConnectionError extends PartnerSdkError {
   /** How many attempts were made, retries included. */
   readonly attempts: number;
   constructor(message: string, details: RequestErrorDetails = {}) {
-    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause, sent: details.sent ?? 'maybe' });
+    super(`${message}${describe(details.method, details.url)}`, {
+      cause: details.cause,
+      sent: details.sent ?? 'maybe',
+    });
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts ?? 1;
@@ -251,7 +260,10 @@ export class ResponseTooLargeError extends PartnerSdkError {
   /** How many attempts were made, retries included. */
   readonly attempts: number;
   constructor(details: RequestErrorDetails & { status: number; maxResponseBytes: number }) {
-    super(`The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`, { sent: 'yes' });
+    super(
+      `The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`,
+      { sent: 'yes' },
+    );
     this.method = details.method;
     this.url = details.url;
     this.status = details.status;
@@ -260,7 +272,8 @@ export class ResponseTooLargeError extends PartnerSdkError {
   }
 }
 /** True when an answer was refused for passing `maxResponseBytes`. */
-export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError => error instanceof ResponseTooLargeError;
+export const isResponseTooLargeError = (error: unknown): error is ResponseTooLargeError =>
+  error instanceof ResponseTooLargeError;
 /**
  * The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep).
  * `sent` tells whether its request may have reached the service before the abort.
@@ -269,7 +282,10 @@ export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
   /** How many attempts were made, retries included (0: aborted before the first was sent). */
   readonly attempts: number;
-  constructor(message?: string, options?: { cause?: unknown; sent?: RequestSent | undefined; attempts?: number | undefined }) {
+  constructor(
+    message?: string,
+    options?: { cause?: unknown; sent?: RequestSent | undefined; attempts?: number | undefined },
+  ) {
     super(message, options);
     this.attempts = options?.attempts ?? 0;
   }
@@ -279,7 +295,9 @@ export class AbortError extends PartnerSdkError {
 abstract class ValidationError extends PartnerSdkError {
   readonly issues: FieldIssue[];
   constructor(prefix: string, issues: FieldIssue[], sent: RequestSent) {
-    super(`${prefix}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, { sent });
+    super(`${prefix}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, {
+      sent,
+    });
     this.issues = issues;
   }
   /** The first offending field, for the common one-problem case. */
@@ -314,7 +332,9 @@ function redactSecretFields(value: unknown, seen = new WeakSet<object>(), depth 
   seen.add(value);
   if (Array.isArray(value)) return value.map((item) => redactSecretFields(item, seen, depth + 1));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = SECRET_FIELD.test(key) && item != null ? '[REDACTED]' : redactSecretFields(item, seen, depth + 1);
+  for (const [key, item] of Object.entries(value))
+    copy[key] =
+      SECRET_FIELD.test(key) && item != null ? '[REDACTED]' : redactSecretFields(item, seen, depth + 1);
   return copy;
 }
 
@@ -327,7 +347,10 @@ export class ResponseValidationError extends ValidationError {
   readonly method: string | undefined;
   readonly url: string | undefined;
   readonly body: unknown;
-  constructor(issues: FieldIssue[], details: { method?: string | undefined; url?: string | undefined; body?: unknown } = {}) {
+  constructor(
+    issues: FieldIssue[],
+    details: { method?: string | undefined; url?: string | undefined; body?: unknown } = {},
+  ) {
     // An answer came back, outside the contract: the request was sent.
     super(`Unexpected response${describe(details.method, details.url)}`, issues, 'yes');
     this.method = details.method;
@@ -350,7 +373,16 @@ export class AmbiguousCreateError extends PartnerSdkError {
   readonly restaurantId: number | string;
   /** How many times the create was attempted, retries included (0: nothing was sent by this call). */
   readonly attempts: number;
-  constructor(message: string, details: { idempotencyKey: string; restaurantId: number | string; attempts?: number; cause?: unknown; sent?: RequestSent | undefined }) {
+  constructor(
+    message: string,
+    details: {
+      idempotencyKey: string;
+      restaurantId: number | string;
+      attempts?: number;
+      cause?: unknown;
+      sent?: RequestSent | undefined;
+    },
+  ) {
     super(message, { cause: details.cause, sent: details.sent ?? 'maybe' });
     this.idempotencyKey = details.idempotencyKey;
     this.restaurantId = details.restaurantId;
@@ -410,43 +442,56 @@ export class ReservationCancelledError extends PartnerSdkError {
 }
 
 /** True for any error thrown by this SDK. */
-export const isPartnerSdkError = (error: unknown): error is PartnerSdkError => error instanceof PartnerSdkError;
+export const isPartnerSdkError = (error: unknown): error is PartnerSdkError =>
+  error instanceof PartnerSdkError;
 /** True for an HTTP answer outside 2xx. */
-export const isPartnerApiError = (error: unknown): error is PartnerApiError => error instanceof PartnerApiError;
+export const isPartnerApiError = (error: unknown): error is PartnerApiError =>
+  error instanceof PartnerApiError;
 /** True for a 400 or 422: the service refused the input (see `fieldErrors`). */
-export const isBadRequestError = (error: unknown): error is BadRequestError => error instanceof BadRequestError;
+export const isBadRequestError = (error: unknown): error is BadRequestError =>
+  error instanceof BadRequestError;
 /** True for a 401: the partner id or API token was refused. */
-export const isAuthenticationError = (error: unknown): error is AuthenticationError => error instanceof AuthenticationError;
+export const isAuthenticationError = (error: unknown): error is AuthenticationError =>
+  error instanceof AuthenticationError;
 /** True for a 403. */
-export const isPermissionDeniedError = (error: unknown): error is PermissionDeniedError => error instanceof PermissionDeniedError;
+export const isPermissionDeniedError = (error: unknown): error is PermissionDeniedError =>
+  error instanceof PermissionDeniedError;
 /** True for a 404: not found, or not visible to this partner. */
 export const isNotFoundError = (error: unknown): error is NotFoundError => error instanceof NotFoundError;
 /** True for a 409 (no availability included). */
 export const isConflictError = (error: unknown): error is ConflictError => error instanceof ConflictError;
 /** True when the restaurant had no table for the request. */
-export const isNoAvailabilityError = (error: unknown): error is NoAvailabilityError => error instanceof NoAvailabilityError;
+export const isNoAvailabilityError = (error: unknown): error is NoAvailabilityError =>
+  error instanceof NoAvailabilityError;
 /** True when the rate limit was exceeded beyond retries. */
 export const isRateLimitError = (error: unknown): error is RateLimitError => error instanceof RateLimitError;
 /** True for a 5xx. */
 export const isServerError = (error: unknown): error is ServerError => error instanceof ServerError;
 /** True when no HTTP answer was received (timeouts included). */
-export const isConnectionError = (error: unknown): error is ConnectionError => error instanceof ConnectionError;
+export const isConnectionError = (error: unknown): error is ConnectionError =>
+  error instanceof ConnectionError;
 /** True when an attempt took longer than `timeoutMs`. */
 export const isTimeoutError = (error: unknown): error is TimeoutError => error instanceof TimeoutError;
 /** True when the caller's `signal` aborted the call. */
 export const isAbortError = (error: unknown): error is AbortError => error instanceof AbortError;
 /** True when our own input check refused a call. */
-export const isInputValidationError = (error: unknown): error is InputValidationError => error instanceof InputValidationError;
+export const isInputValidationError = (error: unknown): error is InputValidationError =>
+  error instanceof InputValidationError;
 /** True when the service answered outside the contract. */
-export const isResponseValidationError = (error: unknown): error is ResponseValidationError => error instanceof ResponseValidationError;
+export const isResponseValidationError = (error: unknown): error is ResponseValidationError =>
+  error instanceof ResponseValidationError;
 /** True when a create's outcome is unknown. */
-export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError => error instanceof AmbiguousCreateError;
+export const isAmbiguousCreateError = (error: unknown): error is AmbiguousCreateError =>
+  error instanceof AmbiguousCreateError;
 /** True when `waitForConfirmation` saw the reservation cancelled. */
-export const isReservationCancelledError = (error: unknown): error is ReservationCancelledError => error instanceof ReservationCancelledError;
+export const isReservationCancelledError = (error: unknown): error is ReservationCancelledError =>
+  error instanceof ReservationCancelledError;
 /** True for an {@link IdempotencyKeyReuseError}. */
-export const isIdempotencyKeyReuseError = (error: unknown): error is IdempotencyKeyReuseError => error instanceof IdempotencyKeyReuseError;
+export const isIdempotencyKeyReuseError = (error: unknown): error is IdempotencyKeyReuseError =>
+  error instanceof IdempotencyKeyReuseError;
 /** True for a {@link BookingLedgerUnavailableError}. */
-export const isBookingLedgerUnavailableError = (error: unknown): error is BookingLedgerUnavailableError => error instanceof BookingLedgerUnavailableError;
+export const isBookingLedgerUnavailableError = (error: unknown): error is BookingLedgerUnavailableError =>
+  error instanceof BookingLedgerUnavailableError;
 
 /**
  * The call's place in the rate-limit queue already puts its slot past its deadline: it is refused
@@ -461,7 +506,11 @@ export class RateLimitWaitTooLongError extends PartnerSdkError {
   readonly maxWaitMs: number;
   /** The call's priority. */
   readonly priority: 'interactive' | 'background';
-  constructor(details: { estimatedWaitMs: number; maxWaitMs: number; priority: 'interactive' | 'background' }) {
+  constructor(details: {
+    estimatedWaitMs: number;
+    maxWaitMs: number;
+    priority: 'interactive' | 'background';
+  }) {
     super(
       `A ${details.priority} call would wait about ${Math.ceil(details.estimatedWaitMs)} ms for a rate-limit slot, ` +
         `longer than the ${Math.max(0, Math.floor(details.maxWaitMs))} ms it has left; refused without being sent`,
@@ -472,4 +521,5 @@ export class RateLimitWaitTooLongError extends PartnerSdkError {
   }
 }
 /** True when a call was refused because its rate-limit wait would outlast its deadline. */
-export const isRateLimitWaitTooLongError = (error: unknown): error is RateLimitWaitTooLongError => error instanceof RateLimitWaitTooLongError;
+export const isRateLimitWaitTooLongError = (error: unknown): error is RateLimitWaitTooLongError =>
+  error instanceof RateLimitWaitTooLongError;

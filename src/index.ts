@@ -12,12 +12,19 @@
 export { PartnerClient, type ClientOptions, type ClientOptionOverrides } from './client.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
 export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
+export type { RawRequest, RawRequestMethod } from './resources/request.js';
 export type { LogLevel } from './transport/log-level.js';
 export type { ResponseValidation } from './transport/response-validation.js';
 export type { RequestHeaders } from './transport/headers.js';
 export { ApiPromise, type WithResponse } from './transport/api-promise.js';
 export { ListPromise, type Page } from './transport/pagination.js';
-export { createRateLimiter, isRateLimitQueueFullError, RateLimitQueueFullError, type LocalRateLimiter, type RateLimiterOptions } from './transport/throttle.js';
+export {
+  createRateLimiter,
+  isRateLimitQueueFullError,
+  RateLimitQueueFullError,
+  type LocalRateLimiter,
+  type RateLimiterOptions,
+} from './transport/throttle.js';
 export type { AcquireOptions, PacedRateLimiter, Priority, RateLimiter } from './transport/rate-limiter.js';
 export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/error-from-response.js';
@@ -27,7 +34,12 @@ export {
   type WaitForConfirmationOptions,
   Reservations,
 } from './resources/reservations.js';
-export { createMemoryBookingLedger, type BookingLedger, type BookingLedgerClaim, type BookingLedgerEntry } from './lib/booking-ledger.js';
+export {
+  createMemoryBookingLedger,
+  type BookingLedger,
+  type BookingLedgerClaim,
+  type BookingLedgerEntry,
+} from './lib/booking-ledger.js';
 export { Restaurants } from './resources/restaurants.js';
 export { Profile } from './resources/profile.js';
 export { Webhooks } from './resources/webhooks.js';

@@ -22,7 +22,10 @@ export function createConsoleLogger(prefix: string, levels: readonly Level[] = [
   // Debug and info lines say everything in their message (their context repeats it as fields for
   // structured loggers), so the console shows one line each; a warning's context may add to it.
   const write = (level: Level) => (message: string, context?: Record<string, unknown>) =>
-    console[level](`${prefix} ${message}`, ...(context && (level === 'warn' || level === 'error') ? [context] : []));
+    console[level](
+      `${prefix} ${message}`,
+      ...(context && (level === 'warn' || level === 'error') ? [context] : []),
+    );
   const logger: Logger = { warn: () => undefined, error: () => undefined };
   for (const level of levels) logger[level] = write(level);
   return logger;
@@ -32,7 +35,12 @@ export function createConsoleLogger(prefix: string, levels: readonly Level[] = [
  * The client's default logger: the console, all four levels. The client's `logLevel` (default
  * `warn`) decides which lines it is given, so by default only warnings and errors.
  */
-export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]', ['debug', 'info', 'warn', 'error']);
+export const consoleLogger: Logger = createConsoleLogger('[restaurant-partner-sdk]', [
+  'debug',
+  'info',
+  'warn',
+  'error',
+]);
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = { warn: () => undefined, error: () => undefined };

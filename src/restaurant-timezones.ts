@@ -7,7 +7,8 @@
 import { IANAZone } from 'luxon';
 import { InputValidationError, type FieldIssue } from './errors.js';
 
-const isIanaZone = (zone: unknown): zone is string => typeof zone === 'string' && zone !== '' && IANAZone.isValidZone(zone);
+const isIanaZone = (zone: unknown): zone is string =>
+  typeof zone === 'string' && zone !== '' && IANAZone.isValidZone(zone);
 const RULE = "expected an IANA timezone such as 'Europe/Brussels'";
 
 /** `zone` when it is a valid IANA timezone; else an {@link InputValidationError} naming `field`. */
@@ -24,11 +25,14 @@ export function checkRestaurantTimezones(option: unknown): [string, string][] {
   if (option === undefined) return [];
   const field = 'restaurantTimezones';
   if (typeof option !== 'object' || option === null || Array.isArray(option)) {
-    throw new InputValidationError([{ field, path: [field], code: 'invalid_option', message: "expected { [restaurantId]: 'Area/City' }" }]);
+    throw new InputValidationError([
+      { field, path: [field], code: 'invalid_option', message: "expected { [restaurantId]: 'Area/City' }" },
+    ]);
   }
   const issues: FieldIssue[] = [];
   for (const [id, zone] of Object.entries(option)) {
-    if (!isIanaZone(zone)) issues.push({ field: `${field}.${id}`, path: [field, id], code: 'invalid_timezone', message: RULE });
+    if (!isIanaZone(zone))
+      issues.push({ field: `${field}.${id}`, path: [field, id], code: 'invalid_timezone', message: RULE });
   }
   if (issues.length > 0) throw new InputValidationError(issues);
   return Object.entries(option as Record<string, string>);

@@ -27,15 +27,27 @@ function formatServiceDateTime(value: DateTime): string {
 }
 
 /** Reads a local wall-clock time in `zone`, refusing a DST gap and taking the first of two. */
-function fromLocal(parts: { year: number; month: number; day: number; hour: number; minute: number; second: number }, zone: string): DateTime {
+function fromLocal(
+  parts: { year: number; month: number; day: number; hour: number; minute: number; second: number },
+  zone: string,
+): DateTime {
   const candidate = DateTime.fromObject(parts, { zone });
-  if (!candidate.isValid) refuse(`cannot read ${JSON.stringify(parts)} in ${zone}: ${candidate.invalidExplanation ?? candidate.invalidReason}`);
+  if (!candidate.isValid)
+    refuse(
+      `cannot read ${JSON.stringify(parts)} in ${zone}: ${candidate.invalidExplanation ?? candidate.invalidReason}`,
+    );
   if (candidate.hour !== parts.hour || candidate.minute !== parts.minute || candidate.day !== parts.day) {
     const wanted = `${String(parts.hour).padStart(2, '0')}:${String(parts.minute).padStart(2, '0')}`;
-    refuse(`${wanted} does not exist on that day in ${zone} (the clocks skip it for daylight saving time)`, 'nonexistent_local_time');
+    refuse(
+      `${wanted} does not exist on that day in ${zone} (the clocks skip it for daylight saving time)`,
+      'nonexistent_local_time',
+    );
   }
   const occurrences = candidate.getPossibleOffsets();
-  return occurrences.reduce((earliest, next) => (next.toMillis() < earliest.toMillis() ? next : earliest), candidate);
+  return occurrences.reduce(
+    (earliest, next) => (next.toMillis() < earliest.toMillis() ? next : earliest),
+    candidate,
+  );
 }
 
 /** A date-time in the `T` form luxon's ISO reader takes (a service or a caller may write a space). */
@@ -54,13 +66,16 @@ function partsOf(date: string, time: string) {
  */
 export function toServiceStartTime(value: StartTimeInput, timezone: string | null | undefined): string {
   const zone = timezone ?? undefined;
-  if (zone && !Info.normalizeZone(zone).isValid) refuse(`the restaurant's timezone "${zone}" is not a known IANA zone`);
+  if (zone && !Info.normalizeZone(zone).isValid)
+    refuse(`the restaurant's timezone "${zone}" is not a known IANA zone`);
   let instant: DateTime;
   if (DateTime.isDateTime(value)) instant = value;
   else if (value instanceof Date) instant = DateTime.fromJSDate(value);
-  else if (typeof value === 'string' && OFFSET_SUFFIX.test(value)) instant = DateTime.fromISO(isoForm(value), { setZone: true });
+  else if (typeof value === 'string' && OFFSET_SUFFIX.test(value))
+    instant = DateTime.fromISO(isoForm(value), { setZone: true });
   else {
-    const [date, time] = typeof value === 'string' ? (isoForm(value).split('T') as [string, string]) : [value.date, value.time];
+    const [date, time] =
+      typeof value === 'string' ? (isoForm(value).split('T') as [string, string]) : [value.date, value.time];
     const parts = partsOf(date, (time ?? '00:00').replace(/[.,]\d+$/, ''));
     if (!zone) {
       const local = DateTime.fromObject(parts, { zone: 'UTC' });
@@ -69,7 +84,8 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
     }
     return formatServiceDateTime(fromLocal(parts, zone));
   }
-  if (!instant.isValid) refuse(`not a valid date-time: ${instant.invalidExplanation ?? instant.invalidReason}`);
+  if (!instant.isValid)
+    refuse(`not a valid date-time: ${instant.invalidExplanation ?? instant.invalidReason}`);
   return formatServiceDateTime(zone ? instant.setZone(zone) : instant);
 }
 

@@ -14,12 +14,20 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({ options: { answer: { type: 'string' } } });
 const prepare = (answer) => {
   const body = Buffer.from(answer.body, 'base64');
-  return { status: answer.status, body, headers: { ...answer.headers, 'content-length': String(body.byteLength) } };
+  return {
+    status: answer.status,
+    body,
+    headers: { ...answer.headers, 'content-length': String(body.byteLength) },
+  };
 };
 const file = JSON.parse(readFileSync(values.answer, 'utf8'));
 const single = typeof file.status === 'number' ? prepare(file) : undefined;
 const byPath = new Map(single ? [] : Object.entries(file).map(([path, answer]) => [path, prepare(answer)]));
-const notFound = prepare({ status: 404, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"detail":"Not found."}').toString('base64') });
+const notFound = prepare({
+  status: 404,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from('{"detail":"Not found."}').toString('base64'),
+});
 const server = createServer((request, response) => {
   // Read (and drop) whatever the request carries, as the fake does before answering.
   request.resume();
@@ -30,5 +38,7 @@ const server = createServer((request, response) => {
   });
 });
 server.keepAliveTimeout = 5_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

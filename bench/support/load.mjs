@@ -27,12 +27,22 @@ const headers = values.authorization ? { authorization: values.authorization } :
 function once() {
   const target = targets[turn++ % targets.length];
   return new Promise((resolve) => {
-    const call = request({ agent, host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers }, (response) => {
-      let bytes = 0;
-      response.on('data', (chunk) => (bytes += chunk.length));
-      response.on('end', () => resolve({ ok: response.statusCode === 200, bytes }));
-      response.on('error', () => resolve({ ok: false, bytes }));
-    });
+    const call = request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname + target.search,
+        method: 'GET',
+        headers,
+      },
+      (response) => {
+        let bytes = 0;
+        response.on('data', (chunk) => (bytes += chunk.length));
+        response.on('end', () => resolve({ ok: response.statusCode === 200, bytes }));
+        response.on('error', () => resolve({ ok: false, bytes }));
+      },
+    );
     call.on('error', () => resolve({ ok: false, bytes: 0 }));
     call.end();
   });
@@ -58,8 +68,16 @@ async function run(durationMs) {
   );
   const elapsedMs = performance.now() - started;
   latencies.sort((a, b) => a - b);
-  const percentile = (share) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))] ?? null;
-  return { ...counts, elapsedMs, rps: counts.ok / (elapsedMs / 1000), p50Ms: percentile(0.5), p95Ms: percentile(0.95), p99Ms: percentile(0.99) };
+  const percentile = (share) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))] ?? null;
+  return {
+    ...counts,
+    elapsedMs,
+    rps: counts.ok / (elapsedMs / 1000),
+    p50Ms: percentile(0.5),
+    p95Ms: percentile(0.95),
+    p99Ms: percentile(0.99),
+  };
 }
 
 await run(Number(values.warmup));

@@ -41,7 +41,9 @@ if (values.kind === 'receiver') {
 
 const server = createServer(handler);
 server.keepAliveTimeout = 5_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
+);
 process.on('message', (message) => {
   if (message === 'stats') {
     const usage = process.resourceUsage();

@@ -47,12 +47,17 @@ export function startProcess(script, args) {
 
 /** POSTs a control call to the fake and answers its JSON; any other status than 2xx throws. */
 async function control(url, path, body) {
-  const response = await fetch(`${url}/_fake/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+  const response = await fetch(`${url}/_fake/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
   if (!response.ok) throw new Error(`control ${path} answered ${response.status}: ${await response.text()}`);
   return response.json();
 }
 
-const basic = (partner) => `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
+const basic = (partner) =>
+  `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
 
 /** Books `count` reservations for `partner` through the partner API (the fake's limit off), all on one evening. */
 async function book(url, partner, restaurantId, count) {
@@ -62,9 +67,19 @@ async function book(url, partner, restaurantId, count) {
     const response = await fetch(`${url}${API}/restaurants/${restaurantId}/reservations/`, {
       method: 'POST',
       headers: { authorization: basic(partner), 'content-type': 'application/json' },
-      body: JSON.stringify({ start_time: `${day}T19:30:00`, adults: 2 + (index % 4), children: index % 3, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', comment: 'Window table if possible', metadata: { crm_id: `crm-${index}` } }),
+      body: JSON.stringify({
+        start_time: `${day}T19:30:00`,
+        adults: 2 + (index % 4),
+        children: index % 3,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@example.com',
+        comment: 'Window table if possible',
+        metadata: { crm_id: `crm-${index}` },
+      }),
     });
-    if (response.status !== 201) throw new Error(`seeding the fake answered ${response.status}: ${await response.text()}`);
+    if (response.status !== 201)
+      throw new Error(`seeding the fake answered ${response.status}: ${await response.text()}`);
     ids.push((await response.json()).id);
   }
   return ids;
@@ -72,10 +87,22 @@ async function book(url, partner, restaurantId, count) {
 
 /** Starts the fake with no limit, adds `partner` (its own id and token) and a restaurant it may book at. */
 async function startSeededFake({ root, startProcess, partner }) {
-  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), ['--port', '0', '--rate-limit', 'off', '--seed', 'none', '--quiet']);
+  const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
+    '--port',
+    '0',
+    '--rate-limit',
+    'off',
+    '--seed',
+    'none',
+    '--quiet',
+  ]);
   try {
     await control(fake.info.url, 'partners', { ...partner, name: 'Bench partner' });
-    const restaurant = await control(fake.info.url, 'restaurants', { display_name: 'Bench Bistro', partnerIds: [partner.partnerId], availability: { capacityCovers: 100_000 } });
+    const restaurant = await control(fake.info.url, 'restaurants', {
+      display_name: 'Bench Bistro',
+      partnerIds: [partner.partnerId],
+      availability: { capacityCovers: 100_000 },
+    });
     return { fake, restaurantId: restaurant.id };
   } catch (error) {
     await fake.stop();
@@ -101,9 +128,15 @@ export async function startStrictFake({ root, startProcess, partner, requestsPer
       restaurantId,
       reservationId,
       async stats() {
-        const entries = (await (await fetch(`${url}/_fake/requests`)).json()).slice(journalStart).filter((entry) => entry.face === 'partner');
+        const entries = (await (await fetch(`${url}/_fake/requests`)).json())
+          .slice(journalStart)
+          .filter((entry) => entry.face === 'partner');
         const accepted = entries.filter((entry) => entry.status !== 429);
-        return { accepted: accepted.length, refused: entries.length - accepted.length, acceptedAt: accepted.map((entry) => Date.parse(entry.at)) };
+        return {
+          accepted: accepted.length,
+          refused: entries.length - accepted.length,
+          acceptedAt: accepted.map((entry) => Date.parse(entry.at)),
+        };
       },
       stop: () => fake.stop(),
     };
@@ -127,18 +160,29 @@ export async function startCannedServer({ root, startProcess, partner, listSize 
     const get = async (path) => {
       const response = await fetch(`${fake.info.url}${path}`, { headers: { authorization: basic(partner) } });
       if (response.status !== 200) throw new Error(`the fake answered ${response.status} to GET ${path}`);
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding|etag)$/i.test(name)));
+      const headers = Object.fromEntries(
+        [...response.headers].filter(
+          ([name]) => !/^(content-length|date|connection|keep-alive|transfer-encoding|etag)$/i.test(name),
+        ),
+      );
       return { headers, json: await response.json() };
     };
     const detail = await get(`${collection}${ids[0]}/`);
     const results = [];
-    for (let next = `${collection}?page_size=100`; next; ) {
+    for (let next = `${collection}?page_size=100`; next;) {
       const page = await get(next);
       results.push(...page.json.results);
-      next = page.json.next && new URL(page.json.next, fake.info.url).pathname + new URL(page.json.next, fake.info.url).search;
+      next =
+        page.json.next &&
+        new URL(page.json.next, fake.info.url).pathname + new URL(page.json.next, fake.info.url).search;
     }
-    if (results.length !== listSize) throw new Error(`expected ${listSize} reservations from the fake, got ${results.length}`);
-    const answer = (headers, value) => ({ status: 200, headers, body: Buffer.from(JSON.stringify(value)).toString('base64') });
+    if (results.length !== listSize)
+      throw new Error(`expected ${listSize} reservations from the fake, got ${results.length}`);
+    const answer = (headers, value) => ({
+      status: 200,
+      headers,
+      body: Buffer.from(JSON.stringify(value)).toString('base64'),
+    });
     const answers = {
       [`${collection}${ids[0]}/`]: answer(detail.headers, detail.json),
       [collection]: answer(detail.headers, { count: listSize, next: null, previous: null, results }),

@@ -21,16 +21,18 @@ async function bundleEntry(entry) {
     write: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: [{
-      name: 'refuse-node-builtins',
-      setup(builder) {
-        builder.onResolve({ filter: /.*/ }, (args) => {
-          if (!isNodeBuiltin(args.path)) return undefined;
-          builtinsSeen.push(`${args.path} (imported by ${args.importer})`);
-          return { path: args.path, external: true };
-        });
+    plugins: [
+      {
+        name: 'refuse-node-builtins',
+        setup(builder) {
+          builder.onResolve({ filter: /.*/ }, (args) => {
+            if (!isNodeBuiltin(args.path)) return undefined;
+            builtinsSeen.push(`${args.path} (imported by ${args.importer})`);
+            return { path: args.path, external: true };
+          });
+        },
       },
-    }],
+    ],
   });
   const inputs = Object.keys(result.metafile.inputs);
   const bytes = result.outputFiles[0].contents;
@@ -40,7 +42,13 @@ async function bundleEntry(entry) {
     msw: inputs.filter((input) => input.includes('node_modules/msw/')),
     minifiedBytes: bytes.length,
     gzippedBytes: gzipSync(bytes).length,
-    packages: [...new Set(inputs.map((input) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1]).filter((name) => name && name !== 'restaurant-partner-sdk'))].sort(),
+    packages: [
+      ...new Set(
+        inputs
+          .map((input) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1])
+          .filter((name) => name && name !== 'restaurant-partner-sdk'),
+      ),
+    ].sort(),
   };
 }
 
@@ -55,9 +63,15 @@ for (const entry of ['restaurant-partner-sdk', 'restaurant-partner-sdk/webhooks'
       ...(bundle.msw.length ? [`msw reached the bundle (${bundle.msw.length} files)`] : []),
     ];
     const size = `${(bundle.minifiedBytes / 1024).toFixed(1)} KiB minified, ${(bundle.gzippedBytes / 1024).toFixed(1)} KiB gzipped, with its dependencies ${bundle.packages.join(', ')}`;
-    results.push({ check: `bundle: ${entry} without Node built-ins`, ok: problems.length === 0, detail: problems.length ? problems.join('; ') : size });
+    results.push({
+      check: `bundle: ${entry} without Node built-ins`,
+      ok: problems.length === 0,
+      detail: problems.length ? problems.join('; ') : size,
+    });
   } catch (error) {
     results.push({ check: `bundle: ${entry} without Node built-ins`, ok: false, detail: error.message });
   }
 }
-console.log(`ECOSYSTEM-RESULTS ${JSON.stringify({ runtime: `esbuild (platform neutral)`, results, bundles })}`);
+console.log(
+  `ECOSYSTEM-RESULTS ${JSON.stringify({ runtime: `esbuild (platform neutral)`, results, bundles })}`,
+);

@@ -4,4 +4,8 @@ import { runNodeScenario } from '../node-scenario.mjs';
 import { runTestingScenario } from '../testing-scenario.mjs';
 
 const config = JSON.parse(process.argv[2]);
-report(`Node.js ${process.version}`, [...(await runScenario(config)), await runTestingScenario(), await runNodeScenario()]);
+report(`Node.js ${process.version}`, [
+  ...(await runScenario(config)),
+  await runTestingScenario(),
+  await runNodeScenario(),
+]);

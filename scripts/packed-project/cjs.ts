@@ -8,10 +8,14 @@ async function main(): Promise<void> {
   const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '2030-01-07T08:00:00Z' } });
   const client = new PartnerClient(fake.clientOptions(fake.describeSeed().partners[0]!));
   const [restaurant] = await client.restaurants.list().toArray();
-  const reservation: Reservation = await client.reservations.create(restaurant!.id, { start_time: '2030-01-08T19:30:00', adults: 2 });
+  const reservation: Reservation = await client.reservations.create(restaurant!.id, {
+    start_time: '2030-01-08T19:30:00',
+    adults: 2,
+  });
   const receiver = createWebhookReceiver({ tokens: ['t0ken'] });
   fake.dispose();
-  if (typeof require !== 'function' || typeof module === 'undefined') throw new Error('not running as CommonJS');
+  if (typeof require !== 'function' || typeof module === 'undefined')
+    throw new Error('not running as CommonJS');
   console.log(`CommonJS project works: booked #${reservation.id}; receiver ${typeof receiver.handle}`);
 }
 void main();

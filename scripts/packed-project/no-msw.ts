@@ -1,7 +1,12 @@
 // A partner project without msw (an optional peer): `/testing` and `/testing/node` must type-check
 // with skipLibCheck off, and the standalone fake's typed client must work.
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { connectFake, createFakeService, createSandbox, type RemoteFake } from 'restaurant-partner-sdk/testing';
+import {
+  connectFake,
+  createFakeService,
+  createSandbox,
+  type RemoteFake,
+} from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 
 const inProcess = createFakeService({ seed: 'demo' });
@@ -18,4 +23,6 @@ const remoteList = await remote.restaurants.list();
 await sandbox.delete();
 await fake.clock.advance('PT1M');
 await server.close();
-console.log(`no msw installed: /testing types compile (skipLibCheck off), ${listed.items.length} restaurants in-process, ${remoteList.items.length} through createSandbox`);
+console.log(
+  `no msw installed: /testing types compile (skipLibCheck off), ${listed.items.length} restaurants in-process, ${remoteList.items.length} through createSandbox`,
+);

@@ -69,15 +69,22 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be 0..65535 (got "${values.port}")`);
-  if (values.seed !== 'demo' && values.seed !== 'none') fail(`--seed must be demo or none (got "${values.seed}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`--port must be 0..65535 (got "${values.port}")`);
+  if (values.seed !== 'demo' && values.seed !== 'none')
+    fail(`--seed must be demo or none (got "${values.seed}")`);
   const rateText = values['rate-limit'];
   const rateLimit = rateText === 'off' ? false : Number(rateText);
-  if (rateLimit !== false && !(rateLimit > 0 && Number.isFinite(rateLimit))) fail(`--rate-limit must be a positive number or off (got "${rateText}")`);
+  if (rateLimit !== false && !(rateLimit > 0 && Number.isFinite(rateLimit)))
+    fail(`--rate-limit must be a positive number or off (got "${rateText}")`);
   const maxSandboxes = Number(values['max-sandboxes']);
-  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 0 || maxSandboxes > 10_000) fail(`--max-sandboxes must be 0..10000 (got "${values['max-sandboxes']}")`);
+  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 0 || maxSandboxes > 10_000)
+    fail(`--max-sandboxes must be 0..10000 (got "${values['max-sandboxes']}")`);
   const idleMinutes = Number(values['sandbox-idle-minutes']);
-  if (!(idleMinutes > 0 && idleMinutes <= 7 * 24 * 60)) fail(`--sandbox-idle-minutes must be a positive number of minutes up to a week (got "${values['sandbox-idle-minutes']}")`);
+  if (!(idleMinutes > 0 && idleMinutes <= 7 * 24 * 60))
+    fail(
+      `--sandbox-idle-minutes must be a positive number of minutes up to a week (got "${values['sandbox-idle-minutes']}")`,
+    );
   let dialect;
   try {
     dialect = parseDialectArguments(values.dialect);
@@ -111,10 +118,14 @@ async function main(): Promise<void> {
   // Signals are handled before the start line is printed: a script may stop us as soon as it reads it.
   const seed = server.fake.describeSeed();
   process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);
-  log(`restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/, simulator page at ${server.url}/_fake/ui`);
+  log(
+    `restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/, simulator page at ${server.url}/_fake/ui`,
+  );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`restaurant-partner-fake: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `restaurant-partner-fake: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

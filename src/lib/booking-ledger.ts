@@ -51,7 +51,12 @@ export interface BookingLedger {
    * found the booking), kept for `keepMs`; `undefined` releases the claim (nothing was booked).
    * Never overwrites another claimer's running create.
    */
-  settle(slot: string, token: string | undefined, outcome: BookingLedgerEntry | undefined, keepMs: number): Promise<void>;
+  settle(
+    slot: string,
+    token: string | undefined,
+    outcome: BookingLedgerEntry | undefined,
+    keepMs: number,
+  ): Promise<void>;
   /**
    * Resolves when the entry of `slot` may have changed, after at most `timeoutMs`, or when
    * `signal` aborts. Optional: without it, the client polls.
@@ -72,7 +77,10 @@ interface StoredEntry {
  * Whether a claim may take `slot` over its current entry; the Redis ledger's script decides the
  * same way. An entry under another fingerprint always stops it (a key reused for another booking).
  */
-export function claimAllowed(current: BookingLedgerEntry | undefined, claim: Pick<BookingLedgerClaim, 'fingerprint' | 'now'>): boolean {
+export function claimAllowed(
+  current: BookingLedgerEntry | undefined,
+  claim: Pick<BookingLedgerClaim, 'fingerprint' | 'now'>,
+): boolean {
   if (current === undefined) return true;
   if (current.fingerprint !== claim.fingerprint) return false;
   return current.state === 'ambiguous' && current.until <= claim.now;
@@ -173,7 +181,8 @@ export function createMemoryBookingLedger(): BookingLedger {
   return holder[PROCESS_LEDGER];
 }
 
-const LOOPBACK_HOSTS = /^(localhost|localhost\.|127(?:\.\d{1,3}){3}|\[::1\]|::1|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/i;
+const LOOPBACK_HOSTS =
+  /^(localhost|localhost\.|127(?:\.\d{1,3}){3}|\[::1\]|::1|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/i;
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**
@@ -189,6 +198,11 @@ export function serviceIdentity(baseUrl: string): string {
 }
 
 /** The ledger slot of one key: service, partner, restaurant and key. */
-export function ledgerSlot(service: string, partnerId: string, restaurantId: number | string, key: string): string {
+export function ledgerSlot(
+  service: string,
+  partnerId: string,
+  restaurantId: number | string,
+  key: string,
+): string {
   return JSON.stringify([service, partnerId, String(restaurantId), key]);
 }

@@ -28,11 +28,21 @@ import {
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { neverReachedServer, outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
+import {
+  neverReachedServer,
+  outcomeUnknown,
+  type Call,
+  type RequestOptions,
+} from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime, toServiceStartTime } from '../time.js';
 import { checkTimezone } from '../restaurant-timezones.js';
-import { Reservation, ReservationCreateInput, type ReservationCreateBody, type ReservationListFilters } from '../resources/reservations.schemas.js';
+import {
+  Reservation,
+  ReservationCreateInput,
+  type ReservationCreateBody,
+  type ReservationListFilters,
+} from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, singleObject, type ResourceContext } from '../resources/resource.js';
 import { ledgerSlot, type BookingLedgerEntry } from './booking-ledger.js';
 
@@ -73,23 +83,42 @@ export interface CreateReservationOptions extends RequestOptions {
 
 /** The reads of the reservations resource a create and a look-up use. */
 export interface ReservationReads {
-  list(restaurantId: number | string, filters?: ReservationListFilters, options?: RequestOptions): ListPromise<Reservation>;
-  retrieve(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation>;
+  list(
+    restaurantId: number | string,
+    filters?: ReservationListFilters,
+    options?: RequestOptions,
+  ): ListPromise<Reservation>;
+  retrieve(
+    restaurantId: number | string,
+    id: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<Reservation>;
 }
 
 /** What a look-up by key can tell: found, absent (a complete and consistent read), or it cannot tell. */
-export type LookUp = { state: 'found'; reservation: Reservation } | { state: 'absent' } | { state: 'unknown'; cause: unknown };
+export type LookUp =
+  { state: 'found'; reservation: Reservation } | { state: 'absent' } | { state: 'unknown'; cause: unknown };
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
 
 /** True when a failed create may have booked all the same: a 429, an unknown outcome, or the caller's abort after it was sent. */
 function mayHaveTakenEffect(error: unknown): boolean {
-  return error instanceof RateLimitError || outcomeUnknown(error) || (error instanceof AbortError && !neverReachedServer(error));
+  return (
+    error instanceof RateLimitError ||
+    outcomeUnknown(error) ||
+    (error instanceof AbortError && !neverReachedServer(error))
+  );
 }
 
 /** An answer that refuses the call itself (credentials, permission, no such restaurant), as opposed to one that cannot tell. */
 function isDefinitiveRefusal(error: unknown): boolean {
-  return error instanceof PartnerApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  return (
+    error instanceof PartnerApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429
+  );
 }
 
 /** `reservations.create`. */
@@ -103,7 +132,11 @@ export function createReservation(
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     try {
-      return announced(context, restaurantId, await new IdempotentCreate(context, reads).run(restaurantId, input, options));
+      return announced(
+        context,
+        restaurantId,
+        await new IdempotentCreate(context, reads).run(restaurantId, input, options),
+      );
     } catch (error) {
       throw secrets.scrubError(error);
     }
@@ -111,7 +144,11 @@ export function createReservation(
 }
 
 /** Hands the booking to the client's `onCreated` listeners; a listener's failure is its own, never the create's. */
-function announced(context: ResourceContext, restaurantId: number | string, result: WithResponse<Reservation>): WithResponse<Reservation> {
+function announced(
+  context: ResourceContext,
+  restaurantId: number | string,
+  result: WithResponse<Reservation>,
+): WithResponse<Reservation> {
   for (const { listener } of [...context.createdListeners]) {
     try {
       listener(Number(restaurantId), result.data);
@@ -123,7 +160,13 @@ function announced(context: ResourceContext, restaurantId: number | string, resu
 }
 
 /** `reservations.findByIdempotencyKey`. */
-export function findReservationByKey(context: ResourceContext, reads: ReservationReads, restaurantId: number | string, key: string, options: RequestOptions | undefined): Promise<Reservation | null> {
+export function findReservationByKey(
+  context: ResourceContext,
+  reads: ReservationReads,
+  restaurantId: number | string,
+  key: string,
+  options: RequestOptions | undefined,
+): Promise<Reservation | null> {
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
@@ -140,8 +183,17 @@ export function findReservationByKey(context: ResourceContext, reads: Reservatio
  * adults, children (0 when omitted) and the guest fields the caller sent. Canonical JSON, so equal
  * input gives an equal string and the fields that differ can be named.
  */
-function fingerprintOf(restaurantId: number | string, parsed: ReservationCreateBody, startInstant: string): string {
-  const fields: Record<string, unknown> = { restaurant: String(restaurantId), start_time: startInstant, adults: parsed.adults, children: parsed.children ?? 0 };
+function fingerprintOf(
+  restaurantId: number | string,
+  parsed: ReservationCreateBody,
+  startInstant: string,
+): string {
+  const fields: Record<string, unknown> = {
+    restaurant: String(restaurantId),
+    start_time: startInstant,
+    adults: parsed.adults,
+    children: parsed.children ?? 0,
+  };
   for (const field of GUEST_FIELDS) if (parsed[field] !== undefined) fields[field] = parsed[field];
   return JSON.stringify(fields);
 }
@@ -163,10 +215,19 @@ function differingFields(first: string, second: string): string[] {
 
 // Guest fields as a service may store them: trimmed, case-folded, a phone number by its digits.
 const comparable = (field: string, value: unknown) =>
-  typeof value !== 'string' ? value : field === 'phone' ? value.replace(/[^\d+]/g, '') : value.trim().toLowerCase();
+  typeof value !== 'string'
+    ? value
+    : field === 'phone'
+      ? value.replace(/[^\d+]/g, '')
+      : value.trim().toLowerCase();
 
 /** The fields in which a reservation found under the key differs from this create's input. */
-function fieldsDifferingFrom(found: Reservation, parsed: ReservationCreateBody, startMillis: number, timezone: string | null): string[] {
+function fieldsDifferingFrom(
+  found: Reservation,
+  parsed: ReservationCreateBody,
+  startMillis: number,
+  timezone: string | null,
+): string[] {
   const differing: string[] = [];
   if (readStartTime(found, timezone).toMillis() !== startMillis) differing.push('start_time');
   if (found.adults !== undefined && found.adults !== parsed.adults) differing.push('adults');
@@ -183,9 +244,21 @@ function fieldsDifferingFrom(found: Reservation, parsed: ReservationCreateBody, 
 /** One read of the whole list for a key, and whether it saw a stable list. */
 type Pass =
   | { state: 'found'; reservation: Reservation }
-  | { state: 'read'; complete: boolean; ids: string[]; counted: boolean; duplicate: boolean; why: { code: string; message: string } | undefined };
+  | {
+      state: 'read';
+      complete: boolean;
+      ids: string[];
+      counted: boolean;
+      duplicate: boolean;
+      why: { code: string; message: string } | undefined;
+    };
 
-async function readPass(reads: ReservationReads, rid: number | string, key: string, call: Call): Promise<Pass> {
+async function readPass(
+  reads: ReservationReads,
+  rid: number | string,
+  key: string,
+  call: Call,
+): Promise<Pass> {
   let page = await reads.list(rid, undefined, call);
   const counts: (number | undefined)[] = [];
   const ids: string[] = [];
@@ -209,9 +282,18 @@ async function readPass(reads: ReservationReads, rid: number | string, key: stri
   const count = counts[0];
   let why: { code: string; message: string } | undefined;
   if (duplicate) why = { code: 'pagination_repeat', message: 'a reservation was listed twice' };
-  else if (counts.length > 1 && !counted) why = { code: 'list_without_count', message: 'the pages report no count' };
-  else if (counted && !sameCount) why = { code: 'list_changed', message: `the count changed while the pages were read (${counts.join(', ')})` };
-  else if (count !== undefined && ids.length !== count) why = { code: 'list_ended_early', message: `the list ended after ${ids.length} of ${count} reservations` };
+  else if (counts.length > 1 && !counted)
+    why = { code: 'list_without_count', message: 'the pages report no count' };
+  else if (counted && !sameCount)
+    why = {
+      code: 'list_changed',
+      message: `the count changed while the pages were read (${counts.join(', ')})`,
+    };
+  else if (count !== undefined && ids.length !== count)
+    why = {
+      code: 'list_ended_early',
+      message: `the list ended after ${ids.length} of ${count} reservations`,
+    };
   // One answer is one snapshot; several are one only when every page reports the count they add up to.
   return { state: 'read', complete: why === undefined, ids, counted, duplicate, why };
 }
@@ -223,7 +305,12 @@ async function readPass(reads: ReservationReads, rid: number | string, key: stri
  * without counts, when it lists exactly the same reservations. A listing that loops, runs past its
  * page limit or fails, or two reads that disagree, mean "cannot tell", never "absent".
  */
-export async function lookUpByKey(reads: ReservationReads, rid: number | string, key: string, call: Call): Promise<LookUp> {
+export async function lookUpByKey(
+  reads: ReservationReads,
+  rid: number | string,
+  key: string,
+  call: Call,
+): Promise<LookUp> {
   try {
     const first = await readPass(reads, rid, key, call);
     if (first.state === 'found') return first;
@@ -231,12 +318,22 @@ export async function lookUpByKey(reads: ReservationReads, rid: number | string,
     const second = await readPass(reads, rid, key, call);
     if (second.state === 'found') return second;
     if (second.complete) return { state: 'absent' };
-    const sameList = !first.counted && !second.counted && !first.duplicate && !second.duplicate && first.ids.join(',') === second.ids.join(',');
+    const sameList =
+      !first.counted &&
+      !second.counted &&
+      !first.duplicate &&
+      !second.duplicate &&
+      first.ids.join(',') === second.ids.join(',');
     if (sameList) return { state: 'absent' };
     return {
       state: 'unknown',
       cause: new ResponseValidationError([
-        { field: 'count', path: ['count'], code: second.why?.code ?? 'list_changed', message: `the list could not be read whole and consistently: ${first.why?.message ?? 'first read'}, then ${second.why?.message ?? 'a second read listed other reservations'}` },
+        {
+          field: 'count',
+          path: ['count'],
+          code: second.why?.code ?? 'list_changed',
+          message: `the list could not be read whole and consistently: ${first.why?.message ?? 'first read'}, then ${second.why?.message ?? 'a second read listed other reservations'}`,
+        },
       ]),
     };
   } catch (error) {
@@ -264,7 +361,11 @@ class IdempotentCreate {
     return this.#context.transport;
   }
 
-  async run(restaurantId: number | string, input: ReservationCreateInput, options: CreateReservationOptions | undefined): Promise<WithResponse<Reservation>> {
+  async run(
+    restaurantId: number | string,
+    input: ReservationCreateInput,
+    options: CreateReservationOptions | undefined,
+  ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const rid = (this.#rid = checkId(restaurantId, 'restaurant_id'));
     const parsed = parseInput(ReservationCreateInput, input);
@@ -272,14 +373,32 @@ class IdempotentCreate {
     checkRequestOptions(options ?? {});
     const key = (this.#key = options?.idempotencyKey ?? crypto.randomUUID());
     // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
-    if (typeof key !== 'string' || key.length > 255 || !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)) {
-      throw new InputValidationError([{ field: 'idempotencyKey', path: ['idempotencyKey'], code: 'invalid_string', message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces' }]);
+    if (
+      typeof key !== 'string' ||
+      key.length > 255 ||
+      !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)
+    ) {
+      throw new InputValidationError([
+        {
+          field: 'idempotencyKey',
+          path: ['idempotencyKey'],
+          code: 'invalid_string',
+          message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces',
+        },
+      ]);
     }
     // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
     const call = (this.#call = this.#transport.call(options));
-    const timezone = options?.timezone !== undefined ? checkTimezone(options.timezone, 'timezone') : await context.timezoneFor(rid, call);
-    const body: Record<string, unknown> = { ...parsed, start_time: toServiceStartTime(parsed.start_time, timezone) };
-    if (context.idempotencyMetadata) body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
+    const timezone =
+      options?.timezone !== undefined
+        ? checkTimezone(options.timezone, 'timezone')
+        : await context.timezoneFor(rid, call);
+    const body: Record<string, unknown> = {
+      ...parsed,
+      start_time: toServiceStartTime(parsed.start_time, timezone),
+    };
+    if (context.idempotencyMetadata)
+      body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
     // A random key is this call's alone: nothing to share, nothing to look up before sending.
     if (options?.idempotencyKey === undefined) return this.#send(body);
     const start = readStartTime({ start_time: body.start_time as string }, timezone);
@@ -291,12 +410,17 @@ class IdempotentCreate {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
           const differing = fieldsDifferingFrom(earlier.reservation, parsed, start.toMillis(), timezone);
-          if (differing.length > 0) throw new IdempotencyKeyReuseError({ idempotencyKey: key, restaurantId: rid, fields: differing });
+          if (differing.length > 0)
+            throw new IdempotencyKeyReuseError({ idempotencyKey: key, restaurantId: rid, fields: differing });
           return { data: earlier.reservation, response: null };
         }
         if (earlier.state === 'unknown') {
           if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
-          throw this.#ambiguous('Could not tell whether a reservation with this idempotency key exists, so nothing was sent', earlier.cause, 0);
+          throw this.#ambiguous(
+            'Could not tell whether a reservation with this idempotency key exists, so nothing was sent',
+            earlier.cause,
+            0,
+          );
         }
       }
       return this.#send(body);
@@ -308,7 +432,8 @@ class IdempotentCreate {
     try {
       return await this.#call.within(Promise.resolve().then(operation), { method: 'POST' });
     } catch (error) {
-      const callEnded = (error instanceof AbortError || error instanceof TimeoutError) && neverReachedServer(error);
+      const callEnded =
+        (error instanceof AbortError || error instanceof TimeoutError) && neverReachedServer(error);
       if (callEnded) throw error;
       throw new BookingLedgerUnavailableError(
         `The booking ledger could not be read (${error instanceof Error ? error.message : String(error)}), so the create was not sent: without it the client cannot tell whether this idempotency key is booking or booked elsewhere`,
@@ -321,7 +446,10 @@ class IdempotentCreate {
    * Runs `create` as the one holder of the key in the ledger, or answers with what the ledger
    * knows: the booking of an earlier create, the outcome of one running now, or an ambiguous hold.
    */
-  async #throughLedger(fingerprint: string, create: () => Promise<WithResponse<Reservation>>): Promise<WithResponse<Reservation>> {
+  async #throughLedger(
+    fingerprint: string,
+    create: () => Promise<WithResponse<Reservation>>,
+  ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const ledger = context.bookingLedger;
     const slot = ledgerSlot(context.service, context.partnerId, this.#rid, this.#key);
@@ -329,14 +457,26 @@ class IdempotentCreate {
     let waitMs = FIRST_WAIT_MS;
     let waited = false;
     for (;;) {
-      const entry = await this.#ledger(() => ledger.claim(slot, { token, fingerprint, leaseMs: LEASE_MS, now: this.#transport.clock.now() }));
+      const entry = await this.#ledger(() =>
+        ledger.claim(slot, { token, fingerprint, leaseMs: LEASE_MS, now: this.#transport.clock.now() }),
+      );
       if (entry === undefined) return this.#asHolder(slot, token, fingerprint, create);
       if (entry.fingerprint !== fingerprint) {
-        throw new IdempotencyKeyReuseError({ idempotencyKey: this.#key, restaurantId: this.#rid, fields: differingFields(entry.fingerprint, fingerprint) });
+        throw new IdempotencyKeyReuseError({
+          idempotencyKey: this.#key,
+          restaurantId: this.#rid,
+          fields: differingFields(entry.fingerprint, fingerprint),
+        });
       }
-      if (entry.state === 'booked') return this.#reads.retrieve(this.#rid, entry.reservationId, this.#call).withResponse();
+      if (entry.state === 'booked')
+        return this.#reads.retrieve(this.#rid, entry.reservationId, this.#call).withResponse();
       if (entry.state === 'ambiguous') {
-        if (waited) throw this.#ambiguous(`An earlier create with this idempotency key, running at the same time, ended with its outcome unknown; until ${new Date(entry.until).toISOString()} nothing is sent with this key`, undefined, 0);
+        if (waited)
+          throw this.#ambiguous(
+            `An earlier create with this idempotency key, running at the same time, ended with its outcome unknown; until ${new Date(entry.until).toISOString()} nothing is sent with this key`,
+            undefined,
+            0,
+          );
         return this.#whileHeld(slot, entry);
       }
       // Another create with this key is running: wait for its outcome, within this call's signal and deadline.
@@ -344,7 +484,9 @@ class IdempotentCreate {
       const stop = new AbortController();
       const signal = this.#call.signal ? AbortSignal.any([this.#call.signal, stop.signal]) : stop.signal;
       try {
-        const change = ledger.changed ? ledger.changed(slot, { timeoutMs: waitMs, signal }) : sleep(waitMs, signal);
+        const change = ledger.changed
+          ? ledger.changed(slot, { timeoutMs: waitMs, signal })
+          : sleep(waitMs, signal);
         await this.#call.within(change, { method: 'POST' });
       } finally {
         stop.abort();
@@ -354,19 +496,34 @@ class IdempotentCreate {
   }
 
   /** Holds the claim (renewed) while `create` runs, then records its outcome for every other create with the key. */
-  async #asHolder(slot: string, token: string, fingerprint: string, create: () => Promise<WithResponse<Reservation>>): Promise<WithResponse<Reservation>> {
+  async #asHolder(
+    slot: string,
+    token: string,
+    fingerprint: string,
+    create: () => Promise<WithResponse<Reservation>>,
+  ): Promise<WithResponse<Reservation>> {
     const { bookingLedger: ledger, ambiguousHoldMs } = this.#context;
-    const renewal = setInterval(() => void ledger.renew(slot, token, LEASE_MS).catch(() => undefined), LEASE_MS / 3);
+    const renewal = setInterval(
+      () => void ledger.renew(slot, token, LEASE_MS).catch(() => undefined),
+      LEASE_MS / 3,
+    );
     (renewal as { unref?: () => void }).unref?.();
     // An outcome that cannot be recorded leaves the claim to expire; the next create with the key then looks it up.
-    const record = (outcome: BookingLedgerEntry | undefined, keepMs: number) => ledger.settle(slot, token, outcome, keepMs).catch(() => undefined);
+    const record = (outcome: BookingLedgerEntry | undefined, keepMs: number) =>
+      ledger.settle(slot, token, outcome, keepMs).catch(() => undefined);
     try {
       const result = await create();
-      await record({ state: 'booked', fingerprint, reservationId: String(result.data.id) }, REMEMBER_BOOKING_MS);
+      await record(
+        { state: 'booked', fingerprint, reservationId: String(result.data.id) },
+        REMEMBER_BOOKING_MS,
+      );
       return result;
     } catch (error) {
       if (error instanceof AmbiguousCreateError && this.#posted) {
-        await record({ state: 'ambiguous', fingerprint, until: this.#transport.clock.now() + ambiguousHoldMs }, ambiguousHoldMs);
+        await record(
+          { state: 'ambiguous', fingerprint, until: this.#transport.clock.now() + ambiguousHoldMs },
+          ambiguousHoldMs,
+        );
       } else {
         // Nothing was booked by this create (refused, never sent, or nothing sent at all).
         await record(undefined, 0);
@@ -381,18 +538,37 @@ class IdempotentCreate {
    * A key whose create ended ambiguous, still held: nothing is sent. A look-up that finds the
    * booking answers with it (and the ledger remembers it); otherwise the create is ambiguous again.
    */
-  async #whileHeld(slot: string, entry: Extract<BookingLedgerEntry, { state: 'ambiguous' }>): Promise<WithResponse<Reservation>> {
+  async #whileHeld(
+    slot: string,
+    entry: Extract<BookingLedgerEntry, { state: 'ambiguous' }>,
+  ): Promise<WithResponse<Reservation>> {
     const until = new Date(entry.until).toISOString();
     if (!this.#context.idempotencyMetadata) {
-      throw this.#ambiguous(`A create with this idempotency key ended with its outcome unknown; until ${until} nothing is sent with this key (with idempotencyMetadata off it cannot be looked up)`, undefined, 0);
+      throw this.#ambiguous(
+        `A create with this idempotency key ended with its outcome unknown; until ${until} nothing is sent with this key (with idempotencyMetadata off it cannot be looked up)`,
+        undefined,
+        0,
+      );
     }
     const found = await lookUpByKey(this.#reads, this.#rid, this.#key, this.#call);
     if (found.state === 'found') {
-      await this.#context.bookingLedger.settle(slot, undefined, { state: 'booked', fingerprint: entry.fingerprint, reservationId: String(found.reservation.id) }, REMEMBER_BOOKING_MS).catch(() => undefined);
+      await this.#context.bookingLedger
+        .settle(
+          slot,
+          undefined,
+          { state: 'booked', fingerprint: entry.fingerprint, reservationId: String(found.reservation.id) },
+          REMEMBER_BOOKING_MS,
+        )
+        .catch(() => undefined);
       return { data: found.reservation, response: null };
     }
-    const why = found.state === 'absent' ? 'no reservation carries the key yet' : 'the look-up by key could not tell';
-    throw this.#ambiguous(`A create with this idempotency key ended with its outcome unknown and ${why}; the service may still commit it, so until ${until} nothing is sent with this key`, found.state === 'unknown' ? found.cause : undefined, 0);
+    const why =
+      found.state === 'absent' ? 'no reservation carries the key yet' : 'the look-up by key could not tell';
+    throw this.#ambiguous(
+      `A create with this idempotency key ended with its outcome unknown and ${why}; the service may still commit it, so until ${until} nothing is sent with this key`,
+      found.state === 'unknown' ? found.cause : undefined,
+      0,
+    );
   }
 
   /**
@@ -426,14 +602,25 @@ class IdempotentCreate {
           // metadata, metadata null) may be some other reservation: the outcome is unknown.
           if (context.idempotencyMetadata && created.metadata?.[IDEMPOTENCY_METADATA_KEY] !== key) {
             throw new ResponseValidationError(
-              [{ field: `metadata.${IDEMPOTENCY_METADATA_KEY}`, path: ['metadata', IDEMPOTENCY_METADATA_KEY], code: 'other_reservation', message: "the answer does not carry this create's idempotency key" }],
+              [
+                {
+                  field: `metadata.${IDEMPOTENCY_METADATA_KEY}`,
+                  path: ['metadata', IDEMPOTENCY_METADATA_KEY],
+                  code: 'other_reservation',
+                  message: "the answer does not carry this create's idempotency key",
+                },
+              ],
               { ...where, body: answer },
             );
           }
           return created;
         },
         isRetryable: (error) =>
-          (error instanceof ConnectionError && neverReachedServer(error)) || (honoured && (error instanceof RateLimitError || (outcomeUnknown(error) && !(error instanceof ResponseValidationError)))) || (error instanceof RateLimitError && provedAbsent),
+          (error instanceof ConnectionError && neverReachedServer(error)) ||
+          (honoured &&
+            (error instanceof RateLimitError ||
+              (outcomeUnknown(error) && !(error instanceof ResponseValidationError)))) ||
+          (error instanceof RateLimitError && provedAbsent),
         recover: async (error, attempt) => {
           attempts = attempt;
           provedAbsent = false;
@@ -451,12 +638,19 @@ class IdempotentCreate {
     } catch (error) {
       // A 2xx outside the contract, too large to read, or not this create's, may have booked; so
       // may a last 429 that no complete read of the list has cleared.
-      const lastMayHaveBooked = error instanceof RateLimitError ? !provedAbsent : error instanceof ResponseValidationError || mayHaveTakenEffect(error);
+      const lastMayHaveBooked =
+        error instanceof RateLimitError
+          ? !provedAbsent
+          : error instanceof ResponseValidationError || mayHaveTakenEffect(error);
       if (!mayHaveBooked && !lastMayHaveBooked) throw error;
       const tried = Math.max(attempts, (error as { attempts?: number }).attempts ?? 1);
       // The caller stopped waiting, or no time is left: say so at once, with the key.
       if (error instanceof AbortError || call.signal?.aborted) {
-        throw this.#ambiguous('The create was aborted after it was sent; the reservation may exist', error, tried);
+        throw this.#ambiguous(
+          'The create was aborted after it was sent; the reservation may exist',
+          error,
+          tried,
+        );
       }
       return { data: await this.#settle(error, tried), response: null };
     }
@@ -469,7 +663,11 @@ class IdempotentCreate {
   async #settle(cause: unknown, attempts: number): Promise<Reservation> {
     const context = this.#context;
     if (!context.idempotencyMetadata) {
-      throw this.#ambiguous('The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up', cause, attempts);
+      throw this.#ambiguous(
+        'The create failed after it was sent, and with idempotencyMetadata off the reservation cannot be looked up',
+        cause,
+        attempts,
+      );
     }
     const clock = this.#transport.clock;
     const windowMs = context.createLookupWindowMs;
@@ -484,19 +682,36 @@ class IdempotentCreate {
         try {
           await clock.sleep(waitMs, this.#call.signal);
         } catch (abort) {
-          throw this.#ambiguous('The create was aborted while its outcome was being checked; the reservation may exist', abort, attempts);
+          throw this.#ambiguous(
+            'The create was aborted while its outcome was being checked; the reservation may exist',
+            abort,
+            attempts,
+          );
         }
       }
       last = await lookUpByKey(this.#reads, this.#rid, this.#key, this.#call);
       if (last.state === 'found') return last.reservation;
     }
-    const why = last.state === 'absent' ? 'no reservation carries its idempotency key yet' : 'the look-up by idempotency key could not tell';
-    throw this.#ambiguous(`The create failed after it was sent and ${why}; the service may still book it`, last.state === 'unknown' ? last.cause : cause, attempts);
+    const why =
+      last.state === 'absent'
+        ? 'no reservation carries its idempotency key yet'
+        : 'the look-up by idempotency key could not tell';
+    throw this.#ambiguous(
+      `The create failed after it was sent and ${why}; the service may still book it`,
+      last.state === 'unknown' ? last.cause : cause,
+      attempts,
+    );
   }
 
   #ambiguous(message: string, cause: unknown, attempts: number): AmbiguousCreateError {
     // No attempt of this call: it sent nothing (an earlier create, a hold, or a look-up left it in doubt).
-    return new AmbiguousCreateError(message, { idempotencyKey: this.#key, restaurantId: this.#rid, attempts, cause, sent: attempts === 0 ? 'no' : 'maybe' });
+    return new AmbiguousCreateError(message, {
+      idempotencyKey: this.#key,
+      restaurantId: this.#rid,
+      attempts,
+      cause,
+      sent: attempts === 0 ? 'no' : 'maybe',
+    });
   }
 }
 

@@ -80,22 +80,41 @@ const entryOf = (answer: unknown): BookingLedgerEntry | undefined => {
  * ```
  */
 export function createRedisBookingLedger(options: RedisBookingLedgerOptions): BookingLedger {
-  if (!options || typeof options !== 'object') throw new TypeError('createRedisBookingLedger expects { redis }');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createRedisBookingLedger expects { redis }');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:booking:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
-  const runner = createScriptRunner(options.redis, positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
+  const runner = createScriptRunner(
+    options.redis,
+    positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000),
+    () => undefined,
+  );
   const key = (slot: string) => `${keyPrefix}${slot}`;
   const ms = (value: number) => String(Math.max(1, Math.ceil(value)));
   return {
     async claim(slot, claim) {
-      const running: BookingLedgerEntry = { state: 'running', fingerprint: claim.fingerprint, token: claim.token };
-      return entryOf(await runner.run(CLAIM, [key(slot)], [JSON.stringify(running), ms(claim.leaseMs), claim.fingerprint, String(claim.now)]));
+      const running: BookingLedgerEntry = {
+        state: 'running',
+        fingerprint: claim.fingerprint,
+        token: claim.token,
+      };
+      return entryOf(
+        await runner.run(
+          CLAIM,
+          [key(slot)],
+          [JSON.stringify(running), ms(claim.leaseMs), claim.fingerprint, String(claim.now)],
+        ),
+      );
     },
     async renew(slot, token, leaseMs) {
       return Number(await runner.run(RENEW, [key(slot)], [token, ms(leaseMs)])) === 1;
     },
     async settle(slot, token, outcome, keepMs) {
-      await runner.run(SETTLE, [key(slot)], [token ?? '', outcome ? JSON.stringify(outcome) : '', ms(keepMs)]);
+      await runner.run(
+        SETTLE,
+        [key(slot)],
+        [token ?? '', outcome ? JSON.stringify(outcome) : '', ms(keepMs)],
+      );
     },
   };
 }

@@ -38,7 +38,8 @@ export class RedisTimeoutError extends PartnerSdkError {
 /** Reads an optional positive number option, naming it when it is wrong. */
 export function positiveOption(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new RangeError(`${name} must be a positive finite number`);
+  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value)))
+    throw new RangeError(`${name} must be a positive finite number`);
   return value;
 }
 
@@ -91,29 +92,53 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
  * added that reports through `onError`: an emitter's unheard `error` event would otherwise end the
  * process when Redis restarts (node-redis emits one on every lost connection).
  */
-export function createScriptRunner(redis: RedisClient, timeoutMs: number, onError: (error: unknown) => void): ScriptRunner {
+export function createScriptRunner(
+  redis: RedisClient,
+  timeoutMs: number,
+  onError: (error: unknown) => void,
+): ScriptRunner {
   const kind = detect(redis);
-  const emitter = redis as unknown as { on?: (event: string, listener: (error: unknown) => void) => void; listenerCount?: (event: string) => number };
-  if (typeof emitter.on === 'function' && typeof emitter.listenerCount === 'function' && emitter.listenerCount('error') === 0) {
+  const emitter = redis as unknown as {
+    on?: (event: string, listener: (error: unknown) => void) => void;
+    listenerCount?: (event: string) => number;
+  };
+  if (
+    typeof emitter.on === 'function' &&
+    typeof emitter.listenerCount === 'function' &&
+    emitter.listenerCount('error') === 0
+  ) {
     emitter.on('error', onError);
   }
-  const send = (useSource: boolean, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> => {
+  const send = (
+    useSource: boolean,
+    script: LuaScript,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> => {
     if (kind === 'node-redis') {
       const client = redis as NodeRedisClient;
       const options = { keys, arguments: args.map(String) };
       return useSource ? client.eval(script.source, options) : client.evalSha(script.sha, options);
     }
     const client = redis as IoRedisClient;
-    return useSource ? client.eval(script.source, keys.length, ...keys, ...args) : client.evalsha(script.sha, keys.length, ...keys, ...args);
+    return useSource
+      ? client.eval(script.source, keys.length, ...keys, ...args)
+      : client.evalsha(script.sha, keys.length, ...keys, ...args);
   };
   return {
     kind,
     async run(script, keys, args) {
       try {
-        return await withTimeout(Promise.resolve().then(() => send(false, script, keys, args)), timeoutMs);
+        return await withTimeout(
+          Promise.resolve().then(() => send(false, script, keys, args)),
+          timeoutMs,
+        );
       } catch (error) {
         if (!isNoScript(error)) throw error;
-        return withTimeout(Promise.resolve().then(() => send(true, script, keys, args)), timeoutMs);
+        return withTimeout(
+          Promise.resolve().then(() => send(true, script, keys, args)),
+          timeoutMs,
+        );
       }
     },
   };

@@ -6,7 +6,13 @@
  * @module
  */
 import type { DuplicateClaim, DuplicateStore } from '../webhooks/duplicates.js';
-import { createScriptRunner, luaScript, positiveOption, RELEASE_LEASE, type RedisClient } from './connection.js';
+import {
+  createScriptRunner,
+  luaScript,
+  positiveOption,
+  RELEASE_LEASE,
+  type RedisClient,
+} from './connection.js';
 
 /** Default `claimTtlMs`: 45 s, longer than the receiver's default handler limit (30 s) plus its margin. */
 export const DEFAULT_CLAIM_TTL_MS = 45_000;
@@ -81,12 +87,17 @@ export interface RedisDuplicateStore extends DuplicateStore {
  * ```
  */
 export function createRedisDuplicateStore(options: RedisDuplicateStoreOptions): RedisDuplicateStore {
-  if (!options || typeof options !== 'object') throw new TypeError('createRedisDuplicateStore expects { redis }');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createRedisDuplicateStore expects { redis }');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:webhook:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
   const ttlMs = Math.ceil(positiveOption(options.ttlMs, 'ttlMs', 7 * 24 * 60 * 60 * 1000));
   const claimTtlMs = Math.ceil(positiveOption(options.claimTtlMs, 'claimTtlMs', DEFAULT_CLAIM_TTL_MS));
-  const runner = createScriptRunner(options.redis, positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
+  const runner = createScriptRunner(
+    options.redis,
+    positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000),
+    () => undefined,
+  );
   const redisKey = (key: string) => `${keyPrefix}${key}`;
   return {
     claimTtlMs,

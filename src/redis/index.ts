@@ -14,8 +14,22 @@
  * ```
  * @module
  */
-export { createRedisRateLimiter, type RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';
-export { createRedisDuplicateStore, DEFAULT_CLAIM_TTL_MS, type RedisDuplicateStore, type RedisDuplicateStoreOptions } from './duplicate-store.js';
+export {
+  createRedisRateLimiter,
+  type RedisRateLimiter,
+  type RedisRateLimiterOptions,
+} from './rate-limiter.js';
+export {
+  createRedisDuplicateStore,
+  DEFAULT_CLAIM_TTL_MS,
+  type RedisDuplicateStore,
+  type RedisDuplicateStoreOptions,
+} from './duplicate-store.js';
 export { createRedisBookingLedger, type RedisBookingLedgerOptions } from './booking-ledger.js';
 export { createRedisSyncStore, type RedisSyncStoreOptions } from './sync-store.js';
-export { RedisTimeoutError, type RedisClient, type IoRedisClient, type NodeRedisClient } from './connection.js';
+export {
+  RedisTimeoutError,
+  type RedisClient,
+  type IoRedisClient,
+  type NodeRedisClient,
+} from './connection.js';

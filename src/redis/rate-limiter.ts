@@ -8,9 +8,21 @@
  * @module
  */
 import { consoleLogger, type Logger } from '../logger.js';
-import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from '../transport/rate-limiter.js';
+import {
+  checkPriority,
+  type AcquireOptions,
+  type PacedRateLimiter,
+  type Priority,
+} from '../transport/rate-limiter.js';
 import { WaitingLine } from '../transport/waiting-line.js';
-import { checkRequestsPerSecond, createRateLimiter, grantSpacingMs, idleExtraMs, prepareFirstRequest, RateLimitQueueFullError } from '../transport/throttle.js';
+import {
+  checkRequestsPerSecond,
+  createRateLimiter,
+  grantSpacingMs,
+  idleExtraMs,
+  prepareFirstRequest,
+  RateLimitQueueFullError,
+} from '../transport/throttle.js';
 import { createScriptRunner, luaScript, positiveOption, type RedisClient } from './connection.js';
 
 /** Options of {@link createRedisRateLimiter}. */
@@ -106,7 +118,6 @@ if redis.call('PTTL', KEYS[1]) < ms then redis.call('SET', KEYS[1], '1', 'PX', m
 return 1
 `);
 
-
 /**
  * Creates a limiter that shares the partner's budget through Redis. Pass it to every
  * `PartnerClient` of the partner, in every process: together they stay within the limit.
@@ -126,17 +137,24 @@ return 1
  * ```
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisRateLimiter {
-  if (!options || typeof options !== 'object') throw new TypeError('createRedisRateLimiter expects { redis, partnerId }');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('createRedisRateLimiter expects { redis, partnerId }');
   const { partnerId } = options;
-  if (typeof partnerId !== 'string' || partnerId === '') throw new TypeError('partnerId must be a non-empty string');
+  if (typeof partnerId !== 'string' || partnerId === '')
+    throw new TypeError('partnerId must be a non-empty string');
   const requestsPerSecond = options.requestsPerSecond ?? 1;
   checkRequestsPerSecond(requestsPerSecond);
   const maxQueue = options.maxQueue ?? 1000;
-  if (!(Number.isInteger(maxQueue) && maxQueue >= 1)) throw new RangeError('maxQueue must be an integer >= 1');
+  if (!(Number.isInteger(maxQueue) && maxQueue >= 1))
+    throw new RangeError('maxQueue must be an integer >= 1');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:rate:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
   const commandTimeoutMs = positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 500);
-  const fallbackRequestsPerSecond = positiveOption(options.fallbackRequestsPerSecond, 'fallbackRequestsPerSecond', requestsPerSecond / 4);
+  const fallbackRequestsPerSecond = positiveOption(
+    options.fallbackRequestsPerSecond,
+    'fallbackRequestsPerSecond',
+    requestsPerSecond / 4,
+  );
   const retryRedisAfterMs = positiveOption(options.retryRedisAfterMs, 'retryRedisAfterMs', 1000);
   const logger = options.logger ?? consoleLogger;
 
@@ -150,7 +168,9 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const base = `${keyPrefix}{${partnerId}}`;
   const keys = [`${base}:next-slot`, `${base}:pause`];
   const runner = createScriptRunner(options.redis, commandTimeoutMs, (error) =>
-    logger.debug?.('Redis client error (handled by the rate limiter)', { message: error instanceof Error ? error.message : String(error) }),
+    logger.debug?.('Redis client error (handled by the rate limiter)', {
+      message: error instanceof Error ? error.message : String(error),
+    }),
   );
   const local = createRateLimiter({ requestsPerSecond: fallbackRequestsPerSecond, maxQueue });
 
@@ -187,10 +207,13 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     }
     if (outageReported) return;
     outageReported = true;
-    logger.warn(`Redis is unreachable for the shared rate limit; this process paces alone at ${fallbackRequestsPerSecond} request(s) per second until it is back`, {
-      partnerId,
-      cause: error instanceof Error ? error.message : String(error),
-    });
+    logger.warn(
+      `Redis is unreachable for the shared rate limit; this process paces alone at ${fallbackRequestsPerSecond} request(s) per second until it is back`,
+      {
+        partnerId,
+        cause: error instanceof Error ? error.message : String(error),
+      },
+    );
   };
 
   const serveLocally = async () => {

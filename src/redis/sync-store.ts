@@ -6,7 +6,13 @@
  * @module
  */
 import type { SyncRecord, SyncStore } from '../sync/store.js';
-import { createScriptRunner, luaScript, positiveOption, RELEASE_LEASE, type RedisClient } from './connection.js';
+import {
+  createScriptRunner,
+  luaScript,
+  positiveOption,
+  RELEASE_LEASE,
+  type RedisClient,
+} from './connection.js';
 
 /** Options of {@link createRedisSyncStore}. */
 export interface RedisSyncStoreOptions {
@@ -49,8 +55,13 @@ export function createRedisSyncStore(options: RedisSyncStoreOptions): SyncStore 
   if (!options || typeof options !== 'object') throw new TypeError('createRedisSyncStore expects { redis }');
   const keyPrefix = options.keyPrefix ?? 'restaurant-partner-sdk:sync:';
   if (typeof keyPrefix !== 'string') throw new TypeError('keyPrefix must be a string');
-  const runner = createScriptRunner(options.redis, positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000), () => undefined);
-  const recordKey = (restaurantId: number, reservationId: number) => `${keyPrefix}reservation:${restaurantId}:${reservationId}`;
+  const runner = createScriptRunner(
+    options.redis,
+    positiveOption(options.commandTimeoutMs, 'commandTimeoutMs', 1000),
+    () => undefined,
+  );
+  const recordKey = (restaurantId: number, reservationId: number) =>
+    `${keyPrefix}reservation:${restaurantId}:${reservationId}`;
   const leaseKey = (key: string) => `${keyPrefix}lease:${key}`;
   return {
     async get(restaurantId, reservationId) {
@@ -60,7 +71,15 @@ export function createRedisSyncStore(options: RedisSyncStoreOptions): SyncStore 
     async put(record, now) {
       // Kept until the sync stops reading it; at least a minute, so a clock far ahead never drops a fresh record.
       const keepMs = Math.max(60_000, Math.ceil(record.expiresAt - now));
-      return Number(await runner.run(PUT, [recordKey(record.restaurantId, record.reservation.id)], [record.revision, JSON.stringify(record), keepMs])) === 1;
+      return (
+        Number(
+          await runner.run(
+            PUT,
+            [recordKey(record.restaurantId, record.reservation.id)],
+            [record.revision, JSON.stringify(record), keepMs],
+          ),
+        ) === 1
+      );
     },
     async claim(key, holder, _now, ttlMs) {
       return Number(await runner.run(CLAIM, [leaseKey(key)], [holder, Math.max(1, Math.ceil(ttlMs))])) === 1;

@@ -11,7 +11,9 @@ import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from 
  * How a restaurant confirms: `CONFIRMATION_MODE_SYNCHRONOUS` (confirmed in the creation answer) or
  * `CONFIRMATION_MODE_ASYNCHRONOUS` (the restaurant confirms later; poll or listen to webhooks).
  */
-export const ConfirmationMode = lazySchema(() => z.enum(['CONFIRMATION_MODE_SYNCHRONOUS', 'CONFIRMATION_MODE_ASYNCHRONOUS']));
+export const ConfirmationMode = lazySchema(() =>
+  z.enum(['CONFIRMATION_MODE_SYNCHRONOUS', 'CONFIRMATION_MODE_ASYNCHRONOUS']),
+);
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
 
 /**
@@ -53,56 +55,66 @@ export interface Reservation {
   metadata?: Metadata | null | undefined;
 }
 /** The zod schema of {@link Reservation}: unknown fields are kept at run time. */
-export const Reservation: z.ZodType<Reservation> = lazySchema(() => z.looseObject({
-  id: z.int(),
-  first_name: z.string().nullish(),
-  last_name: z.string().nullish(),
-  email: z.string().nullish(),
-  phone: z.string().nullish(),
-  start_time: realSchema(ServiceDateTimeString),
-  duration: DurationString.nullish(),
-  adults: z.int().optional(),
-  children: z.int().nullish(),
-  comment: z.string().nullish(),
-  cancelled: z.boolean().optional(),
-  cancelled_at: ServiceDateTimeString.nullish(),
-  confirmed: z.boolean().optional(),
-  confirmed_at: ServiceDateTimeString.nullish(),
-  // A new mode must not break reading a reservation, so any string is kept (see the type's note).
-  confirmation_mode: z.string().optional() as z.ZodType<ConfirmationMode | undefined>,
-  arrived: z.boolean().optional(),
-  arrived_at: ServiceDateTimeString.nullish(),
-  no_show: z.boolean().optional(),
-  no_show_at: ServiceDateTimeString.nullish(),
-  language: z.string().nullish(),
-  metadata: Metadata.nullish(),
-}));
+export const Reservation: z.ZodType<Reservation> = lazySchema(() =>
+  z.looseObject({
+    id: z.int(),
+    first_name: z.string().nullish(),
+    last_name: z.string().nullish(),
+    email: z.string().nullish(),
+    phone: z.string().nullish(),
+    start_time: realSchema(ServiceDateTimeString),
+    duration: DurationString.nullish(),
+    adults: z.int().optional(),
+    children: z.int().nullish(),
+    comment: z.string().nullish(),
+    cancelled: z.boolean().optional(),
+    cancelled_at: ServiceDateTimeString.nullish(),
+    confirmed: z.boolean().optional(),
+    confirmed_at: ServiceDateTimeString.nullish(),
+    // A new mode must not break reading a reservation, so any string is kept (see the type's note).
+    confirmation_mode: z.string().optional() as z.ZodType<ConfirmationMode | undefined>,
+    arrived: z.boolean().optional(),
+    arrived_at: ServiceDateTimeString.nullish(),
+    no_show: z.boolean().optional(),
+    no_show_at: ServiceDateTimeString.nullish(),
+    language: z.string().nullish(),
+    metadata: Metadata.nullish(),
+  }),
+);
 
 /** A local wall-clock time in the restaurant's timezone. */
-export const LocalDateTime = lazySchema(() => z.strictObject({
-  date: z.iso.date(),
-  time: z.string().regex(/^\d{2}:\d{2}(?::\d{2})?$/, 'expected HH:MM or HH:MM:SS'),
-}));
+export const LocalDateTime = lazySchema(() =>
+  z.strictObject({
+    date: z.iso.date(),
+    time: z.string().regex(/^\d{2}:\d{2}(?::\d{2})?$/, 'expected HH:MM or HH:MM:SS'),
+  }),
+);
 export type LocalDateTime = z.infer<typeof LocalDateTime>;
 
 const isLuxonDateTime = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && (value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true;
+  typeof value === 'object' &&
+  value !== null &&
+  (value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true;
 
 /**
  * When the reservation starts: a luxon `DateTime`, a `Date`, an ISO 8601 string (with an offset,
  * or without one to mean the restaurant's local time) or a local `{ date, time }`. The client
  * converts it to the restaurant's timezone before sending.
  */
-export const StartTimeInput = lazySchema(() => z.union([
-  z.custom<import('luxon').DateTime>(isLuxonDateTime, 'expected a valid luxon DateTime').refine(
-    (value) => (value as { isValid: boolean }).isValid,
-    'expected a valid luxon DateTime',
+export const StartTimeInput = lazySchema(() =>
+  z.union(
+    [
+      z
+        .custom<import('luxon').DateTime>(isLuxonDateTime, 'expected a valid luxon DateTime')
+        .refine((value) => (value as { isValid: boolean }).isValid, 'expected a valid luxon DateTime'),
+      z.date({ error: 'expected a valid Date' }),
+      // The same ISO 8601 forms a response is read in (+0100, +01, comma fractions, a space for T).
+      realSchema(ServiceDateTimeString),
+      realSchema(LocalDateTime),
+    ],
+    { error: 'expected a luxon DateTime, a Date, an ISO 8601 date-time string or { date, time }' },
   ),
-  z.date({ error: 'expected a valid Date' }),
-  // The same ISO 8601 forms a response is read in (+0100, +01, comma fractions, a space for T).
-  realSchema(ServiceDateTimeString),
-  realSchema(LocalDateTime),
-], { error: 'expected a luxon DateTime, a Date, an ISO 8601 date-time string or { date, time }' }));
+);
 export type StartTimeInput = z.infer<typeof StartTimeInput>;
 
 /**
@@ -135,18 +147,21 @@ export interface ReservationCreateInput {
 /** The checked form of {@link ReservationCreateInput} (`children` filled in). */
 export type ReservationCreateBody = ReservationCreateInput & { children: number };
 /** The zod schema of {@link ReservationCreateInput}: unknown keys are refused. */
-export const ReservationCreateInput: z.ZodType<ReservationCreateBody, ReservationCreateInput> = lazySchema(() => z.strictObject({
-  start_time: StartTimeInput,
-  adults: z.int().min(1).max(50),
-  children: z.int().min(0).max(50).default(0),
-  first_name: z.string().max(255).optional(),
-  last_name: z.string().max(255).optional(),
-  email: z.string().nullable().optional(),
-  phone: z.string().max(128).nullable().optional(),
-  comment: z.string().nullable().optional(),
-  language: z.string().optional(),
-  metadata: Metadata.nullable().optional(),
-}));
+export const ReservationCreateInput: z.ZodType<ReservationCreateBody, ReservationCreateInput> = lazySchema(
+  () =>
+    z.strictObject({
+      start_time: StartTimeInput,
+      adults: z.int().min(1).max(50),
+      children: z.int().min(0).max(50).default(0),
+      first_name: z.string().max(255).optional(),
+      last_name: z.string().max(255).optional(),
+      email: z.string().nullable().optional(),
+      phone: z.string().max(128).nullable().optional(),
+      comment: z.string().nullable().optional(),
+      language: z.string().optional(),
+      metadata: Metadata.nullable().optional(),
+    }),
+);
 
 /**
  * Filters for `reservations.list`. The spec shows none, so they are sent as query parameters the
@@ -161,8 +176,11 @@ export interface ReservationListFilters {
   page_size?: number | undefined;
 }
 /** The zod schema of {@link ReservationListFilters}: unknown keys are refused. */
-export const ReservationListFilters: z.ZodType<ReservationListFilters, ReservationListFilters> = lazySchema(() => z.strictObject({
-  start_time_after: z.union([DateTimeString, z.date()]).optional(),
-  start_time_before: z.union([DateTimeString, z.date()]).optional(),
-  page_size: z.int().min(1).max(1000).optional(),
-}));
+export const ReservationListFilters: z.ZodType<ReservationListFilters, ReservationListFilters> = lazySchema(
+  () =>
+    z.strictObject({
+      start_time_after: z.union([DateTimeString, z.date()]).optional(),
+      start_time_before: z.union([DateTimeString, z.date()]).optional(),
+      page_size: z.int().min(1).max(1000).optional(),
+    }),
+);

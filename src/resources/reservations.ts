@@ -3,7 +3,15 @@
  * arrived / no-show PATCH are inferred by REST convention.
  * @module
  */
-import { AbortError, ConflictError, InputValidationError, NotFoundError, PartnerApiError, ReservationCancelledError, TimeoutError } from '../errors.js';
+import {
+  AbortError,
+  ConflictError,
+  InputValidationError,
+  NotFoundError,
+  PartnerApiError,
+  ReservationCancelledError,
+  TimeoutError,
+} from '../errors.js';
 import type { ApiPromise } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
@@ -11,7 +19,11 @@ import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { readStartTime } from '../time.js';
 import type { RequestHeaders } from '../transport/headers.js';
-import { createReservation, findReservationByKey, type CreateReservationOptions } from '../lib/idempotent-create.js';
+import {
+  createReservation,
+  findReservationByKey,
+  type CreateReservationOptions,
+} from '../lib/idempotent-create.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -38,7 +50,8 @@ export interface WaitForConfirmationOptions {
 }
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
-const reservationPath = (restaurantId: number | string, id: number | string) => path`/restaurants/${restaurantId}/reservations/${id}/`;
+const reservationPath = (restaurantId: number | string, id: number | string) =>
+  path`/restaurants/${restaurantId}/reservations/${id}/`;
 
 const optionalReservation = (body: unknown, where: { method: string; url: string }): Reservation | null => {
   const single = Array.isArray(body) ? singleObject(body, where) : body;
@@ -52,7 +65,11 @@ export class Reservations extends Resource {
    * followed when the service pages. Time filters are sent as query parameters and also applied
    * here, since the spec shows no filters the service is sure to honour.
    */
-  list(restaurantId: number | string, filters?: ReservationListFilters, options?: RequestOptions): ListPromise<Reservation> {
+  list(
+    restaurantId: number | string,
+    filters?: ReservationListFilters,
+    options?: RequestOptions,
+  ): ListPromise<Reservation> {
     let rid: number | string;
     let parsed: ReservationListFilters;
     try {
@@ -66,10 +83,15 @@ export class Reservations extends Resource {
     // when it is cached, else in the process's own zone.
     const zone = this.context.cachedTimezone(rid) ?? undefined;
     const instant = (value: string | Date | undefined) =>
-      value === undefined ? undefined : value instanceof Date ? value.getTime() : readStartTime({ start_time: value }, zone).toMillis();
+      value === undefined
+        ? undefined
+        : value instanceof Date
+          ? value.getTime()
+          : readStartTime({ start_time: value }, zone).toMillis();
     const after = instant(parsed.start_time_after);
     const before = instant(parsed.start_time_before);
-    const toQuery = (value: string | Date | undefined) => (value instanceof Date ? value.toISOString() : value);
+    const toQuery = (value: string | Date | undefined) =>
+      value instanceof Date ? value.toISOString() : value;
     return listOf(this.transport, {
       path: restaurantPath(rid),
       query: {
@@ -109,7 +131,11 @@ export class Reservations extends Resource {
    * });
    * ```
    */
-  create(restaurantId: number | string, input: ReservationCreateInput, options?: CreateReservationOptions): ApiPromise<Reservation> {
+  create(
+    restaurantId: number | string,
+    input: ReservationCreateInput,
+    options?: CreateReservationOptions,
+  ): ApiPromise<Reservation> {
     return createReservation(this.context, this, restaurantId, input, options);
   }
 
@@ -134,7 +160,11 @@ export class Reservations extends Resource {
    * To recover from an {@link AmbiguousCreateError}, repeat the create with the same key instead:
    * it also returns the booking when it exists, and never books twice.
    */
-  findByIdempotencyKey(restaurantId: number | string, idempotencyKey: string, options?: RequestOptions): Promise<Reservation | null> {
+  findByIdempotencyKey(
+    restaurantId: number | string,
+    idempotencyKey: string,
+    options?: RequestOptions,
+  ): Promise<Reservation | null> {
     return findReservationByKey(this.context, this, restaurantId, idempotencyKey, options);
   }
 
@@ -143,7 +173,11 @@ export class Reservations extends Resource {
    * it is inferred by REST convention. When the service has no such route (405, or a 404 without
    * a JSON body), the reservation is found by reading the list instead.
    */
-  retrieve(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation> {
+  retrieve(
+    restaurantId: number | string,
+    id: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<Reservation> {
     return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
@@ -159,7 +193,8 @@ export class Reservations extends Resource {
       } catch (error) {
         const noSuchRoute =
           error instanceof PartnerApiError &&
-          (error.status === 405 || (error.status === 404 && (error.body === undefined || typeof error.body === 'string')));
+          (error.status === 405 ||
+            (error.status === 404 && (error.body === undefined || typeof error.body === 'string')));
         if (!noSuchRoute) throw error;
         for await (const reservation of this.list(rid, undefined, call)) {
           if (String(reservation.id) === String(reservationId)) return { data: reservation, response: null };
@@ -179,17 +214,29 @@ export class Reservations extends Resource {
    * cancelled reservation when the service answers with it, or null when it answers without a
    * body (the spec does not show the answer).
    */
-  cancel(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
+  cancel(
+    restaurantId: number | string,
+    id: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<Reservation | null> {
     return this.#patch(restaurantId, id, {}, { action: 'cancel' }, 'cancelled', options);
   }
 
   /** Marks the guest as arrived (`PATCH .../:id/` with `{"arrived": true}`, inferred). Null when answered without a body. */
-  markArrived(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
+  markArrived(
+    restaurantId: number | string,
+    id: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<Reservation | null> {
     return this.#patch(restaurantId, id, { arrived: true }, undefined, 'arrived', options);
   }
 
   /** Marks the guest as a no-show (`PATCH .../:id/` with `{"no_show": true}`, inferred). Null when answered without a body. */
-  markNoShow(restaurantId: number | string, id: number | string, options?: RequestOptions): ApiPromise<Reservation | null> {
+  markNoShow(
+    restaurantId: number | string,
+    id: number | string,
+    options?: RequestOptions,
+  ): ApiPromise<Reservation | null> {
     return this.#patch(restaurantId, id, { no_show: true }, undefined, 'no_show', options);
   }
 
@@ -236,32 +283,64 @@ export class Reservations extends Resource {
    * {@link ReservationCancelledError} if it is cancelled first and {@link TimeoutError} once
    * `deadlineMs` has passed. Webhooks (`RESERVATION_CONFIRMED`) avoid polling altogether.
    */
-  async waitForConfirmation(restaurantId: number | string, id: number | string, options: WaitForConfirmationOptions): Promise<Reservation> {
+  async waitForConfirmation(
+    restaurantId: number | string,
+    id: number | string,
+    options: WaitForConfirmationOptions,
+  ): Promise<Reservation> {
     const clock = this.transport.clock;
     const { signal } = options ?? {};
     const waitField = options?.deadlineMs !== undefined ? 'deadlineMs' : 'timeoutMs';
     const waitMs = options?.deadlineMs ?? options?.timeoutMs;
     if (!(typeof waitMs === 'number' && waitMs >= 0 && Number.isFinite(waitMs))) {
-      throw new InputValidationError([{ field: waitField, path: [waitField], code: 'too_small', message: 'expected a finite number of milliseconds >= 0 (how long to wait in all)' }]);
+      throw new InputValidationError([
+        {
+          field: waitField,
+          path: [waitField],
+          code: 'too_small',
+          message: 'expected a finite number of milliseconds >= 0 (how long to wait in all)',
+        },
+      ]);
     }
     const intervalMs = options.intervalMs ?? 2000;
     if (!(typeof intervalMs === 'number' && intervalMs >= 0 && Number.isFinite(intervalMs))) {
-      throw new InputValidationError([{ field: 'intervalMs', path: ['intervalMs'], code: 'too_small', message: 'expected a finite number of milliseconds >= 0' }]);
+      throw new InputValidationError([
+        {
+          field: 'intervalMs',
+          path: ['intervalMs'],
+          code: 'too_small',
+          message: 'expected a finite number of milliseconds >= 0',
+        },
+      ]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.call({ signal, timeoutMs: options.requestTimeoutMs, maxRetries: options.maxRetries, deadlineMs: waitMs > 0 ? waitMs : undefined, headers: options.headers });
+    const call = this.transport.call({
+      signal,
+      timeoutMs: options.requestTimeoutMs,
+      maxRetries: options.maxRetries,
+      deadlineMs: waitMs > 0 ? waitMs : undefined,
+      headers: options.headers,
+    });
     const deadline = clock.now() + waitMs;
     for (;;) {
       const reservation = await this.retrieve(restaurantId, id, call);
       if (reservation.confirmed) return reservation;
-      if (reservation.cancelled) throw new ReservationCancelledError(`Reservation ${id} was cancelled before it was confirmed`, reservation);
+      if (reservation.cancelled)
+        throw new ReservationCancelledError(
+          `Reservation ${id} was cancelled before it was confirmed`,
+          reservation,
+        );
       const left = deadline - clock.now();
       // Every read so far was answered: what the wait ended on was sent.
-      if (left <= 0) throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, { sent: 'yes' });
+      if (left <= 0)
+        throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, { sent: 'yes' });
       try {
         await clock.sleep(Math.min(intervalMs, left), signal);
       } catch (error) {
-        throw new AbortError('waitForConfirmation was aborted', { cause: signal?.reason ?? error, sent: 'yes' });
+        throw new AbortError('waitForConfirmation was aborted', {
+          cause: signal?.reason ?? error,
+          sent: 'yes',
+        });
       }
     }
   }

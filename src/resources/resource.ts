@@ -7,7 +7,13 @@ import type { z } from 'zod';
 import { ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
 import { ListPromise, type PageFetcher } from '../transport/pagination.js';
-import { API_PREFIX, type Call, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
+import {
+  API_PREFIX,
+  type Call,
+  type RequestOptions,
+  type RequestSpec,
+  type Transport,
+} from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import type { Reservation } from './reservations.schemas.js';
 import { ResourceId } from './shared.schemas.js';
@@ -75,7 +81,14 @@ export function singleObject(body: unknown, where: { method: string; url: string
   if (!Array.isArray(body)) return body;
   if (body.length === 1) return body[0];
   throw new ResponseValidationError(
-    [{ field: '(root)', path: [], code: 'invalid_type', message: `expected one object, got a list of ${body.length}` }],
+    [
+      {
+        field: '(root)',
+        path: [],
+        code: 'invalid_type',
+        message: `expected one object, got a list of ${body.length}`,
+      },
+    ],
     { ...where, body },
   );
 }
@@ -87,24 +100,50 @@ export function hasResourceBody(body: unknown): boolean {
 
 type Next = string | number | null;
 
-function readPage<Item extends z.ZodType>(itemSchema: Item, body: unknown, where: { method: string; url: string }) {
+function readPage<Item extends z.ZodType>(
+  itemSchema: Item,
+  body: unknown,
+  where: { method: string; url: string },
+) {
   if (Array.isArray(body)) {
-    return { items: body.map((item, index) => parseOutput(itemSchema, item, where, [index])) as z.output<Item>[], next: null as Next };
+    return {
+      items: body.map((item, index) => parseOutput(itemSchema, item, where, [index])) as z.output<Item>[],
+      next: null as Next,
+    };
   }
   if (body && typeof body === 'object' && Array.isArray((body as { results?: unknown }).results)) {
     const envelope = body as { count?: unknown; next?: unknown; results: unknown[] };
     const next = envelope.next;
     if (next != null && typeof next !== 'string' && typeof next !== 'number') {
-      throw new ResponseValidationError([{ field: 'next', path: ['next'], code: 'invalid_type', message: 'expected a URL, a page number or null' }], { ...where, body });
+      throw new ResponseValidationError(
+        [
+          {
+            field: 'next',
+            path: ['next'],
+            code: 'invalid_type',
+            message: 'expected a URL, a page number or null',
+          },
+        ],
+        { ...where, body },
+      );
     }
     return {
-      items: envelope.results.map((item, index) => parseOutput(itemSchema, item, where, ['results', index])) as z.output<Item>[],
+      items: envelope.results.map((item, index) =>
+        parseOutput(itemSchema, item, where, ['results', index]),
+      ) as z.output<Item>[],
       count: typeof envelope.count === 'number' ? envelope.count : undefined,
-      next: (next === '' ? null : next ?? null) as Next,
+      next: (next === '' ? null : (next ?? null)) as Next,
     };
   }
   throw new ResponseValidationError(
-    [{ field: '(root)', path: [], code: 'invalid_type', message: 'expected a list: an array or a {count, next, previous, results} envelope' }],
+    [
+      {
+        field: '(root)',
+        path: [],
+        code: 'invalid_type',
+        message: 'expected a list: an array or a {count, next, previous, results} envelope',
+      },
+    ],
     { ...where, body },
   );
 }
@@ -124,7 +163,10 @@ export function nextPageUrl(first: URL, next: string | number): string {
   }
   const resolved = new URL(next, first);
   const apiRoot = first.pathname.slice(0, first.pathname.indexOf(`${API_PREFIX}/`) + API_PREFIX.length + 1);
-  const sameService = resolved.origin === first.origin && resolved.protocol === first.protocol && resolved.pathname.startsWith(apiRoot);
+  const sameService =
+    resolved.origin === first.origin &&
+    resolved.protocol === first.protocol &&
+    resolved.pathname.startsWith(apiRoot);
   if (sameService) return resolved.toString();
   const url = new URL(first);
   url.search = resolved.search;
@@ -161,7 +203,10 @@ export function listOf<Item extends z.ZodType>(
     });
     const page = result.data;
     spec.onItems?.(page.items);
-    return { data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items }, response: result.response };
+    return {
+      data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items },
+      response: result.response,
+    };
   };
   return new ListPromise(fetchPage, {
     urlOf: (cursor) => (cursor === undefined ? first.toString() : nextPageUrl(first, cursor)),

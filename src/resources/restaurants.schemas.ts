@@ -23,13 +23,15 @@ export interface Restaurant {
   timezone?: string | null | undefined;
 }
 /** The zod schema of {@link Restaurant}: unknown fields are kept at run time. */
-export const Restaurant: z.ZodType<Restaurant> = lazySchema(() => z.looseObject({
-  id: z.int(),
-  display_name: z.string().nullish(),
-  schema_name: z.string(),
-  address: z.string().nullish(),
-  website: z.string().nullish(),
-  latitude: z.number().nullish(),
-  longitude: z.number().nullish(),
-  timezone: z.string().nullish(),
-}));
+export const Restaurant: z.ZodType<Restaurant> = lazySchema(() =>
+  z.looseObject({
+    id: z.int(),
+    display_name: z.string().nullish(),
+    schema_name: z.string(),
+    address: z.string().nullish(),
+    website: z.string().nullish(),
+    latitude: z.number().nullish(),
+    longitude: z.number().nullish(),
+    timezone: z.string().nullish(),
+  }),
+);

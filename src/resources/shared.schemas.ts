@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from 'zod';
+import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from './patterns.js';
 import { lazySchema, realSchema } from '../lazy-schema.js';
 
 /**
@@ -18,22 +19,21 @@ export const DateTimeString = lazySchema(() => z.iso.datetime({ offset: true, lo
  * The time helpers (`readStartTime`, `readTimestamp`) read each of them.
  */
 export const ServiceDateTimeString = lazySchema(() =>
-  z.string().regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[zZ]|[+-]\d{2}(?::?\d{2})?)?$/, 'expected an ISO 8601 date-time'),
+  z.string().regex(SERVICE_DATE_TIME_PATTERN, 'expected an ISO 8601 date-time'),
 );
 
 /**
  * A reservation `duration`. The spec describes ISO 8601 (`PT2H`) while its example shows
  * `HH:MM:SS` (Django's form, which may carry days: `1 02:00:00`). Both are accepted.
  */
-export const DurationString = lazySchema(() => z
-  .string()
-  .regex(
-    /^(?:P(?!$)(?:\d+(?:\.\d+)?[YMWD])*(?:T(?=\d)(?:\d+(?:\.\d+)?[HMS])*)?|-?(?:\d+ )?\d{1,2}:\d{2}:\d{2}(?:\.\d+)?)$/,
-    'expected an ISO 8601 duration (PT2H) or HH:MM:SS',
-  ));
+export const DurationString = lazySchema(() =>
+  z.string().regex(DURATION_PATTERN, 'expected an ISO 8601 duration (PT2H) or HH:MM:SS'),
+);
 
 /** A numeric id as it appears in a path: a positive integer, or its decimal string form. */
-export const ResourceId = lazySchema(() => z.union([z.int().positive(), z.string().regex(/^[1-9]\d*$/, 'expected a positive integer id')]));
+export const ResourceId = lazySchema(() =>
+  z.union([z.int().positive(), z.string().regex(/^[1-9]\d*$/, 'expected a positive integer id')]),
+);
 export type ResourceId = z.infer<typeof ResourceId>;
 
 /** Keys the partner can attach to a reservation for its own tracking. Stored as given. */

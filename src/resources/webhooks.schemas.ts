@@ -5,7 +5,9 @@ import { ServiceDateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
 
 /** The reservation events of the spec. */
-export const WebhookEventType = lazySchema(() => z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']));
+export const WebhookEventType = lazySchema(() =>
+  z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']),
+);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 /**
@@ -45,25 +47,31 @@ export interface Webhook {
   auth_token?: string | undefined;
 }
 /** The zod schema of {@link Webhook}: unknown fields are kept at run time. */
-export const Webhook: z.ZodType<Webhook> = lazySchema(() => z.looseObject({
-  id: z.int(),
-  created_at: ServiceDateTimeString.nullish(),
-  updated_at: ServiceDateTimeString.nullish(),
-  url: z.string(),
-  name: z.string().nullish(),
-  is_enabled: z.boolean().optional(),
-  last_use_at: ServiceDateTimeString.nullish(),
-  last_response_status_code: z.int().max(32767).nullish(),
-  last_response: z.unknown().optional(),
-  // Any key is kept: the spec does not publish them.
-  subscribed_events: (z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>).nullish(),
-  auth_token: z.string().optional(),
-}));
+export const Webhook: z.ZodType<Webhook> = lazySchema(() =>
+  z.looseObject({
+    id: z.int(),
+    created_at: ServiceDateTimeString.nullish(),
+    updated_at: ServiceDateTimeString.nullish(),
+    url: z.string(),
+    name: z.string().nullish(),
+    is_enabled: z.boolean().optional(),
+    last_use_at: ServiceDateTimeString.nullish(),
+    last_response_status_code: z.int().max(32767).nullish(),
+    last_response: z.unknown().optional(),
+    // Any key is kept: the spec does not publish them.
+    subscribed_events: (
+      z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>
+    ).nullish(),
+    auth_token: z.string().optional(),
+  }),
+);
 
-const WebhookUrl = lazySchema(() => z
-  .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
-  // Its own message: without one, zod reports the URL's message for a URL that is merely too long.
-  .max(500, 'expected at most 500 characters'));
+const WebhookUrl = lazySchema(() =>
+  z
+    .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
+    // Its own message: without one, zod reports the URL's message for a URL that is merely too long.
+    .max(500, 'expected at most 500 characters'),
+);
 
 /** What a partner sends to register a webhook. Any other key is refused. */
 export interface WebhookCreateInput {
@@ -80,15 +88,21 @@ const webhookInputShape = () => ({
   url: WebhookUrl,
   name: z.string().max(125).nullable().optional(),
   is_enabled: z.boolean().optional(),
-  subscribed_events: (z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>).optional(),
+  subscribed_events: (
+    z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>
+  ).optional(),
 });
 /** The zod schema of {@link WebhookCreateInput}: unknown keys are refused. */
-export const WebhookCreateInput: z.ZodType<WebhookCreateInput, WebhookCreateInput> = lazySchema(() => z.strictObject(webhookInputShape()));
+export const WebhookCreateInput: z.ZodType<WebhookCreateInput, WebhookCreateInput> = lazySchema(() =>
+  z.strictObject(webhookInputShape()),
+);
 
 /** Fields of a webhook a partner may change. Any other key is refused. */
 export interface WebhookUpdateInput extends Partial<WebhookCreateInput> {}
 /** The zod schema of {@link WebhookUpdateInput}: unknown keys are refused. */
-export const WebhookUpdateInput: z.ZodType<WebhookUpdateInput, WebhookUpdateInput> = lazySchema(() => z.strictObject(webhookInputShape()).partial());
+export const WebhookUpdateInput: z.ZodType<WebhookUpdateInput, WebhookUpdateInput> = lazySchema(() =>
+  z.strictObject(webhookInputShape()).partial(),
+);
 
 /**
  * The body of a delivery as the fake sends it (the live shape is not published, so readers must
@@ -103,10 +117,12 @@ export interface WebhookDelivery {
   reservation?: Reservation | null | undefined;
 }
 /** The zod schema of {@link WebhookDelivery}: unknown fields are kept at run time. */
-export const WebhookDelivery: z.ZodType<WebhookDelivery> = lazySchema(() => z.looseObject({
-  id: z.union([z.string(), z.int()]),
-  event: z.string(),
-  created_at: ServiceDateTimeString.optional(),
-  restaurant_id: z.int().nullish(),
-  reservation: Reservation.nullish(),
-}));
+export const WebhookDelivery: z.ZodType<WebhookDelivery> = lazySchema(() =>
+  z.looseObject({
+    id: z.union([z.string(), z.int()]),
+    event: z.string(),
+    created_at: ServiceDateTimeString.optional(),
+    restaurant_id: z.int().nullish(),
+    reservation: Reservation.nullish(),
+  }),
+);

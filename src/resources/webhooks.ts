@@ -43,9 +43,19 @@ function hideWebhookToken(webhook: Webhook): Webhook {
   rememberWebhookToken(token);
   if (token === undefined) return webhook;
   record.auth_token = token;
-  Object.defineProperty(record, 'toJSON', { value: withoutToken, enumerable: false, configurable: true, writable: true });
+  Object.defineProperty(record, 'toJSON', {
+    value: withoutToken,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
   Object.defineProperty(record, INSPECT, {
-    value(this: Record<string, unknown>, _depth: number, options: object, inspect: (value: unknown, options: object) => string) {
+    value(
+      this: Record<string, unknown>,
+      _depth: number,
+      options: object,
+      inspect: (value: unknown, options: object) => string,
+    ) {
       return inspect(withoutToken.call(this), options);
     },
     enumerable: false,
@@ -100,7 +110,13 @@ export class Webhooks extends Resource {
 
   /** Every webhook of the partner (`GET /webhooks/`, inferred). */
   list(options?: RequestOptions): ListPromise<Webhook> {
-    return listOf(this.transport, { path: '/webhooks/', itemSchema: Webhook, options, onBody: rememberTokensIn, onItems: (webhooks) => webhooks.forEach(hideWebhookToken) });
+    return listOf(this.transport, {
+      path: '/webhooks/',
+      itemSchema: Webhook,
+      options,
+      onBody: rememberTokensIn,
+      onItems: (webhooks) => webhooks.forEach(hideWebhookToken),
+    });
   }
 
   /** One webhook (`GET /webhooks/:id/`, inferred). */
@@ -112,7 +128,13 @@ export class Webhooks extends Resource {
   update(id: number | string, patch: WebhookUpdateInput, options?: RequestOptions): ApiPromise<Webhook> {
     return apiPromise(async () => {
       const body = parseInput(WebhookUpdateInput, patch);
-      return this.#call('PATCH', (webhookId) => path`/webhooks/${webhookId}/`, id, body, options).withResponse();
+      return this.#call(
+        'PATCH',
+        (webhookId) => path`/webhooks/${webhookId}/`,
+        id,
+        body,
+        options,
+      ).withResponse();
     });
   }
 
@@ -148,7 +170,13 @@ export class Webhooks extends Resource {
     return this.#call('POST', (webhookId) => path`/webhooks/${webhookId}/test/`, id, {}, options);
   }
 
-  #call(method: 'GET' | 'POST' | 'PATCH', route: (id: number | string) => string, id: number | string, body: unknown, options: RequestOptions | undefined): ApiPromise<Webhook> {
+  #call(
+    method: 'GET' | 'POST' | 'PATCH',
+    route: (id: number | string) => string,
+    id: number | string,
+    body: unknown,
+    options: RequestOptions | undefined,
+  ): ApiPromise<Webhook> {
     return apiPromise(async () => {
       const webhookId = checkId(id, 'id');
       return this.transport.request({

@@ -34,7 +34,11 @@ export function backgroundSpacingMs(requestsPerSecond: number, budgetShare: numb
  * background priority. Attempts go one at a time, so the partner's queue never holds more than one
  * of the sync's, and the spacing counts from the moment each was really granted.
  */
-export function createBackgroundLimiter(inner: RateLimiter | undefined, clock: Clock, spacingMs: number): PacedRateLimiter {
+export function createBackgroundLimiter(
+  inner: RateLimiter | undefined,
+  clock: Clock,
+  spacingMs: number,
+): PacedRateLimiter {
   let lastGrantAt = Number.NEGATIVE_INFINITY;
   let turn: Promise<unknown> = Promise.resolve();
   let waiting = 0;
@@ -49,7 +53,10 @@ export function createBackgroundLimiter(inner: RateLimiter | undefined, clock: C
         const wait = lastGrantAt + spacingMs - clock.now();
         if (wait > 0) await clock.sleep(wait, signal);
         // The call's time left shrank by the wait here.
-        const maxWaitMs = options.maxWaitMs === undefined ? undefined : Math.max(0, options.maxWaitMs - (clock.now() - askedAt));
+        const maxWaitMs =
+          options.maxWaitMs === undefined
+            ? undefined
+            : Math.max(0, options.maxWaitMs - (clock.now() - askedAt));
         await inner?.acquire({ ...options, priority: 'background', maxWaitMs });
         lastGrantAt = clock.now();
       });

@@ -12,7 +12,8 @@
 import type { Reservation } from '../resources/reservations.schemas.js';
 
 /** What kind of change a {@link ReservationChange} is, from the least to the most significant after `created`. */
-export type ReservationChangeKind = 'created' | 'confirmed' | 'modified' | 'cancelled' | 'arrived' | 'no_show';
+export type ReservationChangeKind =
+  'created' | 'confirmed' | 'modified' | 'cancelled' | 'arrived' | 'no_show';
 
 /** Where the sync learned of a change. */
 export type ReservationChangeSource = 'webhook' | 'reconcile' | 'client';
@@ -61,10 +62,18 @@ export interface Observation {
  * Undefined when nothing is known yet and the observation lacks `start_time` (a partial delivery
  * of an unseen reservation: a read must fill it in).
  */
-export function fold(known: Reservation | undefined, knownAt: number, observation: Observation): Reservation | undefined {
-  if (!known) return typeof observation.fields.start_time === 'string' ? ({ ...observation.fields } as Reservation) : undefined;
+export function fold(
+  known: Reservation | undefined,
+  knownAt: number,
+  observation: Observation,
+): Reservation | undefined {
+  if (!known)
+    return typeof observation.fields.start_time === 'string'
+      ? ({ ...observation.fields } as Reservation)
+      : undefined;
   // A read is the service's word as of its arrival, so it wins a tie; a delivery must be newer.
-  const newer = observation.source === 'webhook' ? observation.observedAt > knownAt : observation.observedAt >= knownAt;
+  const newer =
+    observation.source === 'webhook' ? observation.observedAt > knownAt : observation.observedAt >= knownAt;
   const next: Record<string, unknown> = newer ? { ...known, ...observation.fields } : { ...known };
   const seen = observation.fields as Record<string, unknown>;
   const before = known as unknown as Record<string, unknown>;
@@ -99,7 +108,10 @@ export function sameReservation(a: Reservation, b: Reservation): boolean {
 }
 
 /** The kind of the change from `previous` to `next`, or null when nothing changed. */
-export function changeKind(previous: Reservation | undefined, next: Reservation): ReservationChangeKind | null {
+export function changeKind(
+  previous: Reservation | undefined,
+  next: Reservation,
+): ReservationChangeKind | null {
   if (!previous) return 'created';
   const before = previous as unknown as Record<string, unknown>;
   const after = next as unknown as Record<string, unknown>;

@@ -21,7 +21,9 @@ import { createMemorySyncStore, type SyncRecord, type SyncStore } from './store.
  * A verified webhook event, as a `createWebhookReceiver` hands it to its handlers. Only
  * reservation events are used; any other is ignored.
  */
-export type SyncEvent = Pick<WebhookEvent, 'type' | 'created_at' | 'restaurant_id'> & { reservation?: unknown };
+export type SyncEvent = Pick<WebhookEvent, 'type' | 'created_at' | 'restaurant_id'> & {
+  reservation?: unknown;
+};
 
 /** Options of {@link createReservationSync}. */
 export interface ReservationSyncOptions {
@@ -92,26 +94,43 @@ export class SyncStoppedError extends PartnerSdkError {
   }
 }
 /** True when a call failed because the reservation sync was stopped. */
-export const isSyncStoppedError = (error: unknown): error is SyncStoppedError => error instanceof SyncStoppedError;
+export const isSyncStoppedError = (error: unknown): error is SyncStoppedError =>
+  error instanceof SyncStoppedError;
 
 function invalid(field: string, rule: string): never {
   throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
 }
 
 function checkOptions(options: ReservationSyncOptions): void {
-  if (!options || typeof options !== 'object') invalid('options', 'must be an object with client and onChange');
+  if (!options || typeof options !== 'object')
+    invalid('options', 'must be an object with client and onChange');
   const { client, onChange, restaurantIds, reconcile } = options;
-  if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function') invalid('client', 'must be a PartnerClient');
+  if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function')
+    invalid('client', 'must be a PartnerClient');
   if (typeof onChange !== 'function') invalid('onChange', 'must be a function');
-  if (restaurantIds !== undefined && !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))) {
+  if (
+    restaurantIds !== undefined &&
+    !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))
+  ) {
     invalid('restaurantIds', 'must be an array of restaurant ids (positive integers)');
   }
   const intervalMs = reconcile?.intervalMs;
-  if (intervalMs !== undefined && !(typeof intervalMs === 'number' && intervalMs >= 1000 && Number.isFinite(intervalMs))) invalid('reconcile.intervalMs', 'must be a number of milliseconds >= 1000');
+  if (
+    intervalMs !== undefined &&
+    !(typeof intervalMs === 'number' && intervalMs >= 1000 && Number.isFinite(intervalMs))
+  )
+    invalid('reconcile.intervalMs', 'must be a number of milliseconds >= 1000');
   const share = reconcile?.budgetShare;
-  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1)) invalid('reconcile.budgetShare', 'must be a number above 0 and at most 1');
+  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1))
+    invalid('reconcile.budgetShare', 'must be a number above 0 and at most 1');
   const store = options.store as Partial<SyncStore> | undefined;
-  if (store !== undefined && !(store && ['get', 'put', 'claim', 'release'].every((name) => typeof store[name as keyof SyncStore] === 'function'))) {
+  if (
+    store !== undefined &&
+    !(
+      store &&
+      ['get', 'put', 'claim', 'release'].every((name) => typeof store[name as keyof SyncStore] === 'function')
+    )
+  ) {
     invalid('store', 'must implement SyncStore (get, put, claim, release)');
   }
 }
@@ -145,7 +164,10 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const holder = crypto.randomUUID();
   const spacingMs = backgroundSpacingMs(partnerRate(client.rateLimiter), budgetShare);
   // The sync's own copy of the client: same credentials, clock and hooks, its reads paced by its share.
-  const reader = client.withOptions({ rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs), priority: 'background' });
+  const reader = client.withOptions({
+    rateLimit: createBackgroundLimiter(client.rateLimiter, clock, spacingMs),
+    priority: 'background',
+  });
   const schedule: ReconcileSchedule = createReconcileSchedule({ intervalMs, clock, spacingMs, logger });
   for (const id of options.restaurantIds ?? []) schedule.follow(id);
 
@@ -184,7 +206,10 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         return;
       } catch (error) {
         const delay = Math.min(60_000, 1000 * 2 ** attempt);
-        logger.warn(`onChange threw for reservation ${change.reservation.id} (${change.kind}); retrying in ${delay} ms`, { error });
+        logger.warn(
+          `onChange threw for reservation ${change.reservation.id} (${change.kind}); retrying in ${delay} ms`,
+          { error },
+        );
         try {
           await clock.sleep(delay, stopper.signal);
         } catch {
@@ -210,7 +235,12 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
 
   /** The state after `observation`, given the stored record; a delivery is also weighed against the restaurant's latest read (modifications carry no time). */
   function foldInto(restaurantId: number, record: SyncRecord | undefined, observation: Observation) {
-    const knownAt = Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.source === 'webhook' ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY) : Number.NEGATIVE_INFINITY);
+    const knownAt = Math.max(
+      record?.observedAt ?? Number.NEGATIVE_INFINITY,
+      observation.source === 'webhook'
+        ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY)
+        : Number.NEGATIVE_INFINITY,
+    );
     return { knownAt, next: fold(record?.reservation, knownAt, observation) };
   }
 
@@ -256,7 +286,9 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
       };
       if (!(await store.put(written, clock.now()))) {
-        logger.warn(`reservation ${next.id} was written by another process while this one announced it; the next read settles it`);
+        logger.warn(
+          `reservation ${next.id} was written by another process while this one announced it; the next read settles it`,
+        );
       }
       schedule.saw(restaurantId, next);
     } finally {
@@ -280,27 +312,39 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   /** Reads one restaurant's list and announces what moved. `forced` reads even when another process read it lately. */
   function reconcile(restaurantId: number, forced: boolean): Promise<void> {
     const earlier = reads.get(restaurantId) ?? Promise.resolve();
-    const mine = earlier.catch(() => undefined).then(async () => {
-      checkRunning();
-      const period = schedule.periodOf(restaurantId);
-      if (!forced && !(await store.claim(`restaurant:${restaurantId}`, holder, clock.now(), period))) {
-        // Another process holds this restaurant's turn: look again later.
-        schedule.deferred(restaurantId);
-        return;
-      }
-      const startedAt = clock.now();
-      let listed: Reservation[];
-      try {
-        listed = await reader.reservations.list(restaurantId, { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE }, background()).toArray();
-      } catch (error) {
-        if (stopped) throw new SyncStoppedError();
-        throw error;
-      }
-      const readAt = clock.now();
-      for (const reservation of listed) await apply(restaurantId, { fields: reservation, observedAt: readAt, source: 'reconcile' });
-      lastReadAt.set(restaurantId, Math.max(lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY, readAt));
-      schedule.read(restaurantId, listed, readAt);
-    });
+    const mine = earlier
+      .catch(() => undefined)
+      .then(async () => {
+        checkRunning();
+        const period = schedule.periodOf(restaurantId);
+        if (!forced && !(await store.claim(`restaurant:${restaurantId}`, holder, clock.now(), period))) {
+          // Another process holds this restaurant's turn: look again later.
+          schedule.deferred(restaurantId);
+          return;
+        }
+        const startedAt = clock.now();
+        let listed: Reservation[];
+        try {
+          listed = await reader.reservations
+            .list(
+              restaurantId,
+              { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE },
+              background(),
+            )
+            .toArray();
+        } catch (error) {
+          if (stopped) throw new SyncStoppedError();
+          throw error;
+        }
+        const readAt = clock.now();
+        for (const reservation of listed)
+          await apply(restaurantId, { fields: reservation, observedAt: readAt, source: 'reconcile' });
+        lastReadAt.set(
+          restaurantId,
+          Math.max(lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY, readAt),
+        );
+        schedule.read(restaurantId, listed, readAt);
+      });
     const settled = mine.catch(() => undefined);
     reads.set(restaurantId, settled);
     void settled.then(() => {
@@ -333,9 +377,13 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
       } catch (error) {
         if (signal.aborted) return;
         // Tried again later, not at once: a store or service that is down is not hammered.
-        if (next.what === 'restaurants') schedule.restaurantsReadAt(clock.now() + Math.min(RESTAURANTS_REFRESH_MS, intervalMs / 4));
+        if (next.what === 'restaurants')
+          schedule.restaurantsReadAt(clock.now() + Math.min(RESTAURANTS_REFRESH_MS, intervalMs / 4));
         else schedule.failed(next.restaurantId);
-        logger.warn(`reading ${next.what === 'restaurants' ? 'the restaurants' : `restaurant ${next.restaurantId}`} failed; trying again later`, { error });
+        logger.warn(
+          `reading ${next.what === 'restaurants' ? 'the restaurants' : `restaurant ${next.restaurantId}`} failed; trying again later`,
+          { error },
+        );
       }
     }
   }
@@ -346,20 +394,28 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
 
   // Bookings made through the client are followed from the moment the sync exists until it stops.
   const followCreates = () => {
-    if (unsubscribe || !(options.trackClientCreates ?? true) || typeof client.reservations.onCreated !== 'function') return;
+    if (
+      unsubscribe ||
+      !(options.trackClientCreates ?? true) ||
+      typeof client.reservations.onCreated !== 'function'
+    )
+      return;
     unsubscribe = client.reservations.onCreated((restaurantId, reservation) => {
       if (stopped) return;
       sync.track(restaurantId, reservation).catch((error: unknown) => {
-        if (!(error instanceof SyncStoppedError)) logger.warn(`tracking reservation ${reservation.id} failed`, { error });
+        if (!(error instanceof SyncStoppedError))
+          logger.warn(`tracking reservation ${reservation.id} failed`, { error });
       });
     });
   };
 
   const sync: ReservationSync = {
     attach(receiver) {
-      if (!receiver || typeof receiver.on !== 'function') throw new TypeError('attach expects a webhook receiver (createWebhookReceiver)');
+      if (!receiver || typeof receiver.on !== 'function')
+        throw new TypeError('attach expects a webhook receiver (createWebhookReceiver)');
       const handler = (event: SyncEvent) => sync.ingest(event);
-      for (const type of ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const) receiver.on(type, handler);
+      for (const type of ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const)
+        receiver.on(type, handler);
       return receiver;
     },
 
@@ -377,15 +433,22 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
       }
       if (fixedRestaurants && !schedule.follows(restaurantId)) return;
       follow(restaurantId);
-      const fields = { ...reservation, id: reservation.id as number } as Partial<Reservation> & { id: number };
+      const fields = { ...reservation, id: reservation.id as number } as Partial<Reservation> & {
+        id: number;
+      };
       if (flag) fields[flag] = true;
       const created = event.created_at ? Date.parse(event.created_at) : Number.NaN;
-      await apply(restaurantId, { fields, observedAt: Number.isFinite(created) ? created : clock.now(), source: 'webhook' });
+      await apply(restaurantId, {
+        fields,
+        observedAt: Number.isFinite(created) ? created : clock.now(),
+        source: 'webhook',
+      });
     },
 
     async track(restaurantId, reservation) {
       checkRunning();
-      if (!Number.isSafeInteger(restaurantId) || !reservation || !Number.isSafeInteger(reservation.id)) throw new TypeError('track expects (restaurantId, reservation)');
+      if (!Number.isSafeInteger(restaurantId) || !reservation || !Number.isSafeInteger(reservation.id))
+        throw new TypeError('track expects (restaurantId, reservation)');
       schedule.follow(restaurantId);
       await apply(restaurantId, { fields: reservation, observedAt: clock.now(), source: 'client' });
     },

@@ -30,7 +30,8 @@ interface Entry {
 }
 
 /** What to do next, and when. */
-export type ScheduledWork = { what: 'restaurants'; at: number } | { what: 'restaurant'; restaurantId: number; at: number };
+export type ScheduledWork =
+  { what: 'restaurants'; at: number } | { what: 'restaurant'; restaurantId: number; at: number };
 
 export interface ReconcileSchedule {
   follow(restaurantId: number): void;
@@ -56,10 +57,16 @@ export interface ReconcileSchedule {
   warnIfOverBudget(budgetShare: number): void;
 }
 
-const isLive = (reservation: Reservation) => reservation.cancelled !== true && reservation.arrived !== true && reservation.no_show !== true;
+const isLive = (reservation: Reservation) =>
+  reservation.cancelled !== true && reservation.arrived !== true && reservation.no_show !== true;
 
 /** Creates the schedule of one sync. */
-export function createReconcileSchedule(settings: { intervalMs: number; clock: Clock; spacingMs: number; logger: Logger }): ReconcileSchedule {
+export function createReconcileSchedule(settings: {
+  intervalMs: number;
+  clock: Clock;
+  spacingMs: number;
+  logger: Logger;
+}): ReconcileSchedule {
   const { clock, spacingMs, logger } = settings;
   const period = settings.intervalMs * PERIOD_SHARE;
   const busyPeriod = period / BUSY_READS_PER_PERIOD;
@@ -71,7 +78,10 @@ export function createReconcileSchedule(settings: { intervalMs: number; clock: C
     waker = new AbortController();
   };
 
-  const busyFrom = (entry: Entry) => (entry.earliestLiveStart === undefined ? Number.POSITIVE_INFINITY : entry.earliestLiveStart - SOON_BEFORE_MS);
+  const busyFrom = (entry: Entry) =>
+    entry.earliestLiveStart === undefined
+      ? Number.POSITIVE_INFINITY
+      : entry.earliestLiveStart - SOON_BEFORE_MS;
   const dueAt = (entry: Entry): number => {
     if (entry.overrideAt !== undefined) return entry.overrideAt;
     if (entry.lastReadAt === undefined) return Number.NEGATIVE_INFINITY;
@@ -116,7 +126,8 @@ export function createReconcileSchedule(settings: { intervalMs: number; clock: C
       const entry = entryOf(restaurantId);
       const start = Date.parse(reservation.start_time);
       if (!isLive(reservation) || !Number.isFinite(start) || start + SOON_AFTER_MS < clock.now()) return;
-      if (entry.earliestLiveStart === undefined || start < entry.earliestLiveStart) entry.earliestLiveStart = start;
+      if (entry.earliestLiveStart === undefined || start < entry.earliestLiveStart)
+        entry.earliestLiveStart = start;
     },
     read(restaurantId, listed, readAt) {
       const entry = entryOf(restaurantId);
@@ -135,7 +146,10 @@ export function createReconcileSchedule(settings: { intervalMs: number; clock: C
       return entry && busyFrom(entry) <= clock.now() + busyPeriod ? busyPeriod : period;
     },
     next(fixedRestaurants) {
-      let best: ScheduledWork = { what: 'restaurants', at: fixedRestaurants || restaurantsDueAt === undefined ? Number.POSITIVE_INFINITY : restaurantsDueAt };
+      let best: ScheduledWork = {
+        what: 'restaurants',
+        at: fixedRestaurants || restaurantsDueAt === undefined ? Number.POSITIVE_INFINITY : restaurantsDueAt,
+      };
       for (const [restaurantId, entry] of entries) {
         const at = dueAt(entry);
         if (at < best.at) best = { what: 'restaurant', restaurantId, at };

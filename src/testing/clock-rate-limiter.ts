@@ -8,9 +8,20 @@
  * @module
  */
 import type { Clock } from '../transport/clock.js';
-import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from '../transport/rate-limiter.js';
+import {
+  checkPriority,
+  type AcquireOptions,
+  type PacedRateLimiter,
+  type Priority,
+} from '../transport/rate-limiter.js';
 import { deadlineOn, tooLong, waitForPlace, WaitingLine } from '../transport/waiting-line.js';
-import { checkMaxQueue, checkRequestsPerSecond, grantSpacingMs, idleExtraMs, RateLimitQueueFullError } from '../transport/throttle.js';
+import {
+  checkMaxQueue,
+  checkRequestsPerSecond,
+  grantSpacingMs,
+  idleExtraMs,
+  RateLimitQueueFullError,
+} from '../transport/throttle.js';
 
 /** Options of {@link createClockRateLimiter}. */
 export interface ClockRateLimiterOptions {
@@ -21,7 +32,6 @@ export interface ClockRateLimiterOptions {
   /** Most calls allowed to wait at once; one more is refused with `RateLimitQueueFullError`. Default 1000. */
   maxQueue?: number;
 }
-
 
 /**
  * Creates a limiter on `clock`. Pass it as a client's `rateLimit` when the client's `clock` is not
@@ -96,7 +106,8 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockR
 
   line.onEmpty = () => pumpSleep?.abort();
 
-  const estimateWaitMs = (priority?: Priority): number => waitForPlace(line.ahead(checkPriority(priority)), nextAllowedAt - clock.now(), spacing);
+  const estimateWaitMs = (priority?: Priority): number =>
+    waitForPlace(line.ahead(checkPriority(priority)), nextAllowedAt - clock.now(), spacing);
 
   return {
     requestsPerSecond,
@@ -111,7 +122,8 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockR
       }
       if (line.size >= maxQueue) return Promise.reject(new RateLimitQueueFullError(maxQueue));
       const wait = estimateWaitMs(priority);
-      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs)) return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
+      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs))
+        return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
       return line.join({ ...acquireOptions, priority }, now, () => void pump());
     },
     pause(ms: number): void {

@@ -15,12 +15,17 @@ import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
 import { FakeError } from './backend/fake-error.js';
-import { parseDeliveryChaos, type DeliveryChaosInput, type DeliveryChaosSettings } from './backend/chaos.js';
+import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
 import { redactedPath, type JournalEntry } from './backend/journal.js';
 import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
-import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from './backend/reservations.js';
+import {
+  bookFromOtherChannel,
+  cancelAsRestaurantOrCustomer,
+  confirmAsRestaurant,
+  modifyAsRestaurantOrCustomer,
+} from './backend/reservations.js';
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
 import { seedDemo } from './backend/seed.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
@@ -89,9 +94,17 @@ export interface WaitForDeliveryOptions {
 }
 
 /** `waitForDelivery`'s refusal (in-process and over HTTP): what was delivered meanwhile, and the likely cause. */
-export function noDeliveryWithin(event: string, timeoutMs: number, log: readonly DeliveryLogEntry[]): FakeError {
+export function noDeliveryWithin(
+  event: string,
+  timeoutMs: number,
+  log: readonly DeliveryLogEntry[],
+): FakeError {
   const seen = log.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
-  return new FakeError(408, `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`, { code: 'timeout' });
+  return new FakeError(
+    408,
+    `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`,
+    { code: 'timeout' },
+  );
 }
 
 /** The backend behind each fake, for the adapters of this package (never part of the public API). */
@@ -104,14 +117,21 @@ export function backendOf(fake: FakeService): FakeBackend {
 
 /** Loads msw synchronously where Node can (`require` of ESM), for the `handlers` property. */
 function requireMsw(): MswModule {
-  const moduleApi = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule?.('node:module') as
-    | { createRequire(url: string): (name: string) => unknown }
-    | undefined;
-  if (!moduleApi) throw new Error('fake.handlers loads msw synchronously, which only Node does; elsewhere (a browser worker) use `await fake.mswHandlers()`.');
+  const moduleApi = (
+    globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }
+  ).process?.getBuiltinModule?.('node:module') as
+    { createRequire(url: string): (name: string) => unknown } | undefined;
+  if (!moduleApi)
+    throw new Error(
+      'fake.handlers loads msw synchronously, which only Node does; elsewhere (a browser worker) use `await fake.mswHandlers()`.',
+    );
   try {
     return moduleApi.createRequire(import.meta.url)('msw') as MswModule;
   } catch (error) {
-    throw new Error('fake.handlers needs msw, an optional peer dependency: npm install --save-dev msw (or use fake.clientOptions(partner), which needs no msw).', { cause: error });
+    throw new Error(
+      'fake.handlers needs msw, an optional peer dependency: npm install --save-dev msw (or use fake.clientOptions(partner), which needs no msw).',
+      { cause: error },
+    );
   }
 }
 
@@ -132,13 +152,21 @@ export class FakeService {
     /** "The restaurant has manually confirmed the reservation": RESERVATION_CONFIRMED. */
     confirm(restaurantId: number, reservationId: number): Promise<Reservation>;
     /** Changes time, party or guest details (re-checks availability): RESERVATION_MODIFIED. */
-    modify(restaurantId: number, reservationId: number, changes: Record<string, unknown>): Promise<Reservation>;
+    modify(
+      restaurantId: number,
+      reservationId: number,
+      changes: Record<string, unknown>,
+    ): Promise<Reservation>;
     /** RESERVATION_CANCELLED (a repeat is a no-op without event). */
     cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
   };
   /** Customer-side actions: modify and cancel, with the same events. */
   readonly asCustomer: {
-    modify(restaurantId: number, reservationId: number, changes: Record<string, unknown>): Promise<Reservation>;
+    modify(
+      restaurantId: number,
+      reservationId: number,
+      changes: Record<string, unknown>,
+    ): Promise<Reservation>;
     cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
   };
 
@@ -152,7 +180,8 @@ export class FakeService {
 
   constructor(options: FakeServiceOptions = {}) {
     const seed = options.seed ?? 'none';
-    if (seed !== 'demo' && seed !== 'none' && typeof seed !== 'function') throw new RangeError(`seed must be "demo", "none" or a function (got "${String(seed)}")`);
+    if (seed !== 'demo' && seed !== 'none' && typeof seed !== 'function')
+      throw new RangeError(`seed must be "demo", "none" or a function (got "${String(seed)}")`);
     this.#backend = new FakeBackend({
       seed: seed === 'demo' ? seedDemo : typeof seed === 'function' ? () => seed(this) : undefined,
       rateLimit: options.rateLimit,
@@ -164,20 +193,29 @@ export class FakeService {
     });
     backends.set(this, this.#backend);
     // A sandbox is seeded like this fake (a seed function, which needs a FakeService, means none).
-    this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, { deliveries: options.deliveries, logger: options.logger, seed: seed === 'demo' ? 'demo' : 'none' });
+    this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, {
+      deliveries: options.deliveries,
+      logger: options.logger,
+      seed: seed === 'demo' ? 'demo' : 'none',
+    });
     this.clock = this.#backend.clock;
     this.dialect = this.#backend.dialect;
     this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');
     const backend = this.#backend;
-    const act = (run: () => Parameters<FakeBackend['view']>[0]) => backend.withDeliveries(run).then((record) => this.#changed(backend.view(record)));
+    const act = (run: () => Parameters<FakeBackend['view']>[0]) =>
+      backend.withDeliveries(run).then((record) => this.#changed(backend.view(record)));
     this.asRestaurant = {
-      confirm: (restaurantId, reservationId) => act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
-      modify: (restaurantId, reservationId, changes) => act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
-      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
+      confirm: (restaurantId, reservationId) =>
+        act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
+      modify: (restaurantId, reservationId, changes) =>
+        act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
+      cancel: (restaurantId, reservationId) =>
+        act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
     };
     this.asCustomer = {
       modify: this.asRestaurant.modify,
-      cancel: (restaurantId, reservationId) => act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
+      cancel: (restaurantId, reservationId) =>
+        act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
     };
     this.#backend.seedNow();
   }
@@ -221,7 +259,11 @@ export class FakeService {
       const end = path.indexOf('/', SANDBOX_PREFIX.length);
       const id = path.slice(SANDBOX_PREFIX.length, end < 0 ? undefined : end);
       const sandbox = this.#sandboxes.use(id);
-      if (!sandbox) return errorResponse(404, `No sandbox ${JSON.stringify(id)}: it was deleted, expired after being idle, or never existed. POST /_fake/sandboxes creates one.`);
+      if (!sandbox)
+        return errorResponse(
+          404,
+          `No sandbox ${JSON.stringify(id)}: it was deleted, expired after being idle, or never existed. POST /_fake/sandboxes creates one.`,
+        );
       backend = sandbox;
       prefix = path.slice(0, end < 0 ? undefined : end);
       path = end < 0 ? '/' : path.slice(end);
@@ -240,11 +282,32 @@ export class FakeService {
         ({ response, operation, partnerId } = outcome);
       } else if (path === '/_fake' || path.startsWith('/_fake/')) {
         face = 'control';
-        if (context.controlAllowed === false) response = errorResponse(403, context.controlRefusal ?? 'The control API answers loopback callers only.');
-        else response = await handleControl({ backend, url, controlRoot: `${url.origin}${prefix}/_fake`, sandboxes: inSandbox ? undefined : this.#sandboxes, remoteViewer: context.remoteViewer === true }, request, path);
+        if (context.controlAllowed === false)
+          response = errorResponse(
+            403,
+            context.controlRefusal ?? 'The control API answers loopback callers only.',
+          );
+        else
+          response = await handleControl(
+            {
+              backend,
+              url,
+              controlRoot: `${url.origin}${prefix}/_fake`,
+              sandboxes: inSandbox ? undefined : this.#sandboxes,
+              remoteViewer: context.remoteViewer === true,
+            },
+            request,
+            path,
+          );
       } else {
-        const nearest = nearestRoute(path, [`${API_ROOT}/restaurants/`, ...CONTROL_ROUTES.map((route) => route.path)]);
-        response = errorResponse(404, `Not found: no route ${request.method} ${path}. The partner API is under ${API_ROOT}/ and the control API under /_fake/ (nearest: ${nearest}).`);
+        const nearest = nearestRoute(path, [
+          `${API_ROOT}/restaurants/`,
+          ...CONTROL_ROUTES.map((route) => route.path),
+        ]);
+        response = errorResponse(
+          404,
+          `Not found: no route ${request.method} ${path}. The partner API is under ${API_ROOT}/ and the control API under /_fake/ (nearest: ${nearest}).`,
+        );
       }
     } catch (error) {
       if (error instanceof FakeError) response = errorResponse(error.status, error.detail, error.body);
@@ -253,7 +316,9 @@ export class FakeService {
         response = errorResponse(400, 'The client went away before the request was read.');
       } else {
         const message = error instanceof Error ? error.message : String(error);
-        backend.errorLog(`fake: internal error on ${request.method} ${path}: ${error instanceof Error ? error.stack : message}`);
+        backend.errorLog(
+          `fake: internal error on ${request.method} ${path}: ${error instanceof Error ? error.stack : message}`,
+        );
         response = errorResponse(500, `Internal error in the fake: ${message}`);
       }
     }
@@ -261,13 +326,24 @@ export class FakeService {
     if (request.method !== 'GET' && request.method !== 'HEAD') backend.touch();
     if (inSandbox && backend.sealed) {
       // Deleted while this request ran: whatever it did went with the sandbox, and it says so.
-      response = errorResponse(404, 'The sandbox was deleted while this request ran; nothing it did remains and no delivery follows.');
+      response = errorResponse(
+        404,
+        'The sandbox was deleted while this request ran; nothing it did remains and no delivery follows.',
+      );
     }
     const status = response.type === 'error' ? null : response.status;
     const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
     // The journal lists what the fake received, not the fake being read: its own reads stay out.
     if (!(face === 'control' && request.method === 'GET')) {
-      backend.journal.record({ at: started, method: request.method, path: `${prefix}${shownPath}`, status, face, operation, partnerId });
+      backend.journal.record({
+        at: started,
+        method: request.method,
+        path: `${prefix}${shownPath}`,
+        status,
+        face,
+        operation,
+        partnerId,
+      });
     }
     backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
     return response;
@@ -332,7 +408,10 @@ export class FakeService {
    * const delivery = await fake.waitForDelivery('RESERVATION_CANCELLED');
    * ```
    */
-  waitForDelivery(event: EventType | 'TEST', options: WaitForDeliveryOptions = {}): Promise<DeliveryLogEntry> {
+  waitForDelivery(
+    event: EventType | 'TEST',
+    options: WaitForDeliveryOptions = {},
+  ): Promise<DeliveryLogEntry> {
     const timeoutMs = options.timeoutMs ?? 5000;
     const matches = (entry: DeliveryLogEntry) => entry.event === event && entry.status !== null;
     const log = this.#backend.state.deliveries;
@@ -400,8 +479,7 @@ export class FakeService {
    * ```
    */
   setDeliveryChaos(settings: DeliveryChaosInput | null): DeliveryChaosSettings | null {
-    this.#backend.deliveries.setChaos(settings === null ? null : parseDeliveryChaos(settings));
-    return this.#backend.deliveries.chaos;
+    return this.#backend.deliveries.setChaos(settings);
   }
 
   /** The delivery chaos in force (every field filled in, the seed included), or null. */
@@ -470,14 +548,18 @@ export class FakeService {
       this.#onFakeClock.add(request);
       const response = await this.handle(request);
       // What fetch does when the connection drops: reject with a TypeError.
-      if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('connection dropped by the fake (injected networkError)') });
+      if (response.type === 'error')
+        throw new TypeError('fetch failed', {
+          cause: new Error('connection dropped by the fake (injected networkError)'),
+        });
       return response;
     };
     return {
       baseUrl: this.baseUrl,
       partnerId: partner.partnerId,
       apiToken: partner.apiToken,
-      rateLimit: rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
+      rateLimit:
+        rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
       fetch: send as typeof fetch,
     };

@@ -95,7 +95,12 @@ export function empty(status: number, headers: Record<string, string> = {}): Res
   return new Response(null, { status, headers });
 }
 
-export function errorResponse(status: number, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  status: number,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Response {
   return json(status, { detail, ...extra }, headers);
 }
 
@@ -114,7 +119,10 @@ export async function readBodyText(request: Request): Promise<string> {
     bytes = await readLimited(request.body.getReader(), MAX_BODY_BYTES);
   } catch {
     // The client stopped sending mid-body (or its stream failed): its fault, not the fake's.
-    throw invalid({ non_field_errors: ['The request body broke off before its end.'] }, 'Malformed request body.');
+    throw invalid(
+      { non_field_errors: ['The request body broke off before its end.'] },
+      'Malformed request body.',
+    );
   }
   if (bytes === undefined) throw tooLarge();
   try {
@@ -130,7 +138,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 }
 
 function tooLarge(): FakeError {
-  return new FakeError(413, 'Request body too large.', { fields: { non_field_errors: [`The body must not exceed ${MAX_BODY_BYTES} bytes.`] } });
+  return new FakeError(413, 'Request body too large.', {
+    fields: { non_field_errors: [`The body must not exceed ${MAX_BODY_BYTES} bytes.`] },
+  });
 }
 
 /** Levenshtein distance, for naming the nearest route of a path no route matches. */
@@ -138,7 +148,12 @@ function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
-    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     previous = current;
   }
   return previous[b.length]!;

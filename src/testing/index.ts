@@ -22,18 +22,43 @@
  * @module
  */
 export { FakeService, createFakeService } from './fake-service.js';
-export type { FakeServiceOptions, FakeClientOptions, FakeSnapshot, HandleContext, SeedDescription, SeedOption, WaitForDeliveryOptions } from './fake-service.js';
+export type {
+  FakeServiceOptions,
+  FakeClientOptions,
+  FakeSnapshot,
+  HandleContext,
+  SeedDescription,
+  SeedOption,
+  WaitForDeliveryOptions,
+} from './fake-service.js';
 export type { SandboxOptions } from './sandboxes.js';
 export { connectFake, createSandbox } from './remote-fake.js';
 export type { MswHandler } from './adapters/msw.js';
-export type { CreateSandboxOptions, PartnerCredentials, RemoteClientOptions, RemoteClock, RemoteFake, RemoteRestaurantActions, RemoteSandbox } from './remote-fake.js';
+export type {
+  CreateSandboxOptions,
+  PartnerCredentials,
+  RemoteClientOptions,
+  RemoteClock,
+  RemoteFake,
+  RemoteRestaurantActions,
+  RemoteSandbox,
+} from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
-export { createClockRateLimiter, type ClockRateLimiter, type ClockRateLimiterOptions } from './clock-rate-limiter.js';
+export {
+  createClockRateLimiter,
+  type ClockRateLimiter,
+  type ClockRateLimiterOptions,
+} from './clock-rate-limiter.js';
 export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';
 export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './backend/faults.js';
 export { FakeError, isFakeError, type FieldErrors } from './backend/fake-error.js';
 export { CONTROL_ROUTES, type ControlRoute } from './control/routes.js';
-export { TRANSITIONS, type ReservationState, type ReservationAction, type Transition } from './backend/transitions.js';
+export {
+  TRANSITIONS,
+  type ReservationState,
+  type ReservationAction,
+  type Transition,
+} from './backend/transitions.js';
 export type { FakeReservation } from './backend/backend.js';
 export type { JournalEntry } from './backend/journal.js';
 export type { AddPartnerInput, FakePartner } from './backend/partners.js';
@@ -42,6 +67,19 @@ export { defaultAvailability } from './backend/availability.js';
 export { DEMO_PARTNER } from './backend/seed.js';
 export type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './backend/deliveries.js';
-export type { AvailabilityConfig, OpeningPeriod, DurationRule, DeliveryLogEntry, ConfirmationModeValue, EventType } from './backend/state.js';
+export type {
+  AvailabilityConfig,
+  OpeningPeriod,
+  DurationRule,
+  DeliveryLogEntry,
+  ConfirmationModeValue,
+  EventType,
+} from './backend/state.js';
 export type { RateLimitSetting } from './backend/rate-limit.js';
-export { buildDelivery, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from '../webhooks/delivery.js';
+export {
+  buildDelivery,
+  TEST_EVENT,
+  type BuiltDelivery,
+  type DeliveryContent,
+  type DeliveryReservation,
+} from '../webhooks/delivery.js';

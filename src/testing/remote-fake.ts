@@ -107,7 +107,12 @@ export interface CreateSandboxOptions {
 const DELIVERY_POLL_MS = 25;
 
 /** One control call: JSON in, JSON out; a refusal is the same `FakeError` the in-process fake throws. */
-async function control<Answer>(controlUrl: string, method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown): Promise<Answer> {
+async function control<Answer>(
+  controlUrl: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  route: string,
+  body?: unknown,
+): Promise<Answer> {
   const response = await fetch(`${controlUrl}/${route}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -121,11 +126,17 @@ async function control<Answer>(controlUrl: string, method: 'GET' | 'POST' | 'DEL
     parsed = text;
   }
   if (!response.ok) {
-    const { detail, code, ...fields } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-    throw new FakeError(response.status, typeof detail === 'string' ? detail : `${method} ${controlUrl}/${route} answered ${response.status}`, {
-      code: typeof code === 'string' ? code : undefined,
-      fields: fields as FieldErrors,
-    });
+    const { detail, code, ...fields } = (
+      typeof parsed === 'object' && parsed !== null ? parsed : {}
+    ) as Record<string, unknown>;
+    throw new FakeError(
+      response.status,
+      typeof detail === 'string' ? detail : `${method} ${controlUrl}/${route} answered ${response.status}`,
+      {
+        code: typeof code === 'string' ? code : undefined,
+        fields: fields as FieldErrors,
+      },
+    );
   }
   return parsed as Answer;
 }
@@ -133,9 +144,16 @@ async function control<Answer>(controlUrl: string, method: 'GET' | 'POST' | 'DEL
 function bind(url: string, seed: SeedDescription): RemoteFake {
   const root = url.replace(/\/+$/, '');
   const controlUrl = `${root}/_fake`;
-  const call = <Answer>(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown) => control<Answer>(controlUrl, method, route, body);
-  const reservationAction = (action: string, by?: 'restaurant' | 'customer') => (restaurantId: number, reservationId: number, changes: Record<string, unknown> = {}) =>
-    call<Reservation>('POST', `restaurants/${restaurantId}/reservations/${reservationId}/${action}`, by === undefined ? undefined : { ...changes, by });
+  const call = <Answer>(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown) =>
+    control<Answer>(controlUrl, method, route, body);
+  const reservationAction =
+    (action: string, by?: 'restaurant' | 'customer') =>
+    (restaurantId: number, reservationId: number, changes: Record<string, unknown> = {}) =>
+      call<Reservation>(
+        'POST',
+        `restaurants/${restaurantId}/reservations/${reservationId}/${action}`,
+        by === undefined ? undefined : { ...changes, by },
+      );
   const clockAnswer = (answer: { now: string }) => new Date(answer.now);
   /** Delivery attempts a `waitForDelivery` already returned, by event id, webhook and attempt. */
   const claimed = new Set<string>();
@@ -143,17 +161,47 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     url: root,
     controlUrl,
     seed,
-    asRestaurant: { confirm: reservationAction('confirm'), modify: reservationAction('modify', 'restaurant'), cancel: reservationAction('cancel', 'restaurant') },
-    asCustomer: { modify: reservationAction('modify', 'customer'), cancel: reservationAction('cancel', 'customer') },
+    asRestaurant: {
+      confirm: reservationAction('confirm'),
+      modify: reservationAction('modify', 'restaurant'),
+      cancel: reservationAction('cancel', 'restaurant'),
+    },
+    asCustomer: {
+      modify: reservationAction('modify', 'customer'),
+      cancel: reservationAction('cancel', 'customer'),
+    },
     clock: {
       now: async () => clockAnswer(await call('GET', 'clock')),
-      advance: async (duration) => clockAnswer(await call('POST', 'clock/advance', typeof duration === 'number' ? { milliseconds: duration } : { duration })),
-      set: async (instant) => clockAnswer(await call('POST', 'clock/set', { now: instant instanceof Date ? instant.toISOString() : typeof instant === 'number' ? new Date(instant).toISOString() : instant })),
+      advance: async (duration) =>
+        clockAnswer(
+          await call(
+            'POST',
+            'clock/advance',
+            typeof duration === 'number' ? { milliseconds: duration } : { duration },
+          ),
+        ),
+      set: async (instant) =>
+        clockAnswer(
+          await call('POST', 'clock/set', {
+            now:
+              instant instanceof Date
+                ? instant.toISOString()
+                : typeof instant === 'number'
+                  ? new Date(instant).toISOString()
+                  : instant,
+          }),
+        ),
     },
     clientOptions(partner) {
       const chosen = partner ?? seed.partners[0];
-      if (!chosen) throw new TypeError(`The fake at ${root} was seeded with no partner: pass one (await fake.addPartner()) to clientOptions.`);
-      if (!chosen.apiToken) throw new TypeError(`The fake at ${root} withheld the API token of partner ${chosen.partnerId} (it answers callers not on loopback without tokens): pass the partner's credentials to clientOptions.`);
+      if (!chosen)
+        throw new TypeError(
+          `The fake at ${root} was seeded with no partner: pass one (await fake.addPartner()) to clientOptions.`,
+        );
+      if (!chosen.apiToken)
+        throw new TypeError(
+          `The fake at ${root} withheld the API token of partner ${chosen.partnerId} (it answers callers not on loopback without tokens): pass the partner's credentials to clientOptions.`,
+        );
       return { baseUrl: root, partnerId: chosen.partnerId, apiToken: chosen.apiToken };
     },
     injectFault: async (fault) => void (await call('POST', 'faults', fault)),
@@ -166,7 +214,12 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
       const deadline = performance.now() + timeoutMs;
       for (;;) {
         const log = await call<DeliveryLogEntry[]>('GET', 'deliveries');
-        const found = log.find((entry) => entry.event === event && entry.status !== null && !claimed.has(`${entry.eventId} ${entry.webhookId} ${entry.attempt}`));
+        const found = log.find(
+          (entry) =>
+            entry.event === event &&
+            entry.status !== null &&
+            !claimed.has(`${entry.eventId} ${entry.webhookId} ${entry.attempt}`),
+        );
         if (found) {
           claimed.add(`${found.eventId} ${found.webhookId} ${found.attempt}`);
           return found;
@@ -174,7 +227,9 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
         if (performance.now() >= deadline) {
           throw noDeliveryWithin(event, timeoutMs, log);
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(DELIVERY_POLL_MS, Math.max(0, deadline - performance.now()))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(DELIVERY_POLL_MS, Math.max(0, deadline - performance.now()))),
+        );
       }
     },
     deliveries: () => call('GET', 'deliveries'),
@@ -182,7 +237,8 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     addPartner: (input = {}) => call('POST', 'partners', input),
     addRestaurant: (input = {}) => call('POST', 'restaurants', input),
     link: async (partnerId, restaurantId) => void (await call('POST', 'links', { partnerId, restaurantId })),
-    addOtherChannelBooking: (restaurantId, input) => call('POST', `restaurants/${restaurantId}/reservations`, input),
+    addOtherChannelBooking: (restaurantId, input) =>
+      call('POST', `restaurants/${restaurantId}/reservations`, input),
     allReservations: (restaurantId) => call('GET', `restaurants/${restaurantId}/reservations`),
     flush: async () => void (await call('POST', 'deliveries/flush')),
     reset: async () => void (await call('POST', 'reset')),
@@ -191,7 +247,11 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
 
 /** The seeded partners and restaurants of the world at `url`, read from its state (no reservations or deliveries). */
 async function describeWorld(url: string): Promise<SeedDescription> {
-  const state = await control<{ partners: FakePartner[]; restaurants: FakeRestaurant[] }>(`${url.replace(/\/+$/, '')}/_fake`, 'GET', 'state?reservations=0&deliveries=0');
+  const state = await control<{ partners: FakePartner[]; restaurants: FakeRestaurant[] }>(
+    `${url.replace(/\/+$/, '')}/_fake`,
+    'GET',
+    'state?reservations=0&deliveries=0',
+  );
   return { partners: state.partners, restaurants: state.restaurants };
 }
 
@@ -236,7 +296,12 @@ export async function connectFake(url: string): Promise<RemoteFake> {
  */
 export async function createSandbox(url: string, options: CreateSandboxOptions = {}): Promise<RemoteSandbox> {
   const root = url.replace(/\/+$/, '');
-  const created = await control<SeedDescription & { id: string; url: string }>(`${root}/_fake`, 'POST', 'sandboxes', options);
+  const created = await control<SeedDescription & { id: string; url: string }>(
+    `${root}/_fake`,
+    'POST',
+    'sandboxes',
+    options,
+  );
   const sandbox = bind(created.url, { partners: created.partners, restaurants: created.restaurants });
   return {
     ...sandbox,

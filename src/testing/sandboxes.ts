@@ -65,11 +65,20 @@ export class Sandboxes implements SandboxHost {
     const seed = body.seed ?? this.inherited.seed;
     if (seed !== 'demo' && seed !== 'none') fields.add('seed', 'Expected "demo" or "none".');
     const rateLimit = body.rateLimit ?? 1;
-    if (rateLimit !== false && (typeof rateLimit !== 'number' || !(rateLimit > 0) || !Number.isFinite(rateLimit))) fields.add('rateLimit', 'Expected a positive number of requests per second, or false.');
-    if (body.dialect !== undefined && !isPlainObject(body.dialect)) fields.add('dialect', 'Expected an object such as {"list": "array"}.');
+    if (
+      rateLimit !== false &&
+      (typeof rateLimit !== 'number' || !(rateLimit > 0) || !Number.isFinite(rateLimit))
+    )
+      fields.add('rateLimit', 'Expected a positive number of requests per second, or false.');
+    if (body.dialect !== undefined && !isPlainObject(body.dialect))
+      fields.add('dialect', 'Expected an object such as {"list": "array"}.');
     fields.throwIfAny();
     if (this.#sandboxes.size >= this.#max) {
-      throw new FakeError(409, `At most ${this.#max} sandboxes at once; delete one (DELETE /_fake/sandboxes/:id) or wait for an idle one to expire.`, { code: 'too_many_sandboxes' });
+      throw new FakeError(
+        409,
+        `At most ${this.#max} sandboxes at once; delete one (DELETE /_fake/sandboxes/:id) or wait for an idle one to expire.`,
+        { code: 'too_many_sandboxes' },
+      );
     }
     let backend: FakeBackend;
     const id = `sbx_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
@@ -113,7 +122,12 @@ export class Sandboxes implements SandboxHost {
 
   #describe(id: string, backend: FakeBackend, origin: string, withData: boolean): Record<string, unknown> {
     const url = `${origin}${SANDBOX_PREFIX}${id}`;
-    return { id, url, controlUrl: `${url}/_fake`, ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}) };
+    return {
+      id,
+      url,
+      controlUrl: `${url}/_fake`,
+      ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}),
+    };
   }
 
   /** Reservations all sandboxes hold together. */
@@ -126,6 +140,7 @@ export class Sandboxes implements SandboxHost {
   #expire(): void {
     const now = performance.now();
     this.#sweptAt = now;
-    for (const [id, sandbox] of this.#sandboxes) if (now - sandbox.lastUsedAt > this.#idleTimeoutMs) this.remove(id);
+    for (const [id, sandbox] of this.#sandboxes)
+      if (now - sandbox.lastUsedAt > this.#idleTimeoutMs) this.remove(id);
   }
 }

@@ -36,7 +36,9 @@ export class ApiPromise<T> implements PromiseLike<T> {
     return this.#result.then((result) => result.data).then(onfulfilled, onrejected);
   }
 
-  catch<Rejected = never>(onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null): Promise<T | Rejected> {
+  catch<Rejected = never>(
+    onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null,
+  ): Promise<T | Rejected> {
     return this.then(undefined, onrejected);
   }
 

@@ -106,7 +106,11 @@ export class Call implements RequestOptions {
 
   /** The error of a call whose deadline passed before it could send again. */
   deadlineError(where: CallWhere, sent: RequestSent, attempts: number): TimeoutError {
-    return new TimeoutError(`The call's deadline of ${this.deadlineMs} ms passed`, { ...where, sent, attempts });
+    return new TimeoutError(`The call's deadline of ${this.deadlineMs} ms passed`, {
+      ...where,
+      sent,
+      attempts,
+    });
   }
 
   /** The error of a call the caller aborted. */

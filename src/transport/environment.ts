@@ -64,6 +64,8 @@ export function chooseSetting<Value extends string>(setting: {
   if (fromEnvironment === undefined) return fallback;
   const lowered = fromEnvironment.toLowerCase();
   if (isAllowed(lowered)) return lowered;
-  setting.warn(`${variable}=${JSON.stringify(fromEnvironment.slice(0, 20))} is not a known value (${expected}); using '${fallback}'`);
+  setting.warn(
+    `${variable}=${JSON.stringify(fromEnvironment.slice(0, 20))} is not a known value (${expected}); using '${fallback}'`,
+  );
   return fallback;
 }

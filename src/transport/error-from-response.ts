@@ -92,22 +92,32 @@ const codeOf = (body: unknown): string | undefined => {
 /** Builds the error for one non-2xx answer. */
 export function errorFromResponse(details: ApiErrorDetails & { now: number }): PartnerApiError {
   const { status, body } = details;
-  const summary = typeof body === 'object' && body && typeof (body as { detail?: unknown }).detail === 'string'
-    ? `: ${(body as { detail: string }).detail}`
-    : '';
+  const summary =
+    typeof body === 'object' && body && typeof (body as { detail?: unknown }).detail === 'string'
+      ? `: ${(body as { detail: string }).detail}`
+      : '';
   const message = `HTTP ${status}${summary}`;
   if (status === 400 || status === 422) return new BadRequestError(message, details);
   if (status === 401) return new AuthenticationError(message, details);
   if (status === 403) return new PermissionDeniedError(message, details);
   if (status === 404) return new NotFoundError(message, details);
   if (status === 409) {
-    return codeOf(body) === 'no_availability' ? new NoAvailabilityError(message, details) : new ConflictError(message, details);
+    return codeOf(body) === 'no_availability'
+      ? new NoAvailabilityError(message, details)
+      : new ConflictError(message, details);
   }
   if (status === 429) {
-    return new RateLimitError(message, { ...details, retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now) });
+    return new RateLimitError(message, {
+      ...details,
+      retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now),
+    });
   }
   // A 503's Retry-After says when the service expects to be back, as a 429's does.
-  if (status === 503) return new ServerError(message, { ...details, retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now) });
+  if (status === 503)
+    return new ServerError(message, {
+      ...details,
+      retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now),
+    });
   if (status >= 500) return new ServerError(message, details);
   return new PartnerApiError(message, details);
 }

@@ -39,11 +39,22 @@ const HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x
  * `field.<name>` and the rule, or adds its issues to `into` when given (for a caller that reports
  * several options at once).
  */
-export function checkHeaders(headers: unknown, field: string, allowRemoval: boolean, into?: FieldIssue[]): Record<string, string | null> {
+export function checkHeaders(
+  headers: unknown,
+  field: string,
+  allowRemoval: boolean,
+  into?: FieldIssue[],
+): Record<string, string | null> {
   if (headers === undefined) return {};
   const issues: FieldIssue[] = into ?? [];
-  const refuse = (path: string[], message: string) => issues.push({ field: path.join('.'), path, code: 'invalid_header', message });
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || headers instanceof Headers) {
+  const refuse = (path: string[], message: string) =>
+    issues.push({ field: path.join('.'), path, code: 'invalid_header', message });
+  if (
+    typeof headers !== 'object' ||
+    headers === null ||
+    Array.isArray(headers) ||
+    headers instanceof Headers
+  ) {
     refuse([field], 'expected a plain object of header names to string values');
     if (into) return {};
     throw new InputValidationError(issues);
@@ -56,8 +67,16 @@ export function checkHeaders(headers: unknown, field: string, allowRemoval: bool
     else if (OWNED_HEADERS.has(lower)) refuse(path, 'set by the SDK itself and cannot be changed');
     else if (value === undefined) continue;
     else if (value === null && allowRemoval) checked[lower] = null;
-    else if (typeof value !== 'string') refuse(path, allowRemoval ? 'expected a string, or null to remove a default header' : 'expected a string');
-    else if (!HEADER_VALUE.test(value)) refuse(path, 'not a valid header value (line breaks, control characters, characters beyond Latin-1 or outer spaces)');
+    else if (typeof value !== 'string')
+      refuse(
+        path,
+        allowRemoval ? 'expected a string, or null to remove a default header' : 'expected a string',
+      );
+    else if (!HEADER_VALUE.test(value))
+      refuse(
+        path,
+        'not a valid header value (line breaks, control characters, characters beyond Latin-1 or outer spaces)',
+      );
     else checked[lower] = value;
   }
   if (issues.length > 0 && !into) throw new InputValidationError(issues);
@@ -68,7 +87,11 @@ export function checkHeaders(headers: unknown, field: string, allowRemoval: bool
  * The client's default headers with `over` on top (`null` removes a default): one call's `headers`,
  * or the `defaultHeaders` of a `withOptions` copy. Refusals name `field`.
  */
-export function mergeHeaders(defaults: Readonly<Record<string, string>>, over: unknown, field = 'headers'): Record<string, string> {
+export function mergeHeaders(
+  defaults: Readonly<Record<string, string>>,
+  over: unknown,
+  field = 'headers',
+): Record<string, string> {
   if (over === undefined) return defaults as Record<string, string>;
   const merged: Record<string, string> = { ...defaults };
   for (const [name, value] of Object.entries(checkHeaders(over, field, true))) {

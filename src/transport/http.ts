@@ -12,7 +12,14 @@
  * @module
  */
 import type { KyInstance } from 'ky';
-import { AbortError, ConnectionError, ResponseTooLargeError, strongerSent, TimeoutError, type RequestSent } from '../errors.js';
+import {
+  AbortError,
+  ConnectionError,
+  ResponseTooLargeError,
+  strongerSent,
+  TimeoutError,
+  type RequestSent,
+} from '../errors.js';
 import { untilAborted } from './call.js';
 
 /** One request to send. */
@@ -55,9 +62,19 @@ export function failedBeforeSending(error: unknown, seen = new Set<unknown>()): 
   if (!error || typeof error !== 'object' || seen.has(error)) return false;
   seen.add(error);
   const record = error as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown };
-  if (record.syscall === 'connect' || record.syscall === 'getaddrinfo' || record.code === 'UND_ERR_CONNECT_TIMEOUT') return true;
+  if (
+    record.syscall === 'connect' ||
+    record.syscall === 'getaddrinfo' ||
+    record.code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return true;
   // Happy eyeballs: every address tried failed to connect.
-  if (Array.isArray(record.errors) && record.errors.length > 0 && record.errors.every((inner) => failedBeforeSending(inner, seen))) return true;
+  if (
+    Array.isArray(record.errors) &&
+    record.errors.length > 0 &&
+    record.errors.every((inner) => failedBeforeSending(inner, seen))
+  )
+    return true;
   return failedBeforeSending(record.cause, seen);
 }
 
@@ -85,11 +102,17 @@ const loadKy = (): Promise<KyInstance> =>
  * Reads a body as text under `maxBytes`, refusing it as soon as it passes the limit. `onReader`
  * receives the reader, so the attempt can cancel it whatever ends the attempt.
  */
-async function readText(response: Response, maxBytes: number, tooLarge: () => Error, onReader: (reader: ReadableStreamDefaultReader<Uint8Array>) => void): Promise<string> {
+async function readText(
+  response: Response,
+  maxBytes: number,
+  tooLarge: () => Error,
+  onReader: (reader: ReadableStreamDefaultReader<Uint8Array>) => void,
+): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   // A declared length is not trusted to be within the limit (compressed, or simply wrong), but
   // one already past it is refused before reading anything.
-  if (response.headers.has('content-length') && Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (response.headers.has('content-length') && Number.isFinite(declared) && declared > maxBytes)
+    throw tooLarge();
   if (!response.body) return '';
   const reader = response.body.getReader();
   onReader(reader);
@@ -140,7 +163,8 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
   let completed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // What this attempt sent so far: nothing before `fetch` is called; then maybe; an answer, yes.
-  const sent = (): RequestSent => strongerSent(attempt.sentBefore, response ? 'yes' : fetchCalled ? 'maybe' : 'no');
+  const sent = (): RequestSent =>
+    strongerSent(attempt.sentBefore, response ? 'yes' : fetchCalled ? 'maybe' : 'no');
   try {
     const ky = kyLoaded ?? (await loadKy());
     timer = setTimeout(() => {
@@ -168,7 +192,12 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
       const text = await readText(
         answered,
         attempt.maxResponseBytes,
-        () => (tooLarge = new ResponseTooLargeError({ ...details, status: answered.status, maxResponseBytes: attempt.maxResponseBytes })),
+        () =>
+          (tooLarge = new ResponseTooLargeError({
+            ...details,
+            status: answered.status,
+            maxResponseBytes: attempt.maxResponseBytes,
+          })),
         (bodyReader) => (reader = bodyReader),
       );
       completed = true;
@@ -178,17 +207,33 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
     return await untilAborted(exchange(), signal);
   } catch (error) {
     if (tooLarge) throw tooLarge;
-    if (attempt.signal?.aborted) throw new AbortError('The call was aborted', { cause: attempt.signal.reason, sent: sent(), attempts: attempt.attempt });
+    if (attempt.signal?.aborted)
+      throw new AbortError('The call was aborted', {
+        cause: attempt.signal.reason,
+        sent: sent(),
+        attempts: attempt.attempt,
+      });
     if (timedOut) {
-      const message = attempt.deadlineMs === undefined ? `No answer within ${attempt.timeoutMs} ms` : `No answer before the call's deadline of ${attempt.deadlineMs} ms`;
+      const message =
+        attempt.deadlineMs === undefined
+          ? `No answer within ${attempt.timeoutMs} ms`
+          : `No answer before the call's deadline of ${attempt.deadlineMs} ms`;
       throw new TimeoutError(message, { ...details, sent: sent() });
     }
     // ky's NetworkError keeps the Request (with its Authorization header): keep only what it wraps.
-    const cause = error instanceof Error && error.name === 'NetworkError' && error.cause !== undefined ? error.cause : error;
+    const cause =
+      error instanceof Error && error.name === 'NetworkError' && error.cause !== undefined
+        ? error.cause
+        : error;
     const code = firstErrorCode(cause);
     // Not sent only when the connection was never opened; any other failure after fetch was called may have delivered it.
-    const connectSent = response || !fetchCalled ? sent() : failedBeforeSending(cause) ? attempt.sentBefore : sent();
-    throw new ConnectionError(`Connection failed${code ? ` (${code})` : ''}`, { ...details, cause, sent: connectSent });
+    const connectSent =
+      response || !fetchCalled ? sent() : failedBeforeSending(cause) ? attempt.sentBefore : sent();
+    throw new ConnectionError(`Connection failed${code ? ` (${code})` : ''}`, {
+      ...details,
+      cause,
+      sent: connectSent,
+    });
   } finally {
     clearTimeout(timer);
     if (!completed) {

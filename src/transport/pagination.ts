@@ -23,7 +23,9 @@ export interface Page<Item> {
 }
 
 /** How the transport fetches one page: `cursor` is undefined for the first page, else the `next` value. */
-export type PageFetcher<Item> = (cursor: string | number | undefined) => Promise<WithResponse<{ items: Item[]; count?: number | undefined; next: string | number | null }>>;
+export type PageFetcher<Item> = (
+  cursor: string | number | undefined,
+) => Promise<WithResponse<{ items: Item[]; count?: number | undefined; next: string | number | null }>>;
 
 /** What bounds a list: the URL each cursor designates (to see a loop) and the most pages to read. */
 export interface PageLimits {
@@ -38,7 +40,12 @@ function pagingError(code: string, message: string): ResponseValidationError {
   return new ResponseValidationError([{ field: 'next', path: ['next'], code, message }]);
 }
 
-function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnType<PageFetcher<Item>>>, read: readonly string[], limits: PageLimits): Page<Item> {
+function buildPage<Item>(
+  fetchPage: PageFetcher<Item>,
+  result: Awaited<ReturnType<PageFetcher<Item>>>,
+  read: readonly string[],
+  limits: PageLimits,
+): Page<Item> {
   const { items, count, next } = result.data;
   const hasNext = next != null;
   const page = {
@@ -47,13 +54,21 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
     hasNextPage: () => hasNext,
     async getNextPage() {
       // An SDK error, as openai-node throws, so one `catch (error instanceof PartnerSdkError)` covers it.
-      if (!hasNext) throw new PartnerSdkError('There is no next page: check page.hasNextPage() before calling page.getNextPage()');
+      if (!hasNext)
+        throw new PartnerSdkError(
+          'There is no next page: check page.hasNextPage() before calling page.getNextPage()',
+        );
       // A `next` that leads back to a page already read (the first one included) would loop
       // forever, and one that never ends would too: both fail the list rather than repeat or
       // silently cut it, so nobody mistakes a partial list for the whole.
       const url = limits.urlOf(next);
-      if (read.includes(url)) throw pagingError('pagination_loop', `the next link leads back to page ${read.indexOf(url) + 1}, already read`);
-      if (read.length >= limits.maxPages) throw pagingError('too_many_pages', `the list has more than ${limits.maxPages} pages (maxPages)`);
+      if (read.includes(url))
+        throw pagingError(
+          'pagination_loop',
+          `the next link leads back to page ${read.indexOf(url) + 1}, already read`,
+        );
+      if (read.length >= limits.maxPages)
+        throw pagingError('too_many_pages', `the list has more than ${limits.maxPages} pages (maxPages)`);
       const nextResult = await fetchPage(next);
       return buildPage(fetchPage, nextResult, [...read, url], limits);
     },
@@ -76,7 +91,10 @@ function buildPage<Item>(fetchPage: PageFetcher<Item>, result: Awaited<ReturnTyp
 export class ListPromise<Item> extends ApiPromise<Page<Item>> implements AsyncIterable<Item> {
   constructor(fetchPage: PageFetcher<Item>, limits: PageLimits = unbounded) {
     super(
-      fetchPage(undefined).then((result) => ({ data: buildPage(fetchPage, result, [limits.urlOf(undefined)], limits), response: result.response })),
+      fetchPage(undefined).then((result) => ({
+        data: buildPage(fetchPage, result, [limits.urlOf(undefined)], limits),
+        response: result.response,
+      })),
     );
   }
 

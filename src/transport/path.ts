@@ -15,7 +15,12 @@ export function path(strings: TemplateStringsArray, ...ids: (string | number)[])
     const text = String(id);
     if (text === '' || text === '.' || text === '..') {
       throw new InputValidationError([
-        { field: 'id', path: ['id'], code: 'invalid_path_segment', message: `"${text}" cannot be used as an id in a path` },
+        {
+          field: 'id',
+          path: ['id'],
+          code: 'invalid_path_segment',
+          message: `"${text}" cannot be used as an id in a path`,
+        },
       ]);
     }
     result += encodeURIComponent(text) + (strings[index + 1] ?? '');

@@ -55,6 +55,7 @@ export interface PacedRateLimiter extends RateLimiter {
 /** Checks a `priority` option (refused by name rather than treated as the default). */
 export function checkPriority(priority: unknown, field = 'priority'): Priority {
   if (priority === undefined) return 'interactive';
-  if (priority !== 'interactive' && priority !== 'background') throw new TypeError(`${field} must be 'interactive' or 'background'`);
+  if (priority !== 'interactive' && priority !== 'background')
+    throw new TypeError(`${field} must be 'interactive' or 'background'`);
   return priority;
 }

@@ -16,7 +16,10 @@ export type ResponseValidation = 'strict' | 'warn';
 export const RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE = 'RESTAURANT_PARTNER_RESPONSE_VALIDATION';
 
 /** The `responseValidation` option, else `RESTAURANT_PARTNER_RESPONSE_VALIDATION`, else `strict`. */
-export function resolveResponseValidation(option: unknown, warn: (message: string) => void): ResponseValidation {
+export function resolveResponseValidation(
+  option: unknown,
+  warn: (message: string) => void,
+): ResponseValidation {
   return chooseSetting({
     option,
     field: 'responseValidation',

@@ -55,7 +55,10 @@ let pRetryModule: Promise<typeof import('p-retry')> | undefined;
  * call was a measurable share of the client's per-call overhead. p-retry takes over from the first
  * failure that may be retried.
  */
-export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
+export async function withRetries<T>(
+  operation: (attempt: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
   let attempts = 0;
   let lastError: unknown;
   const run = async (attemptNumber: number) => {

@@ -11,8 +11,11 @@ import { AbortError, PartnerSdkError } from '../errors.js';
 import { base64 } from './auth.js';
 
 const REDACTED = '[REDACTED]';
-/** Too short a secret would match ordinary text; a real token is far longer. */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Shorter secrets are not searched for: they would match ordinary text. 4 characters and up are,
+ * in any letter case (HTTP lower-cases header names, and a server may upper-case what it echoes).
+ */
+const MIN_SECRET_LENGTH = 4;
 /** Deeper parts of a value are dropped rather than walked: a hostile answer must not overflow the stack. */
 const MAX_DEPTH = 64;
 /** Webhook tokens remembered (the most recent ones); old tokens stop being valid at regeneration anyway. */
@@ -25,7 +28,8 @@ let webhookTokensVersion = 0;
 /** Records a webhook token read from an answer, so it is scrubbed from every error and log line from now on. */
 export function rememberWebhookToken(token: unknown): void {
   if (typeof token !== 'string' || token.length < MIN_SECRET_LENGTH || webhookTokens.has(token)) return;
-  if (webhookTokens.size >= MAX_WEBHOOK_TOKENS) webhookTokens.delete(webhookTokens.values().next().value as string);
+  if (webhookTokens.size >= MAX_WEBHOOK_TOKENS)
+    webhookTokens.delete(webhookTokens.values().next().value as string);
   webhookTokens.add(token);
   webhookTokensVersion += 1;
 }
@@ -35,7 +39,11 @@ export function rememberWebhookToken(token: unknown): void {
  * and form-encoded.
  */
 function formsOf(secret: string): string[] {
-  const encoded = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), encodeURI(secret)];
+  const encoded = [
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    encodeURI(secret),
+  ];
   const lowerHex = encoded.map((form) => form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
   return [...new Set([secret, ...encoded, ...lowerHex])];
 }
@@ -63,23 +71,27 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
   const own = [credential, encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), apiToken]
     .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
     .flatMap(formsOf);
-  let forms: string[] = [];
+  let pattern: RegExp | undefined;
   let formsVersion = -1;
-  const currentForms = (): string[] => {
+  // One case-insensitive pattern of every form, rebuilt when a new webhook token is seen.
+  const currentPattern = (): RegExp | undefined => {
     if (formsVersion !== webhookTokensVersion) {
       // Longest first, so a token inside `uuid:token` does not leave part of it behind.
-      forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
+      const forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
         .filter((form) => form.length >= MIN_SECRET_LENGTH)
         .sort((a, b) => b.length - a.length);
+      pattern =
+        forms.length === 0
+          ? undefined
+          : new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
       formsVersion = webhookTokensVersion;
     }
-    return forms;
+    return pattern;
   };
 
   const scrubText = (text: string): string => {
-    let result = text;
-    for (const form of currentForms()) if (result.includes(form)) result = result.split(form).join(REDACTED);
-    return result;
+    const secretsPattern = currentPattern();
+    return secretsPattern ? text.replace(secretsPattern, REDACTED) : text;
   };
 
   const scrubValue = (value: unknown, seen: WeakSet<object>, depth: number): unknown => {
@@ -92,7 +104,9 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     if (Array.isArray(value)) return value.map((item) => scrubValue(item, seen, depth + 1));
     // Raw bytes (undici keeps the unparsed answer) are shown by size only.
     if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.byteLength} bytes]`;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrubText(key), scrubValue(item, seen, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [scrubText(key), scrubValue(item, seen, depth + 1)]),
+    );
   };
 
   /** A foreign error as a plain Error: name, code, message and stack scrubbed, cause copied the same way. */
@@ -101,8 +115,15 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     copy.name = scrubText(String(error.name));
     copy.stack = scrubText(String(error.stack ?? `${copy.name}: ${copy.message}`));
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' || typeof code === 'number') Object.defineProperty(copy, 'code', { value: code, enumerable: true });
-    if (error.cause !== undefined) Object.defineProperty(copy, 'cause', { value: scrubValue(error.cause, seen, 1), enumerable: false, writable: true, configurable: true });
+    if (typeof code === 'string' || typeof code === 'number')
+      Object.defineProperty(copy, 'code', { value: code, enumerable: true });
+    if (error.cause !== undefined)
+      Object.defineProperty(copy, 'cause', {
+        value: scrubValue(error.cause, seen, 1),
+        enumerable: false,
+        writable: true,
+        configurable: true,
+      });
     return copy;
   };
 
@@ -116,11 +137,21 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     if (typeof error.stack === 'string') error.stack = scrubText(error.stack);
     for (const key of Object.keys(record)) {
       if (key === 'cause') continue;
-      Object.defineProperty(error, key, { value: scrubValue(record[key], seen, 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(error, key, {
+        value: scrubValue(record[key], seen, 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     // An AbortError's cause is the caller's own reason, handed back as given.
     if (error.cause !== undefined && !(error instanceof AbortError)) {
-      Object.defineProperty(error, 'cause', { value: scrubValue(error.cause, seen, 1), enumerable: false, writable: true, configurable: true });
+      Object.defineProperty(error, 'cause', {
+        value: scrubValue(error.cause, seen, 1),
+        enumerable: false,
+        writable: true,
+        configurable: true,
+      });
     }
     return error;
   };
@@ -128,6 +159,9 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
   return {
     scrubText,
     scrub: <T>(value: T): T => scrubValue(value, new WeakSet(), 0) as T,
-    scrubError: <T>(error: T): T => (error instanceof Error ? (scrubError(error, new WeakSet()) as T) : (scrubValue(error, new WeakSet(), 0) as T)),
+    scrubError: <T>(error: T): T =>
+      error instanceof Error
+        ? (scrubError(error, new WeakSet()) as T)
+        : (scrubValue(error, new WeakSet(), 0) as T),
   };
 }

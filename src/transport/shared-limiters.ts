@@ -21,7 +21,8 @@ interface Held {
 
 // Held weakly where the runtime can (a limiter no client uses any more is collected with its last
 // client); where it cannot, held for the process's life, as the clients themselves usually are.
-const hold = (limiter: LocalRateLimiter): Held => (typeof WeakRef === 'function' ? new WeakRef(limiter) : { deref: () => limiter });
+const hold = (limiter: LocalRateLimiter): Held =>
+  typeof WeakRef === 'function' ? new WeakRef(limiter) : { deref: () => limiter };
 const limiters = new Map<string, Held>();
 let sweepAt = 64;
 
@@ -29,11 +30,23 @@ let sweepAt = 64;
  * The limiter shared by every client of `partnerId` on the service at `baseUrl` that asked for
  * the same `{ requestsPerSecond, maxQueue }`; created on first use.
  */
-export function sharedRateLimiter(partnerId: string, baseUrl: URL, options: { requestsPerSecond: number; maxQueue?: number | undefined }): LocalRateLimiter {
-  const key = JSON.stringify([partnerId, serviceOf(baseUrl), options.requestsPerSecond, options.maxQueue ?? null]);
+export function sharedRateLimiter(
+  partnerId: string,
+  baseUrl: URL,
+  options: { requestsPerSecond: number; maxQueue?: number | undefined },
+): LocalRateLimiter {
+  const key = JSON.stringify([
+    partnerId,
+    serviceOf(baseUrl),
+    options.requestsPerSecond,
+    options.maxQueue ?? null,
+  ]);
   const found = limiters.get(key)?.deref();
   if (found) return found;
-  const limiter = createRateLimiter({ requestsPerSecond: options.requestsPerSecond, maxQueue: options.maxQueue });
+  const limiter = createRateLimiter({
+    requestsPerSecond: options.requestsPerSecond,
+    maxQueue: options.maxQueue,
+  });
   limiters.set(key, hold(limiter));
   // Entries whose limiter was collected go when the map has doubled since the last sweep.
   if (limiters.size >= sweepAt) {

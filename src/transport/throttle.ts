@@ -30,7 +30,8 @@ export class RateLimitQueueFullError extends PartnerSdkError {
   }
 }
 /** True when a call was refused because the rate limiter's queue was full. */
-export const isRateLimitQueueFullError = (error: unknown): error is RateLimitQueueFullError => error instanceof RateLimitQueueFullError;
+export const isRateLimitQueueFullError = (error: unknown): error is RateLimitQueueFullError =>
+  error instanceof RateLimitQueueFullError;
 
 /**
  * Spacing between two grants. The service counts requests in a window on its own clock, and two
@@ -77,7 +78,11 @@ export const prepareFirstRequest = (): Promise<void> =>
 
 /** Checks a `requestsPerSecond` option (shared by every limiter of the SDK). */
 export function checkRequestsPerSecond(requestsPerSecond: unknown): asserts requestsPerSecond is number {
-  if (!(typeof requestsPerSecond === 'number' && requestsPerSecond > 0 && Number.isFinite(requestsPerSecond))) {
+  if (!(
+    typeof requestsPerSecond === 'number' &&
+    requestsPerSecond > 0 &&
+    Number.isFinite(requestsPerSecond)
+  )) {
     throw new RangeError('requestsPerSecond must be a positive finite number');
   }
 }
@@ -90,7 +95,6 @@ export function checkMaxQueue(maxQueue: unknown): number {
   }
   return maxQueue;
 }
-
 
 /** Paces one slot at a time: `serve` runs when the slot opens, synchronously when one is free. */
 type Slot = (serve: () => void) => Promise<void>;
@@ -143,7 +147,8 @@ const loadPacer = (): Promise<void> =>
     if (typeof FinalizationRegistry === 'function' && typeof WeakRef === 'function') {
       try {
         const { default: pThrottle } = await import('p-throttle');
-        pacer = (interval, signal) => pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
+        pacer = (interval, signal) =>
+          pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
         return;
       } catch {
         // Not loadable here after all: pace on plain timers.
@@ -190,7 +195,9 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   checkRequestsPerSecond(requestsPerSecond);
   if ('clock' in options) {
     // Earlier versions paced on a `clock` option; ignoring it would make a suite sleep for real.
-    throw new TypeError('createRateLimiter runs on real time and takes no clock: use createClockRateLimiter({ requestsPerSecond, clock }) from restaurant-partner-sdk/testing');
+    throw new TypeError(
+      'createRateLimiter runs on real time and takes no clock: use createClockRateLimiter({ requestsPerSecond, clock }) from restaurant-partner-sdk/testing',
+    );
   }
   const maxQueue = checkMaxQueue(options.maxQueue);
   // Started now, so that it is under way (or done) by the first call.
@@ -303,7 +310,11 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
 
   const estimateWaitMs = (priority?: Priority): number => {
     const now = Date.now();
-    return waitForPlace(line.ahead(checkPriority(priority)), line.size > 0 ? Math.max(nextSlotInMs(now), 1) : nextSlotInMs(now), spacing);
+    return waitForPlace(
+      line.ahead(checkPriority(priority)),
+      line.size > 0 ? Math.max(nextSlotInMs(now), 1) : nextSlotInMs(now),
+      spacing,
+    );
   };
 
   return {
@@ -312,12 +323,20 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       const priority = checkPriority(acquireOptions.priority);
-      if (line.size >= maxQueue && line.size > 0) return Promise.reject(new RateLimitQueueFullError(maxQueue));
+      if (line.size >= maxQueue && line.size > 0)
+        return Promise.reject(new RateLimitQueueFullError(maxQueue));
       const now = Date.now();
       const wait = line.size > 0 || !firstRequestReady ? estimateWaitMs(priority) : nextSlotInMs(now);
-      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs)) return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
+      if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs))
+        return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
       // A free slot is granted right here, synchronously; otherwise the call waits its turn.
-      return line.join({ ...acquireOptions, priority }, now, serveQueue, maxQueue, () => new RateLimitQueueFullError(maxQueue));
+      return line.join(
+        { ...acquireOptions, priority },
+        now,
+        serveQueue,
+        maxQueue,
+        () => new RateLimitQueueFullError(maxQueue),
+      );
     },
     pause(ms: number): void {
       if (!(ms > 0)) return;

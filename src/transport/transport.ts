@@ -61,7 +61,6 @@ export interface ClientHooks {
   onRateLimited?(event: RequestEvent): void;
 }
 
-
 /** The transport's settings, built once by the client. */
 export interface TransportSettings {
   baseUrl: string;
@@ -133,8 +132,12 @@ export function neverReachedServer(error: unknown): boolean {
 export function outcomeUnknown(error: unknown): boolean {
   if (neverReachedServer(error)) return false;
   if (error instanceof ConnectionError || error instanceof ResponseValidationError) return true;
-  if (error instanceof ResponseTooLargeError) return error.status < 400 || error.status === 408 || error.status >= 500;
-  return error instanceof PartnerApiError && (error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400));
+  if (error instanceof ResponseTooLargeError)
+    return error.status < 400 || error.status === 408 || error.status >= 500;
+  return (
+    error instanceof PartnerApiError &&
+    (error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400))
+  );
 }
 
 /**
@@ -178,7 +181,8 @@ export class Transport {
   /** The full URL of a path under the API prefix. */
   urlFor(path: string, query?: RequestSpec<unknown>['query']): URL {
     const url = new URL(`${this.#settings.baseUrl}${API_PREFIX}${path}`);
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    for (const [key, value] of Object.entries(query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
     return url;
   }
 
@@ -216,7 +220,9 @@ export class Transport {
     try {
       hook(event);
     } catch (error) {
-      this.#settings.logger.warn(`hook ${name} threw; ignored`, { error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)) });
+      this.#settings.logger.warn(`hook ${name} threw; ignored`, {
+        error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)),
+      });
     }
   }
 
@@ -237,7 +243,8 @@ export class Transport {
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
     const safeUrl = this.safeUrl(url);
     const where = { method: spec.method, url: safeUrl };
-    const isRetryable = spec.isRetryable ?? ((error: unknown) => isRetryableByDefault(error, spec.safeToRepeat));
+    const isRetryable =
+      spec.isRetryable ?? ((error: unknown) => isRetryableByDefault(error, spec.safeToRepeat));
     // What this request's attempts sent so far: an error raised before the next send says as much.
     let sent: RequestSent = 'no';
 
@@ -245,9 +252,18 @@ export class Transport {
       const stop = call.stopSignal();
       try {
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        await settings.limiter!.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() });
+        await settings.limiter!.acquire({
+          signal: stop.signal,
+          priority: call.priority,
+          maxWaitMs: call.remainingMs(),
+        });
       } catch (error) {
-        if (signal?.aborted) throw call.abortError('The call was aborted while waiting for a rate-limit slot', sent, attempt - 1);
+        if (signal?.aborted)
+          throw call.abortError(
+            'The call was aborted while waiting for a rate-limit slot',
+            sent,
+            attempt - 1,
+          );
         if (stop.deadline?.aborted) throw call.deadlineError(where, sent, attempt - 1);
         throw error;
       } finally {
@@ -265,7 +281,11 @@ export class Transport {
         const left = call.remainingMs();
         if (left !== undefined && left <= 0) throw call.deadlineError(where, sent, attempt - 1);
         const targetUrl = target === url ? safeUrl : this.safeUrl(target);
-        settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, { ...where, url: targetUrl, attempt });
+        settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, {
+          ...where,
+          url: targetUrl,
+          attempt,
+        });
         const startedAt = Date.now();
         const answer = await sendAttempt({
           method: spec.method,
@@ -283,7 +303,9 @@ export class Transport {
           maxResponseBytes: settings.maxResponseBytes,
           signal,
           fetch: settings.fetch,
-          beforeRequest: settings.hooks.onRequest ? () => this.#hook('onRequest', { ...where, attempt }) : undefined,
+          beforeRequest: settings.hooks.onRequest
+            ? () => this.#hook('onRequest', { ...where, attempt })
+            : undefined,
           attempt,
           sentBefore: sent,
         });
@@ -291,30 +313,42 @@ export class Transport {
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
         this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
-        settings.logger.debug?.(`response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`, {
-          ...where,
-          url: targetUrl,
-          status: response.status,
-          attempt,
-          durationMs,
-        });
+        settings.logger.debug?.(
+          `response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
+          {
+            ...where,
+            url: targetUrl,
+            status: response.status,
+            attempt,
+            durationMs,
+          },
+        );
         if (response.ok) return answer;
         const next = this.#redirectTarget(spec.method, target, response);
         if (next && redirects < MAX_REDIRECTS) {
           target = next;
           continue;
         }
-        const error = this.#errorFor(response, body, where, attempt, next === undefined && isRedirect(response) ? target : undefined);
+        const error = this.#errorFor(
+          response,
+          body,
+          where,
+          attempt,
+          next === undefined && isRedirect(response) ? target : undefined,
+        );
         if (error instanceof RateLimitError) {
           const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
           // The service counts per partner, so every caller of this bucket must wait, not just us.
           await settings.limiter?.pause(pauseMs);
-          settings.logger.info?.(`rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`, {
-            ...where,
-            status: 429,
-            attempt,
-            delayMs: pauseMs,
-          });
+          settings.logger.info?.(
+            `rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`,
+            {
+              ...where,
+              status: 429,
+              attempt,
+              delayMs: pauseMs,
+            },
+          );
           this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
         }
         throw error;
@@ -330,7 +364,11 @@ export class Transport {
         // An answer outside 2xx already has its response line; an attempt without one gets this.
         if (!(error instanceof PartnerApiError)) {
           const name = error instanceof Error ? error.name : 'Error';
-          settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, { ...where, attempt, error: name });
+          settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, {
+            ...where,
+            attempt,
+            error: name,
+          });
         }
         if (spec.recover) {
           const recovered = await spec.recover(error, attempt);
@@ -349,13 +387,16 @@ export class Transport {
       onRetry: ({ error, attempt, delayMs }) => {
         const status = error instanceof PartnerApiError ? error.status : undefined;
         const name = error instanceof Error ? error.name : 'Error';
-        settings.logger.info?.(`retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`, {
-          ...where,
-          status,
-          attempt,
-          delayMs,
-          error: name,
-        });
+        settings.logger.info?.(
+          `retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`,
+          {
+            ...where,
+            status,
+            attempt,
+            delayMs,
+            error: name,
+          },
+        );
         this.#hook('onRetry', { ...where, attempt, status, delayMs, error: name });
       },
     });
@@ -364,16 +405,27 @@ export class Transport {
 
   // In warn mode an off-contract answer is returned as received, with one warning naming every
   // off-contract field (never the body: it carries guests' names and may carry a webhook token).
-  #parse<T>(spec: RequestSpec<T>, call: Call, answer: { response: Response | null; body: unknown }, where: { method: string; url: string }): T {
+  #parse<T>(
+    spec: RequestSpec<T>,
+    call: Call,
+    answer: { response: Response | null; body: unknown },
+    where: { method: string; url: string },
+  ): T {
     if (call.validation === 'strict') return spec.parse(answer.body, answer.response, where);
     const offContract: FieldIssue[] = [];
-    const data = spec.parse(answer.body, answer.response, { ...where, offContract: (issues) => offContract.push(...issues) });
+    const data = spec.parse(answer.body, answer.response, {
+      ...where,
+      offContract: (issues) => offContract.push(...issues),
+    });
     if (offContract.length > 0) {
       const fields = [...new Set(offContract.map((issue) => issue.field || '(root)'))];
-      this.#settings.logger.warn(`off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`, {
-        ...where,
-        fields,
-      });
+      this.#settings.logger.warn(
+        `off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`,
+        {
+          ...where,
+          fields,
+        },
+      );
     }
     return data;
   }
@@ -396,14 +448,27 @@ export class Transport {
   }
 
   /** The error for an answer outside 2xx; `refusedRedirectFrom` set for a redirect not followed. */
-  #errorFor(response: Response, body: unknown, where: { method: string; url: string }, attempt: number, refusedRedirectFrom: URL | undefined): PartnerApiError {
+  #errorFor(
+    response: Response,
+    body: unknown,
+    where: { method: string; url: string },
+    attempt: number,
+    refusedRedirectFrom: URL | undefined,
+  ): PartnerApiError {
     const secrets = this.#settings.secrets;
     const status = response.status === 0 ? 302 : response.status;
-    const details = { status, headers: secrets.scrub(headersToObject(response.headers)), body: secrets.scrub(body), ...where, attempts: attempt };
+    const details = {
+      status,
+      headers: secrets.scrub(headersToObject(response.headers)),
+      body: secrets.scrub(body),
+      ...where,
+      attempts: attempt,
+    };
     if (!refusedRedirectFrom) return errorFromResponse({ ...details, now: this.#settings.clock.now() });
     let location = '';
     try {
-      if (details.headers.location) location = ` to ${this.safeUrl(new URL(details.headers.location, refusedRedirectFrom))}`;
+      if (details.headers.location)
+        location = ` to ${this.safeUrl(new URL(details.headers.location, refusedRedirectFrom))}`;
     } catch {
       location = ' to an unreadable location';
     }

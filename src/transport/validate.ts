@@ -10,12 +10,23 @@ import { checkHeaders } from './headers.js';
 import { RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE, type OffContractReport } from './response-validation.js';
 
 /** zod issues as the SDK's {@link FieldIssue}s. */
-export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[] = []): FieldIssue[] {
+export function toFieldIssues(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: (string | number)[] = [],
+): FieldIssue[] {
   return issues.flatMap((issue): FieldIssue[] => {
-    const path = [...prefix, ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))];
+    const path = [
+      ...prefix,
+      ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment)),
+    ];
     // zod reports unknown keys on their parent object; the field to name is each key itself.
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: [...path, key].join('.'), path: [...path, key], code: issue.code, message: 'unknown field' }));
+      return issue.keys.map((key) => ({
+        field: [...path, key].join('.'),
+        path: [...path, key],
+        code: issue.code,
+        message: 'unknown field',
+      }));
     }
     return [{ field: path.join('.'), path, code: issue.code, message: issue.message }];
   });
@@ -27,7 +38,11 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], prefix: (stri
  * are not typed by the schemas, and a body that fails to serialise must be refused here, as input,
  * rather than surface later as a failed request.
  */
-function findUnsendableValue(value: unknown, path: (string | number)[], seen: Set<object>): FieldIssue | undefined {
+function findUnsendableValue(
+  value: unknown,
+  path: (string | number)[],
+  seen: Set<object>,
+): FieldIssue | undefined {
   const issue = (message: string): FieldIssue => ({ field: path.join('.'), path, code: 'not_json', message });
   switch (typeof value) {
     case 'bigint':
@@ -54,7 +69,11 @@ function findUnsendableValue(value: unknown, path: (string | number)[], seen: Se
 }
 
 /** Parses a request value or throws {@link InputValidationError}; the result is always sendable as JSON. */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, prefix: (string | number)[] = []): z.output<Schema> {
+export function parseInput<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  prefix: (string | number)[] = [],
+): z.output<Schema> {
   const result = realSchema(schema).safeParse(value);
   if (!result.success) throw new InputValidationError(toFieldIssues(result.error.issues, prefix));
   const unsendable = findUnsendableValue(result.data, prefix, new Set());
@@ -66,7 +85,11 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unkn
 export function parseOutput<Schema extends z.ZodType>(
   schema: Schema,
   value: unknown,
-  details: { method?: string | undefined; url?: string | undefined; offContract?: OffContractReport | undefined },
+  details: {
+    method?: string | undefined;
+    url?: string | undefined;
+    offContract?: OffContractReport | undefined;
+  },
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
   const result = realSchema(schema).safeParse(value);
@@ -74,7 +97,11 @@ export function parseOutput<Schema extends z.ZodType>(
   const issues = toFieldIssues(result.error.issues, prefix);
   const report = details.offContract;
   if (!report) {
-    const error = new ResponseValidationError(issues, { method: details.method, url: details.url, body: value });
+    const error = new ResponseValidationError(issues, {
+      method: details.method,
+      url: details.url,
+      body: value,
+    });
     // Said where it is read in a production log: the way to keep going without waiting for a release.
     error.message += ` (to accept such answers with a warning instead, set responseValidation: 'warn' or ${RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE}=warn)`;
     throw error;
@@ -85,19 +112,37 @@ export function parseOutput<Schema extends z.ZodType>(
 }
 
 /** Checks the `{ signal, timeoutMs, maxRetries, deadlineMs, headers, priority }` a caller passes, client-wide or per call. */
-export function checkRequestOptions(options: { signal?: unknown; timeoutMs?: unknown; maxRetries?: unknown; deadlineMs?: unknown; headers?: unknown; priority?: unknown }): void {
+export function checkRequestOptions(options: {
+  signal?: unknown;
+  timeoutMs?: unknown;
+  maxRetries?: unknown;
+  deadlineMs?: unknown;
+  headers?: unknown;
+  priority?: unknown;
+}): void {
   const issues: FieldIssue[] = [];
-  const refuse = (field: string, message: string) => issues.push({ field, path: [field], code: 'invalid_option', message });
+  const refuse = (field: string, message: string) =>
+    issues.push({ field, path: [field], code: 'invalid_option', message });
   const { signal, timeoutMs, maxRetries, deadlineMs, headers, priority } = options;
-  if (priority !== undefined && priority !== 'interactive' && priority !== 'background') refuse('priority', "expected 'interactive' or 'background'");
+  if (priority !== undefined && priority !== 'interactive' && priority !== 'background')
+    refuse('priority', "expected 'interactive' or 'background'");
   checkHeaders(headers, 'headers', true, issues);
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))
+  ) {
     refuse('timeoutMs', 'expected a finite number of milliseconds > 0');
   }
-  if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && deadlineMs > 0 && Number.isFinite(deadlineMs))) {
+  if (
+    deadlineMs !== undefined &&
+    !(typeof deadlineMs === 'number' && deadlineMs > 0 && Number.isFinite(deadlineMs))
+  ) {
     refuse('deadlineMs', 'expected a finite number of milliseconds > 0');
   }
-  if (maxRetries !== undefined && !(typeof maxRetries === 'number' && Number.isSafeInteger(maxRetries) && maxRetries >= 0)) {
+  if (
+    maxRetries !== undefined &&
+    !(typeof maxRetries === 'number' && Number.isSafeInteger(maxRetries) && maxRetries >= 0)
+  ) {
     refuse('maxRetries', 'expected an integer >= 0');
   }
   if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {

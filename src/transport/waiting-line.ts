@@ -26,7 +26,8 @@ export interface Waiter {
  * How long a newcomer waits, given how many calls are served before it (`ahead`), when the next
  * slot opens (`nextSlotInMs`, 0 when one is free) and the spacing between slots.
  */
-export const waitForPlace = (ahead: number, nextSlotInMs: number, spacingMs: number): number => Math.max(0, nextSlotInMs) + ahead * spacingMs;
+export const waitForPlace = (ahead: number, nextSlotInMs: number, spacingMs: number): number =>
+  Math.max(0, nextSlotInMs) + ahead * spacingMs;
 
 /** The two lines of waiting callers of one limiter. */
 export class WaitingLine {
@@ -79,11 +80,25 @@ export class WaitingLine {
    * clock; `maxWaitMs` in `options` becomes the caller's deadline on it. A caller still waiting
    * after `serve` while more than `maxSize` wait is refused with `full()`.
    */
-  join(options: AcquireOptions, now: number, serve: () => void, maxSize = Number.POSITIVE_INFINITY, full: () => unknown = () => undefined): Promise<void> {
+  join(
+    options: AcquireOptions,
+    now: number,
+    serve: () => void,
+    maxSize = Number.POSITIVE_INFINITY,
+    full: () => unknown = () => undefined,
+  ): Promise<void> {
     const { signal } = options;
     const priority = checkPriority(options.priority);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, priority, since: now, deadlineAt: deadlineOn(now, options.maxWaitMs) };
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+        priority,
+        since: now,
+        deadlineAt: deadlineOn(now, options.maxWaitMs),
+      };
       if (signal) {
         waiter.onAbort = () => this.refuse(waiter, signal.reason);
         signal.addEventListener('abort', waiter.onAbort, { once: true });
@@ -103,7 +118,8 @@ export class WaitingLine {
     for (const line of [this.#interactive, this.#background]) {
       for (const waiter of [...line]) {
         const wait = waitForPlace(place, nextSlotInMs, spacingMs);
-        if (now + wait > waiter.deadlineAt) this.refuse(waiter, tooLong(wait, waiter.deadlineAt - now, waiter.priority));
+        if (now + wait > waiter.deadlineAt)
+          this.refuse(waiter, tooLong(wait, waiter.deadlineAt - now, waiter.priority));
         else place += 1;
       }
     }
@@ -115,5 +131,8 @@ export const deadlineOn = (now: number, maxWaitMs: number | undefined): number =
   typeof maxWaitMs === 'number' && maxWaitMs >= 0 ? now + maxWaitMs : Number.POSITIVE_INFINITY;
 
 /** The error of a call refused because its wait would outlast its deadline. */
-export const tooLong = (estimatedWaitMs: number, maxWaitMs: number, priority: Priority): RateLimitWaitTooLongError =>
-  new RateLimitWaitTooLongError({ estimatedWaitMs, maxWaitMs, priority });
+export const tooLong = (
+  estimatedWaitMs: number,
+  maxWaitMs: number,
+  priority: Priority,
+): RateLimitWaitTooLongError => new RateLimitWaitTooLongError({ estimatedWaitMs, maxWaitMs, priority });

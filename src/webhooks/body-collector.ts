@@ -40,7 +40,10 @@ export class BodyCollector {
  * an oversized body is never held in memory. Resolves to the bytes, or undefined when too large; a
  * failed read rejects with the stream's own error.
  */
-export async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readLimited(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   const collector = new BodyCollector(maxBytes);
   for (;;) {
     const { done, value } = await reader.read();

@@ -9,12 +9,19 @@ import type { Reservation } from '../resources/reservations.schemas.js';
 /** Event name of the delivery sent by `webhooks.test(id)`. */
 export const TEST_EVENT = 'TEST';
 
+/**
+ * The reservation a delivery carries. The receiver needs only `id` (a service may send only what
+ * changed), so `{ id: 41 }` is a valid delivery; give the whole reservation, as the fake does, to
+ * test code that reads more of it.
+ */
+export type DeliveryReservation = Pick<Reservation, 'id'> & Partial<Omit<Reservation, 'id'>>;
+
 /** What a delivery is about. */
 export interface DeliveryContent {
   /** `RESERVATION_CONFIRMED`, `RESERVATION_MODIFIED`, `RESERVATION_CANCELLED` or `TEST`. */
   event: string;
-  /** The reservation as the partner API would return it; null for test deliveries. */
-  reservation?: Reservation | null;
+  /** The reservation (at least its `id`), as the partner API would return it; null for test deliveries. */
+  reservation?: DeliveryReservation | null;
   restaurantId?: number | null;
   /** Unique per event (kept across retries of the same event), used to drop duplicates. */
   id?: string;

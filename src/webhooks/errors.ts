@@ -80,7 +80,10 @@ export class WebhookBodyTimeoutError extends WebhookError {
   override name = 'WebhookBodyTimeoutError';
   readonly timeoutMs: number;
   constructor(timeoutMs: number) {
-    super(`The webhook body did not arrive within ${timeoutMs} ms of the headers (option bodyTimeoutMs)`, 408);
+    super(
+      `The webhook body did not arrive within ${timeoutMs} ms of the headers (option bodyTimeoutMs)`,
+      408,
+    );
     this.timeoutMs = timeoutMs;
   }
 }
@@ -104,7 +107,10 @@ export class WebhookUnsupportedMediaTypeError extends WebhookError {
   override name = 'WebhookUnsupportedMediaTypeError';
   readonly contentType: string;
   constructor(contentType: string) {
-    super(`Webhook body must be JSON (application/json), got Content-Type "${contentType.slice(0, 100)}"`, 415);
+    super(
+      `Webhook body must be JSON (application/json), got Content-Type "${contentType.slice(0, 100)}"`,
+      415,
+    );
     this.contentType = contentType;
   }
 }
@@ -175,22 +181,33 @@ export class WebhookConfigurationError extends WebhookError {
 /** True for any error raised by the webhook receiver. */
 export const isWebhookError = (error: unknown): error is WebhookError => error instanceof WebhookError;
 /** True for a 401: token missing or not accepted. */
-export const isWebhookVerificationError = (error: unknown): error is WebhookVerificationError => error instanceof WebhookVerificationError;
+export const isWebhookVerificationError = (error: unknown): error is WebhookVerificationError =>
+  error instanceof WebhookVerificationError;
 /** True for a 400: the body is not a delivery envelope. */
-export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError => error instanceof WebhookPayloadError;
+export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError =>
+  error instanceof WebhookPayloadError;
 /** True for a 413: the body is over `maxBodyBytes`. */
-export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError => error instanceof WebhookPayloadTooLargeError;
+export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError =>
+  error instanceof WebhookPayloadTooLargeError;
 /** True for a 408: the body did not arrive within `bodyTimeoutMs`. */
-export const isWebhookBodyTimeoutError = (error: unknown): error is WebhookBodyTimeoutError => error instanceof WebhookBodyTimeoutError;
+export const isWebhookBodyTimeoutError = (error: unknown): error is WebhookBodyTimeoutError =>
+  error instanceof WebhookBodyTimeoutError;
 /** True for a 409: another receiver was processing the same delivery. */
-export const isWebhookDeliveryInProgressError = (error: unknown): error is WebhookDeliveryInProgressError => error instanceof WebhookDeliveryInProgressError;
+export const isWebhookDeliveryInProgressError = (error: unknown): error is WebhookDeliveryInProgressError =>
+  error instanceof WebhookDeliveryInProgressError;
 /** True for a 415: a Content-Type naming another format than JSON. */
-export const isWebhookUnsupportedMediaTypeError = (error: unknown): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
+export const isWebhookUnsupportedMediaTypeError = (
+  error: unknown,
+): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
 /** True for a 405: not a POST. */
-export const isWebhookMethodNotAllowedError = (error: unknown): error is WebhookMethodNotAllowedError => error instanceof WebhookMethodNotAllowedError;
+export const isWebhookMethodNotAllowedError = (error: unknown): error is WebhookMethodNotAllowedError =>
+  error instanceof WebhookMethodNotAllowedError;
 /** True when a parsed body was handed in instead of the raw one. */
-export const isWebhookRawBodyRequiredError = (error: unknown): error is WebhookRawBodyRequiredError => error instanceof WebhookRawBodyRequiredError;
+export const isWebhookRawBodyRequiredError = (error: unknown): error is WebhookRawBodyRequiredError =>
+  error instanceof WebhookRawBodyRequiredError;
 /** True when a handler threw or ran past `handlerTimeoutMs`. */
-export const isWebhookHandlerError = (error: unknown): error is WebhookHandlerError => error instanceof WebhookHandlerError;
+export const isWebhookHandlerError = (error: unknown): error is WebhookHandlerError =>
+  error instanceof WebhookHandlerError;
 /** True when the receiver is misconfigured or its token provider or duplicate store failed. */
-export const isWebhookConfigurationError = (error: unknown): error is WebhookConfigurationError => error instanceof WebhookConfigurationError;
+export const isWebhookConfigurationError = (error: unknown): error is WebhookConfigurationError =>
+  error instanceof WebhookConfigurationError;

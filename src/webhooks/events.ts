@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { realSchema } from '../lazy-schema.js';
+import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
 import { Reservation } from '../resources/reservations.schemas.js';
 import { ServiceDateTimeString } from '../resources/shared.schemas.js';
 import { toFieldIssues } from '../transport/validate.js';
@@ -16,7 +17,11 @@ import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
 
 /** Reservation events of the spec, in the order the spec lists them. */
-export const RESERVATION_EVENT_TYPES = ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const;
+export const RESERVATION_EVENT_TYPES = [
+  'RESERVATION_CONFIRMED',
+  'RESERVATION_MODIFIED',
+  'RESERVATION_CANCELLED',
+] as const;
 
 /** Discriminant of an event whose name this SDK version does not know. */
 export const UNKNOWN_EVENT = 'unknown';
@@ -77,7 +82,8 @@ export interface UnknownEvent extends WebhookEventEnvelope {
   reservation?: unknown;
 }
 /** Any reservation event. */
-export type ReservationEvent = ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
+export type ReservationEvent =
+  ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
 
 // Schemas are built on first use, not at import: import cost matters on serverless cold starts.
 function buildSchemas() {
@@ -89,7 +95,9 @@ function buildSchemas() {
     restaurant_id: z.int().nullish(),
   });
   // The exported schema is typed by its interface; underneath it is the loose object schema.
-  const eventReservation = (realSchema(Reservation) as unknown as z.ZodObject).extend({ start_time: realSchema(ServiceDateTimeString).optional() });
+  const eventReservation = (realSchema(Reservation) as unknown as z.ZodObject).extend({
+    start_time: realSchema(ServiceDateTimeString).optional(),
+  });
   const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
     envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: eventReservation });
   return {
@@ -145,14 +153,25 @@ export function envelopeDeliveryId(json: unknown): string | number | undefined {
   return isDeliveryId(json.delivery_id) ? json.delivery_id : undefined;
 }
 
-const isDeliveryId = (value: unknown): value is string | number => (typeof value === 'string' && value !== '') || typeof value === 'number';
+const isDeliveryId = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || typeof value === 'number';
 
 /** Where the spec is silent, a few plausible spellings of the envelope are read as ours. */
-function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string | undefined): Record<string, unknown> {
+function normalizeEnvelope(
+  envelope: Record<string, unknown>,
+  fallbackId: string | undefined,
+): Record<string, unknown> {
   // Written in place: the envelope is the receiver's own freshly parsed JSON, and a copy per
   // delivery is garbage the schema's own copy makes anyway.
   const normalized = envelope;
-  const name = typeof envelope.event === 'string' ? envelope.event : typeof envelope.event_type === 'string' ? envelope.event_type : typeof envelope.type === 'string' ? envelope.type : undefined;
+  const name =
+    typeof envelope.event === 'string'
+      ? envelope.event
+      : typeof envelope.event_type === 'string'
+        ? envelope.event_type
+        : typeof envelope.type === 'string'
+          ? envelope.type
+          : undefined;
   const id = envelopeDeliveryId(envelope) ?? fallbackId;
   if (name !== undefined) normalized.event = name;
   normalized.type = name !== undefined && KNOWN_EVENTS.has(name) ? name : UNKNOWN_EVENT;
@@ -164,12 +183,109 @@ function normalizeEnvelope(envelope: Record<string, unknown>, fallbackId: string
   return normalized;
 }
 
+// The fast path: the common, well-formed delivery (every field ours, with its exact type) is
+// recognised by hand and returned as it is, without the schema's copy. It accepts only what the
+// schemas accept (test/proofs/receiver.property.test.ts compares it with them); anything else,
+// an unknown field included, goes through the schemas, so their errors and tolerance are unchanged.
+const isOwnObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+const isInt = (value: unknown): boolean => Number.isSafeInteger(value);
+const isDateTime = (value: unknown): boolean =>
+  typeof value === 'string' && SERVICE_DATE_TIME_PATTERN.test(value);
+
+function isPlainDelivery(envelope: Record<string, unknown>): boolean {
+  const type = envelope.type;
+  if (type === UNKNOWN_EVENT || envelope.event !== type || !isOwnObject(envelope)) return false;
+  const id = envelope.id;
+  if (typeof id !== 'string' || id === '') return false;
+  for (const key in envelope) {
+    const value = envelope[key];
+    switch (key) {
+      case 'id':
+      case 'event':
+      case 'type':
+        break;
+      case 'created_at':
+        if (value !== null && !isDateTime(value)) return false;
+        break;
+      case 'restaurant_id':
+        if (value !== null && !isInt(value)) return false;
+        break;
+      case 'reservation':
+        if (!(value === null ? type === TEST_EVENT : isPlainReservation(value))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  // A reservation event must carry its reservation; a test delivery may leave it out.
+  return type === TEST_EVENT || 'reservation' in envelope;
+}
+
+function isPlainReservation(reservation: unknown): boolean {
+  if (!isOwnObject(reservation) || !isInt(reservation.id)) return false;
+  for (const key in reservation) {
+    const value = reservation[key];
+    switch (key) {
+      case 'id':
+        break;
+      case 'start_time':
+        if (!isDateTime(value)) return false;
+        break;
+      case 'first_name':
+      case 'last_name':
+      case 'email':
+      case 'phone':
+      case 'comment':
+      case 'language':
+        if (value !== null && typeof value !== 'string') return false;
+        break;
+      case 'confirmation_mode':
+        if (typeof value !== 'string') return false;
+        break;
+      case 'adults':
+        if (!isInt(value)) return false;
+        break;
+      case 'children':
+        if (value !== null && !isInt(value)) return false;
+        break;
+      case 'cancelled':
+      case 'confirmed':
+      case 'arrived':
+      case 'no_show':
+        if (typeof value !== 'boolean') return false;
+        break;
+      case 'cancelled_at':
+      case 'confirmed_at':
+      case 'arrived_at':
+      case 'no_show_at':
+        if (value !== null && !isDateTime(value)) return false;
+        break;
+      case 'duration':
+        if (value !== null && !(typeof value === 'string' && DURATION_PATTERN.test(value))) return false;
+        break;
+      case 'metadata':
+        // The schema's record copy would turn an own `__proto__` key into a prototype: left to it.
+        if (value !== null && !(isOwnObject(value) && !Object.hasOwn(value, '__proto__'))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 /**
  * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
  * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
+ * `fastPath: false` reads every envelope through the schemas (the proofs compare the two).
  * @throws {WebhookPayloadError} when the value is not an envelope.
  */
-export function parseWebhookEvent(json: unknown, fallbackId: string | undefined): WebhookEvent {
+export function parseWebhookEvent(
+  json: unknown,
+  fallbackId: string | undefined,
+  { fastPath = true }: { fastPath?: boolean } = {},
+): WebhookEvent {
   if (!isPlainObject(json)) {
     throw new WebhookPayloadError(
       `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
@@ -178,13 +294,22 @@ export function parseWebhookEvent(json: unknown, fallbackId: string | undefined)
   const envelope = normalizeEnvelope(json, fallbackId);
   if (typeof envelope.event !== 'string' || envelope.event === '') {
     throw new WebhookPayloadError('Webhook body is JSON but not a delivery envelope', [
-      { field: 'event', path: ['event'], code: 'invalid_type', message: 'expected the event name as a non-empty string' },
+      {
+        field: 'event',
+        path: ['event'],
+        code: 'invalid_type',
+        message: 'expected the event name as a non-empty string',
+      },
     ]);
   }
+  if (fastPath && isPlainDelivery(envelope)) return envelope as unknown as WebhookEvent;
   const schema = eventSchemas()[envelope.type as WebhookEventName];
   const result = schema.safeParse(envelope);
   if (!result.success) {
-    throw new WebhookPayloadError(`Webhook ${envelope.event} delivery does not match the envelope`, toFieldIssues(result.error.issues));
+    throw new WebhookPayloadError(
+      `Webhook ${envelope.event} delivery does not match the envelope`,
+      toFieldIssues(result.error.issues),
+    );
   }
   return result.data as WebhookEvent;
 }

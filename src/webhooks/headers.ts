@@ -30,7 +30,10 @@ export function readHeaders(headers: HeadersInput | undefined | null): HeaderRea
   if (!headers) return () => [];
   const isFetchHeaders = typeof Headers !== 'undefined' && headers instanceof Headers;
   // A Map (or any iterable of [name, value] pairs) keeps its keys' case: index it by lower-case name.
-  if (!isFetchHeaders && typeof (headers as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function') {
+  if (
+    !isFetchHeaders &&
+    typeof (headers as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function'
+  ) {
     return indexByLowerName(headers as Iterable<[unknown, unknown]>);
   }
   if (typeof (headers as { get?: unknown }).get === 'function') {

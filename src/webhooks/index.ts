@@ -69,9 +69,21 @@ export {
   WebhookUnsupportedMediaTypeError,
   WebhookVerificationError,
 } from './errors.js';
-export { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore, type MemoryDuplicateStoreOptions } from './duplicates.js';
+export {
+  createMemoryDuplicateStore,
+  type DuplicateClaim,
+  type DuplicateStore,
+  type MemoryDuplicateStoreOptions,
+} from './duplicates.js';
 export type { HeadersInput } from './headers.js';
 export type { TokenSource } from './tokens.js';
 export type { NodeWebhookHandler } from './node-adapter.js';
-export { buildDelivery, buildDeliveryRequest, TEST_EVENT, type BuiltDelivery, type DeliveryContent } from './delivery.js';
+export {
+  buildDelivery,
+  buildDeliveryRequest,
+  TEST_EVENT,
+  type BuiltDelivery,
+  type DeliveryContent,
+  type DeliveryReservation,
+} from './delivery.js';
 export { isPartnerSdkError, PartnerSdkError } from '../errors.js';

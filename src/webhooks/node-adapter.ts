@@ -13,7 +13,11 @@ import type { ReceiveInput, WebhookReceiver } from './receiver.js';
  * A `(req, res, next?)` handler for `node:http` servers and Express. It always answers the
  * delivery itself; `next` is only called with an error that happened after the answer started.
  */
-export type NodeWebhookHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+export type NodeWebhookHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  next?: (error?: unknown) => void,
+) => void;
 
 const encoder = new TextEncoder();
 
@@ -44,8 +48,11 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8
     };
     const onEnd = () => finish(() => resolve(collector.join()));
     const onError = (error: unknown) =>
-      finish(() => reject(new WebhookPayloadError('The request body could not be read', [], { cause: error })));
-    const onClose = () => finish(() => reject(new WebhookPayloadError('The connection closed before the body ended')));
+      finish(() =>
+        reject(new WebhookPayloadError('The request body could not be read', [], { cause: error })),
+      );
+    const onClose = () =>
+      finish(() => reject(new WebhookPayloadError('The connection closed before the body ended')));
     request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
@@ -69,7 +76,15 @@ export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): N
     // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
     else if (streamUnread) body = (maxBytes) => readNodeBody(request, maxBytes);
     // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
-    else body = () => Promise.reject(new WebhookRawBodyRequiredError(preRead === undefined ? 'a request stream that another middleware already read' : 'a body a JSON parser (express.json()) already parsed'));
+    else
+      body = () =>
+        Promise.reject(
+          new WebhookRawBodyRequiredError(
+            preRead === undefined
+              ? 'a request stream that another middleware already read'
+              : 'a body a JSON parser (express.json()) already parsed',
+          ),
+        );
 
     receiver
       .receive({ method: request.method ?? 'POST', headers: request.headers, body })

@@ -21,7 +21,15 @@ import {
   WebhookVerificationError,
 } from './errors.js';
 import { TEST_EVENT } from './delivery.js';
-import { envelopeDeliveryId, parseWebhookEvent, RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName, type WebhookEventOf } from './events.js';
+import {
+  envelopeDeliveryId,
+  parseWebhookEvent,
+  RESERVATION_EVENT_TYPES,
+  UNKNOWN_EVENT,
+  type WebhookEvent,
+  type WebhookEventName,
+  type WebhookEventOf,
+} from './events.js';
 import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
 import { createNodeHandler, type NodeWebhookHandler } from './node-adapter.js';
 import { matchingTokenIndex, presentedTokens, type TokenSource } from './tokens.js';
@@ -127,7 +135,10 @@ export interface WebhookHandlerContext {
  * answers 500 and leaves the delivery unmarked, so a retry of it runs the handler again (the fake
  * retries; the spec does not say whether the live service does).
  */
-export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (event: Event, context: WebhookHandlerContext) => unknown;
+export type WebhookHandler<Event extends WebhookEvent = WebhookEvent> = (
+  event: Event,
+  context: WebhookHandlerContext,
+) => unknown;
 
 /** Input of {@link WebhookReceiver.verify}. */
 export interface VerifyInput {
@@ -180,7 +191,10 @@ export interface WebhookReceiver {
    * know), or `'*'` for every event that has no handler of its own. Several handlers of one type
    * run in order. Returns the receiver, for chaining.
    */
-  on<Name extends WebhookEventName>(type: Name, handler: WebhookHandler<WebhookEventOf<Name>>): WebhookReceiver;
+  on<Name extends WebhookEventName>(
+    type: Name,
+    handler: WebhookHandler<WebhookEventOf<Name>>,
+  ): WebhookReceiver;
   on(type: '*', handler: WebhookHandler): WebhookReceiver;
   /** Same as `on('unknown', handler)`: events whose name this SDK version does not know. */
   onUnknown(handler: WebhookHandler<WebhookEventOf<typeof UNKNOWN_EVENT>>): WebhookReceiver;
@@ -196,7 +210,8 @@ const describeValue = (value: unknown): string => {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined (was the body read by another middleware?)';
   if (Array.isArray(value)) return 'an array (a parsed JSON body?)';
-  if (typeof value === 'object') return `${value.constructor?.name === 'Object' ? 'a plain object' : `a ${value.constructor?.name ?? 'object'}`} (a parsed body?)`;
+  if (typeof value === 'object')
+    return `${value.constructor?.name === 'Object' ? 'a plain object' : `a ${value.constructor?.name ?? 'object'}`} (a parsed body?)`;
   return `a ${typeof value}`;
 };
 
@@ -214,7 +229,12 @@ function asRawBody(body: unknown): Uint8Array | string {
  * error first). The partner's code may never settle; the answer must not wait for it. Built on one
  * promise and one timer: it runs twice for every delivery.
  */
-function withTimeLimit<T>(work: () => T | Promise<T>, ms: number, onTimeout: () => Error, onExpired?: (error: Error) => void): Promise<T> {
+function withTimeLimit<T>(
+  work: () => T | Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  onExpired?: (error: Error) => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = onTimeout();
@@ -239,17 +259,24 @@ function withTimeLimit<T>(work: () => T | Promise<T>, ms: number, onTimeout: () 
   });
 }
 
-const HANDLER_KEYS: ReadonlySet<string> = new Set([...RESERVATION_EVENT_TYPES, TEST_EVENT, UNKNOWN_EVENT, '*']);
+const HANDLER_KEYS: ReadonlySet<string> = new Set([
+  ...RESERVATION_EVENT_TYPES,
+  TEST_EVENT,
+  UNKNOWN_EVENT,
+  '*',
+]);
 const encoder = new TextEncoder();
 // One decoder for every delivery: a non-streaming decode keeps no state between calls.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 // JSON media types, and the generic ones a sender may put on JSON (the live service's headers are
 // not published: refusing `text/plain` JSON would lose every event). Only a Content-Type naming
 // another format (a form, XML, HTML, multipart) is refused with 415.
-const READABLE_MEDIA_TYPE = /^(?:application\/(?:[\w.+-]+\+)?json|text\/(?:[\w.+-]+\+)?json|text\/plain|application\/octet-stream)$/i;
+const READABLE_MEDIA_TYPE =
+  /^(?:application\/(?:[\w.+-]+\+)?json|text\/(?:[\w.+-]+\+)?json|text\/plain|application\/octet-stream)$/i;
 const BYTE_ORDER_MARK = '\uFEFF';
 
-const hex = (bytes: ArrayBuffer): string => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
+const hex = (bytes: ArrayBuffer): string =>
+  Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 async function bodyDigestId(bytes: Uint8Array): Promise<string> {
   return `sha256:${hex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>))}`;
@@ -259,7 +286,11 @@ async function bodyDigestId(bytes: Uint8Array): Promise<string> {
  * Reads a fetch `Request` body, cancelling the stream past `maxBytes`. `reading.stop` cancels it
  * from outside (the body's time ran out): the reader holds the stream's lock, so only it can.
  */
-async function readRequestBody(request: Request, maxBytes: number, reading: { stop(): void }): Promise<Uint8Array> {
+async function readRequestBody(
+  request: Request,
+  maxBytes: number,
+  reading: { stop(): void },
+): Promise<Uint8Array> {
   if (request.bodyUsed) throw new WebhookRawBodyRequiredError('a Request whose body was already read');
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
@@ -285,10 +316,58 @@ function reservationIdOf(event: WebhookEvent): string | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * The context given to handlers. The signal is made on first use: most handlers never read it,
+ * and an AbortController costs more than the rest of a delivery's bookkeeping.
+ */
+class HandlerContext implements WebhookHandlerContext {
+  #controller: AbortController | undefined;
+  #expired: Error | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#expired) this.#controller.abort(this.#expired);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the handlers' time ran out. */
+  hasExpired(): boolean {
+    return this.#expired !== undefined;
+  }
+
+  expire(error: Error): void {
+    this.#expired = error;
+    this.#controller?.abort(error);
+  }
+}
+
 /** What a delivery holds in the duplicate store while its handlers run. */
 interface Lease {
   complete(): void | Promise<void>;
   release(): void | Promise<void>;
+}
+
+/** The lease of a store without claims: the delivery is added once its handlers succeed. */
+class AddLease implements Lease {
+  readonly #store: DuplicateStore;
+  readonly #key: string;
+  constructor(store: DuplicateStore, key: string) {
+    this.#store = store;
+    this.#key = key;
+  }
+  complete(): void | Promise<void> {
+    return this.#store.add(this.#key);
+  }
+  release(): void | Promise<void> {
+    return this.#store.release?.(this.#key);
+  }
 }
 
 /**
@@ -313,7 +392,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const tokenHeader = options.tokenHeader?.toLowerCase();
-  const duplicateStore = options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
+  const duplicateStore =
+    options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
   const logger = options.logger === false ? undefined : (options.logger ?? consoleWarnings);
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
@@ -331,23 +411,37 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return providedTokens(tokenSource);
   }
 
-  async function providedTokens(provider: Exclude<TokenSource, readonly string[]>): Promise<readonly string[]> {
+  async function providedTokens(
+    provider: Exclude<TokenSource, readonly string[]>,
+  ): Promise<readonly string[]> {
     let tokens: unknown;
     try {
       tokens = await withTimeLimit(
         provider,
         tokensTimeoutMs,
-        () => new WebhookConfigurationError(`The webhook token provider did not answer within ${tokensTimeoutMs} ms (option tokensTimeoutMs)`),
+        () =>
+          new WebhookConfigurationError(
+            `The webhook token provider did not answer within ${tokensTimeoutMs} ms (option tokensTimeoutMs)`,
+          ),
       );
     } catch (error) {
       if (error instanceof WebhookConfigurationError) throw error;
       throw new WebhookConfigurationError('The webhook token provider failed', { cause: error });
     }
-    if (!Array.isArray(tokens) || tokens.length === 0 || !tokens.every((token) => typeof token === 'string' && token !== '')) {
-      throw new WebhookConfigurationError('The webhook token provider must return a non-empty list of non-empty strings');
+    if (
+      !Array.isArray(tokens) ||
+      tokens.length === 0 ||
+      !tokens.every((token) => typeof token === 'string' && token !== '')
+    ) {
+      throw new WebhookConfigurationError(
+        'The webhook token provider must return a non-empty list of non-empty strings',
+      );
     }
     const padded = tokens.findIndex(hasSurroundingWhitespace);
-    if (padded !== -1) throw new WebhookConfigurationError(`The webhook token provider returned ${paddedTokenProblem(padded)}`);
+    if (padded !== -1)
+      throw new WebhookConfigurationError(
+        `The webhook token provider returned ${paddedTokenProblem(padded)}`,
+      );
     return tokens;
   }
 
@@ -365,7 +459,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
   function readBodyInTime(read: BodyReader, startedAt: number): Promise<Uint8Array> {
-    return withTimeLimit(() => read(maxBodyBytes), Math.max(0, startedAt + bodyTimeoutMs - Date.now()), () => new WebhookBodyTimeoutError(bodyTimeoutMs));
+    return withTimeLimit(
+      () => read(maxBodyBytes),
+      Math.max(0, startedAt + bodyTimeoutMs - Date.now()),
+      () => new WebhookBodyTimeoutError(bodyTimeoutMs),
+    );
   }
 
   async function verifyDelivery(
@@ -381,25 +479,35 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
     const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
     // A missing Content-Type is tolerated too: the body is read as JSON all the same.
-    if (contentType && !READABLE_MEDIA_TYPE.test(contentType)) throw new WebhookUnsupportedMediaTypeError(contentType);
+    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
+      throw new WebhookUnsupportedMediaTypeError(contentType);
 
     const declaredLength = Number(readHeader('content-length')[0]);
-    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes) throw new WebhookPayloadTooLargeError(maxBodyBytes);
+    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
+      throw new WebhookPayloadTooLargeError(maxBodyBytes);
     let bytes: Uint8Array | undefined;
     if (given === undefined) bytes = await readBodyInTime(body as BodyReader, startedAt);
     else if (typeof given !== 'string') bytes = given;
     const size = bytes ? bytes.byteLength : given!.length;
     // A string's UTF-8 size is at least its length: the exact size is only needed near the limit.
-    if (size > maxBodyBytes || (bytes === undefined && size * 3 > maxBodyBytes && encoder.encode(given as string).byteLength > maxBodyBytes)) {
+    if (
+      size > maxBodyBytes ||
+      (bytes === undefined &&
+        size * 3 > maxBodyBytes &&
+        encoder.encode(given as string).byteLength > maxBodyBytes)
+    ) {
       throw new WebhookPayloadTooLargeError(maxBodyBytes);
     }
 
     let text: string;
     try {
       // The decoder drops a leading byte-order mark; a string body that kept one is read the same way.
-      text = typeof given === 'string'
-        ? (given.startsWith(BYTE_ORDER_MARK) ? given.slice(1) : given)
-        : utf8.decode(bytes!);
+      text =
+        typeof given === 'string'
+          ? given.startsWith(BYTE_ORDER_MARK)
+            ? given.slice(1)
+            : given
+          : utf8.decode(bytes!);
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
@@ -411,18 +519,27 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
     }
     // The body's digest stands in for a delivery id only when the envelope carries none.
-    const fallbackId = envelopeDeliveryId(json) === undefined ? await bodyDigestId(bytes ?? encoder.encode(given as string)) : undefined;
+    const fallbackId =
+      envelopeDeliveryId(json) === undefined
+        ? await bodyDigestId(bytes ?? encoder.encode(given as string))
+        : undefined;
     return parseWebhookEvent(json, fallbackId);
   }
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
-  async function duplicateKey(event: WebhookEvent, token: string): Promise<string> {
+  function duplicateKey(event: WebhookEvent, token: string): string | Promise<string> {
     const reservationId = reservationIdOf(event);
     if (reservationId !== undefined) return `reservation-${reservationId}:${event.id}`;
+    return tokenKey(event, token);
+  }
+
+  async function tokenKey(event: WebhookEvent, token: string): Promise<string> {
     let fingerprint = fingerprints.get(token);
     if (!fingerprint) {
       // Domain-separated and shortened: the key never carries the token, nor a digest of it alone.
-      fingerprint = crypto.subtle.digest('SHA-256', encoder.encode(`restaurant-partner-sdk webhook\n${token}`)).then((digest) => hex(digest).slice(0, 16));
+      fingerprint = crypto.subtle
+        .digest('SHA-256', encoder.encode(`restaurant-partner-sdk webhook\n${token}`))
+        .then((digest) => hex(digest).slice(0, 16));
       if (fingerprints.size >= 64) fingerprints.clear();
       fingerprints.set(token, fingerprint);
     }
@@ -440,7 +557,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   function report(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): void {
     const details: Record<string, unknown> = { status: error.status, error: error.name };
     if (event) Object.assign(details, { deliveryId: event.id, event: event.event });
-    if (error.cause instanceof Error) details.cause = redactTokens(`${error.cause.name}: ${error.cause.message}`, tokens);
+    if (error.cause instanceof Error)
+      details.cause = redactTokens(`${error.cause.name}: ${error.cause.message}`, tokens);
     const line = `Webhook delivery answered ${error.status}: ${redactTokens(error.message, tokens)}`;
     log(error.status >= 500 ? 'error' : 'warn', line, details);
     try {
@@ -458,29 +576,52 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     // The rest of an oversized or trickling body is not worth reading.
     if (error.status === 413 || error.status === 408) headers.connection = 'close';
     // The service stores the answer as `last_response`; the message says what was wrong, never a token.
-    const message = error instanceof WebhookHandlerError ? 'The webhook handler failed; retry later' : error.message;
-    return event ? { status: error.status, body: { error: message }, headers, error, event } : { status: error.status, body: { error: message }, headers, error };
+    const message =
+      error instanceof WebhookHandlerError ? 'The webhook handler failed; retry later' : error.message;
+    return event
+      ? { status: error.status, body: { error: message }, headers, error, event }
+      : { status: error.status, body: { error: message }, headers, error };
   }
 
   const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult =>
     duplicate
-      ? { status: 200, body: { received: true, duplicate: true }, headers: { 'content-type': 'application/json' }, event, duplicate: true }
+      ? {
+          status: 200,
+          body: { received: true, duplicate: true },
+          headers: { 'content-type': 'application/json' },
+          event,
+          duplicate: true,
+        }
       : { status: 200, body: { received: true }, headers: { 'content-type': 'application/json' }, event };
 
   /**
    * Takes the delivery in the duplicate store: a lease to run it, or the answer when it must not
    * run (processed already; held by another receiver past the wait).
    */
-  async function takeLease(store: DuplicateStore, key: string, event: WebhookEvent): Promise<Lease | 'processed' | WebhookError> {
+  function takeLease(
+    store: DuplicateStore,
+    key: string,
+    event: WebhookEvent,
+  ): Lease | 'processed' | Promise<Lease | 'processed' | WebhookError> {
     if (!store.claim) {
-      if (await store.has(key)) return 'processed';
-      return { complete: () => store.add(key), release: () => store.release?.(key) };
+      const seen = store.has(key);
+      // A store answering at once (the in-memory one) costs no trip through the microtask queue.
+      if (typeof seen === 'boolean') return seen ? 'processed' : new AddLease(store, key);
+      return Promise.resolve(seen).then((processed) => (processed ? 'processed' : new AddLease(store, key)));
     }
+    return claimLease(store, key, event);
+  }
+
+  async function claimLease(
+    store: DuplicateStore,
+    key: string,
+    event: WebhookEvent,
+  ): Promise<Lease | 'processed' | WebhookError> {
     // Another receiver holds it: its handler is running. Answering 200 now would lose the event if
     // that handler then fails, so wait for its outcome, as long as a handler may take.
     const waitUntil = Date.now() + handlerTimeoutMs;
     for (let pauseMs = 25; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
-      const claim: DuplicateClaim = await store.claim(key);
+      const claim: DuplicateClaim = await store.claim!(key);
       if (claim.status === 'claimed') return claim;
       if (claim.status === 'processed') return 'processed';
       if (Date.now() + pauseMs > waitUntil) return new WebhookDeliveryInProgressError(event.id);
@@ -488,40 +629,51 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     }
   }
 
-  async function runHandlers(event: WebhookEvent): Promise<void> {
+  /**
+   * Runs the handlers of one event. Handlers that answer synchronously need no timer (a timer
+   * cannot interrupt them anyway): the time limit starts with the first one that returns a
+   * promise, counting the time already spent.
+   */
+  function runHandlers(event: WebhookEvent): void | Promise<void> {
     const specific = handlersByType.get(event.type);
     const handlers = specific && specific.length > 0 ? specific : handlersByType.get('*');
     if (!handlers || handlers.length === 0) return;
-    // The signal is made on first use: most handlers never read it, and an AbortController costs
-    // more than the rest of a delivery's bookkeeping.
-    let controller: AbortController | undefined;
-    let expired: Error | undefined;
-    const context: WebhookHandlerContext = {
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (expired) controller.abort(expired);
-        }
-        return controller.signal;
-      },
-    };
-    await withTimeLimit(
+    const context = new HandlerContext();
+    const startedAt = Date.now();
+    for (let index = 0; index < handlers.length; index += 1) {
+      const running = handlers[index]!(event, context);
+      if (isThenable(running)) return finishHandlers(event, context, handlers, index, running, startedAt);
+    }
+  }
+
+  /** The rest of {@link runHandlers} once a handler returned a promise, under the time limit. */
+  function finishHandlers(
+    event: WebhookEvent,
+    context: HandlerContext,
+    handlers: readonly WebhookHandler[],
+    index: number,
+    running: PromiseLike<unknown>,
+    startedAt: number,
+  ): Promise<void> {
+    return withTimeLimit(
       async () => {
-        for (const handler of handlers) {
-          if (expired) return;
-          await handler(event, context);
+        await running;
+        for (let next = index + 1; next < handlers.length; next += 1) {
+          if (context.hasExpired()) return;
+          await handlers[next]!(event, context);
         }
       },
-      handlerTimeoutMs,
+      Math.max(0, startedAt + handlerTimeoutMs - Date.now()),
       () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
-      (error) => {
-        expired = error;
-        controller?.abort(error);
-      },
+      (error) => context.expire(error),
     );
   }
 
-  async function process(event: WebhookEvent, key: string | undefined, tokens: readonly string[]): Promise<WebhookResult> {
+  async function process(
+    event: WebhookEvent,
+    key: string | undefined,
+    tokens: readonly string[],
+  ): Promise<WebhookResult> {
     let lease: Lease | undefined;
     if (duplicateStore && key !== undefined) {
       let taken: Lease | 'processed' | WebhookError;
@@ -529,11 +681,18 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         taken = await takeLease(duplicateStore, key, event);
       } catch (cause) {
         // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
-        return refusal(new WebhookConfigurationError('The duplicate store failed to answer', { cause }), tokens, event);
+        return refusal(
+          new WebhookConfigurationError('The duplicate store failed to answer', { cause }),
+          tokens,
+          event,
+        );
       }
       if (taken instanceof WebhookError) return refusal(taken, tokens, event);
       if (taken === 'processed') {
-        log('info', 'Webhook delivery already processed; answered 200 without running the handler', { deliveryId: event.id, event: event.event });
+        log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
+          deliveryId: event.id,
+          event: event.event,
+        });
         return accepted(event, true);
       }
       lease = taken;
@@ -547,7 +706,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       } catch {
         // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
       }
-      const error = cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
+      const error =
+        cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
       return refusal(error, tokens, event);
     }
     try {
@@ -559,7 +719,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
       });
     }
-    if (logger?.debug) log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
+    if (logger?.debug)
+      log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
     return accepted(event, false);
   }
 
@@ -569,7 +730,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     try {
       key = await duplicateKey(event, verified.token);
     } catch (cause) {
-      return refusal(new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }), verified.tokens, event);
+      return refusal(
+        new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
+        verified.tokens,
+        event,
+      );
     }
     for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running.catch(() => {});
     const run = process(event, key, verified.tokens).finally(() => inFlight.delete(key));
@@ -588,9 +753,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     on(type: string, handler: WebhookHandler<never>) {
       if (!HANDLER_KEYS.has(type)) {
         // A typo such as RESERVATION_CANCELED would otherwise never fire, silently.
-        throw new TypeError(`on(${JSON.stringify(type)}): not an event type; expected one of ${[...HANDLER_KEYS].join(', ')}`);
+        throw new TypeError(
+          `on(${JSON.stringify(type)}): not an event type; expected one of ${[...HANDLER_KEYS].join(', ')}`,
+        );
       }
-      if (typeof handler !== 'function') throw new TypeError(`on(${JSON.stringify(type)}, handler): handler must be a function`);
+      if (typeof handler !== 'function')
+        throw new TypeError(`on(${JSON.stringify(type)}, handler): handler must be a function`);
       handlersByType.set(type, [...(handlersByType.get(type) ?? []), handler as WebhookHandler]);
       return receiver;
     },
@@ -603,7 +771,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       let verified: Verified = { tokens: [], token: '' };
       let event: WebhookEvent;
       try {
-        if (input.method !== undefined && input.method.toUpperCase() !== 'POST') throw new WebhookMethodNotAllowedError(input.method);
+        if (input.method !== undefined && input.method.toUpperCase() !== 'POST')
+          throw new WebhookMethodNotAllowedError(input.method);
         event = await verifyDelivery(input.headers, input.body, (result) => (verified = result), startedAt);
       } catch (cause) {
         return refusal(asWebhookError(cause), verified.tokens);
@@ -639,7 +808,9 @@ function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: n
   if (!store?.claim) return;
   const claimTtlMs = store.claimTtlMs;
   if (typeof claimTtlMs !== 'number' || !(claimTtlMs > 0)) {
-    throw new WebhookConfigurationError('createWebhookReceiver: a duplicateStore with claim() must say how long a claim lasts (claimTtlMs)');
+    throw new WebhookConfigurationError(
+      'createWebhookReceiver: a duplicateStore with claim() must say how long a claim lasts (claimTtlMs)',
+    );
   }
   if (claimTtlMs < handlerTimeoutMs + CLAIM_MARGIN_MS) {
     throw new WebhookConfigurationError(
@@ -650,7 +821,9 @@ function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: n
 }
 
 const asWebhookError = (error: unknown): WebhookError =>
-  error instanceof WebhookError ? error : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause: error });
+  error instanceof WebhookError
+    ? error
+    : new WebhookConfigurationError('The webhook receiver failed unexpectedly', { cause: error });
 
 // A presented token never has surrounding whitespace (headers are trimmed), so an accepted one
 // that has it could never match: every delivery would get 401 with nothing saying why.
@@ -659,36 +832,61 @@ const paddedTokenProblem = (index: number): string =>
   `tokens[${index}] with leading or trailing whitespace, which no delivery can match (a token read from a file often ends with a newline: trim it)`;
 
 const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptions>([
-  'tokens', 'tokenHeader', 'maxBodyBytes', 'bodyTimeoutMs', 'duplicateStore', 'logger', 'handlerTimeoutMs', 'tokensTimeoutMs', 'onError',
+  'tokens',
+  'tokenHeader',
+  'maxBodyBytes',
+  'bodyTimeoutMs',
+  'duplicateStore',
+  'logger',
+  'handlerTimeoutMs',
+  'tokensTimeoutMs',
+  'onError',
 ]);
 
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
-  if (!options || typeof options !== 'object') throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
+  if (!options || typeof options !== 'object')
+    throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
   // A misspelt option (`tokenheader`) would otherwise be ignored without a word.
   const unknown = Object.keys(options).filter((key) => !RECEIVER_OPTIONS.has(key));
   if (unknown.length > 0) {
-    throw new WebhookConfigurationError(`createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`);
+    throw new WebhookConfigurationError(
+      `createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`,
+    );
   }
   const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs, bodyTimeoutMs } = options;
   if (typeof tokens === 'string') {
-    throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]');
+    throw new WebhookConfigurationError(
+      'createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]',
+    );
   }
   if (typeof tokens !== 'function') {
     if (!Array.isArray(tokens) || tokens.length === 0) {
-      throw new WebhookConfigurationError('createWebhookReceiver: tokens must be a non-empty list of tokens or a function returning one');
+      throw new WebhookConfigurationError(
+        'createWebhookReceiver: tokens must be a non-empty list of tokens or a function returning one',
+      );
     }
     const badIndex = tokens.findIndex((token) => typeof token !== 'string' || token === '');
-    if (badIndex !== -1) throw new WebhookConfigurationError(`createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`);
+    if (badIndex !== -1)
+      throw new WebhookConfigurationError(
+        `createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`,
+      );
     const padded = tokens.findIndex(hasSurroundingWhitespace);
-    if (padded !== -1) throw new WebhookConfigurationError(`createWebhookReceiver: ${paddedTokenProblem(padded)}`);
+    if (padded !== -1)
+      throw new WebhookConfigurationError(`createWebhookReceiver: ${paddedTokenProblem(padded)}`);
   }
   if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
     throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');
   }
-  for (const [name, value] of [['handlerTimeoutMs', handlerTimeoutMs], ['tokensTimeoutMs', tokensTimeoutMs], ['bodyTimeoutMs', bodyTimeoutMs]] as const) {
+  for (const [name, value] of [
+    ['handlerTimeoutMs', handlerTimeoutMs],
+    ['tokensTimeoutMs', tokensTimeoutMs],
+    ['bodyTimeoutMs', bodyTimeoutMs],
+  ] as const) {
     // setTimeout cannot wait longer than 2^31 - 1 ms; a larger value would fire at once.
     if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) {
-      throw new WebhookConfigurationError(`createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`);
+      throw new WebhookConfigurationError(
+        `createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`,
+      );
     }
   }
   if (tokenHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(tokenHeader)) {

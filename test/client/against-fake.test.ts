@@ -8,7 +8,15 @@ import { NoAvailabilityError, PartnerClient, readDuration, silentLogger } from '
 
 const dialects = [
   {},
-  { list: 'array', profile: 'list', duration: 'hms', createStatus: 200, deleteStatus: 200, cancelBody: 'empty', pageLinks: 'relative' },
+  {
+    list: 'array',
+    profile: 'list',
+    duration: 'hms',
+    createStatus: 200,
+    deleteStatus: 200,
+    cancelBody: 'empty',
+    pageLinks: 'relative',
+  },
   { pageLinks: 'relative' },
 ] as const;
 
@@ -26,11 +34,17 @@ describe.each(dialects)('against the fake, dialect %o', (dialect) => {
       expect(restaurants.map((item) => item.id)).toContain(restaurant.id);
 
       const tomorrow = new Date(fake.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-      const created = await client.reservations.create(restaurant.id, { start_time: { date: tomorrow, time: '19:30' }, adults: 2 });
+      const created = await client.reservations.create(restaurant.id, {
+        start_time: { date: tomorrow, time: '19:30' },
+        adults: 2,
+      });
       expect(created.start_time.startsWith(`${tomorrow}T19:30:00`)).toBe(true);
       expect(readDuration(created)?.as('minutes')).toBeGreaterThan(0);
 
-      const second = await client.reservations.create(restaurant.id, { start_time: { date: tomorrow, time: '20:00' }, adults: 4 });
+      const second = await client.reservations.create(restaurant.id, {
+        start_time: { date: tomorrow, time: '20:00' },
+        adults: 4,
+      });
       // page_size 1 forces one page per reservation when the service pages.
       const listed = await client.reservations.list(restaurant.id, { page_size: 1 }).toArray();
       expect(listed.map((item) => item.id).sort()).toEqual([created.id, second.id].sort());
@@ -58,7 +72,9 @@ it('no availability from the fake is a NoAvailabilityError', async () => {
     const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger });
     const tomorrow = new Date(fake.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     // 04:00 is outside any plausible opening period.
-    const error = await client.reservations.create(restaurant.id, { start_time: { date: tomorrow, time: '04:00' }, adults: 2 }).catch((caught) => caught);
+    const error = await client.reservations
+      .create(restaurant.id, { start_time: { date: tomorrow, time: '04:00' }, adults: 2 })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(NoAvailabilityError);
   } finally {
     fake.dispose();

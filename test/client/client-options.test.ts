@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, InputValidationError, PartnerClient, ServerError, silentLogger } from 'restaurant-partner-sdk';
+import {
+  createRateLimiter,
+  InputValidationError,
+  PartnerClient,
+  ServerError,
+  silentLogger,
+} from 'restaurant-partner-sdk';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID, webhookBody } from '../support/mock-api.js';
@@ -40,8 +46,15 @@ describe('PartnerClient options', () => {
   it('{ requestsPerSecond, maxQueue } builds a limiter with that bound', async () => {
     const clock = createManualClock();
     api.always(() => json([]));
-    const client = api.client({ clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, maxQueue: 1, clock }) });
-    const calls = [client.restaurants.list().toArray(), client.restaurants.list().toArray(), client.restaurants.list().toArray()];
+    const client = api.client({
+      clock,
+      rateLimit: createClockRateLimiter({ requestsPerSecond: 1, maxQueue: 1, clock }),
+    });
+    const calls = [
+      client.restaurants.list().toArray(),
+      client.restaurants.list().toArray(),
+      client.restaurants.list().toArray(),
+    ];
     const third = await calls[2]!.catch((caught) => caught);
     expect(third).toMatchObject({ name: 'RateLimitQueueFullError' });
     await clock.runAll();
@@ -76,14 +89,19 @@ describe('PartnerClient options', () => {
   });
 
   it('a 429 is retried on a webhook create too (the request was not processed)', async () => {
-    api.reply(() => json({ detail: 'slow' }, 429, { 'retry-after': '1' }), (call) => json(webhookBody(call.body as object), 201));
+    api.reply(
+      () => json({ detail: 'slow' }, 429, { 'retry-after': '1' }),
+      (call) => json(webhookBody(call.body as object), 201),
+    );
     expect((await api.client().webhooks.create({ url: 'https://p.test/h' })).id).toBe(3);
     expect(api.calls).toHaveLength(2);
   });
 
   it('a webhook create is not retried after a 502 (a repeat could register it twice)', async () => {
     api.reply(() => json({ detail: 'boom' }, 502));
-    await expect(api.client().webhooks.create({ url: 'https://p.test/h' })).rejects.toBeInstanceOf(ServerError);
+    await expect(api.client().webhooks.create({ url: 'https://p.test/h' })).rejects.toBeInstanceOf(
+      ServerError,
+    );
     expect(api.calls).toHaveLength(1);
   });
 });

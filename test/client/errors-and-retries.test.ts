@@ -23,7 +23,16 @@ import {
 import { HttpResponse } from 'msw';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
-import { API_TOKEN, BASIC_HEADER, createInstantClock, json, mockApi, PARTNER_ID, reservationBody, restaurantBody } from '../support/mock-api.js';
+import {
+  API_TOKEN,
+  BASIC_HEADER,
+  createInstantClock,
+  json,
+  mockApi,
+  PARTNER_ID,
+  reservationBody,
+  restaurantBody,
+} from '../support/mock-api.js';
 
 const api = mockApi();
 
@@ -40,7 +49,11 @@ describe('status -> error class', () => {
     [503, ServerError],
   ])('%i -> %o with status, method, redacted url, headers, body, attempts', async (status, errorClass) => {
     api.always(() => json({ detail: 'nope' }, status, { 'x-trace': 't1' }));
-    const error = await api.client({ maxRetries: 0 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await api
+      .client({ maxRetries: 0 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toBeInstanceOf(PartnerSdkError);
     expect(isPartnerApiError(error)).toBe(true);
@@ -56,7 +69,11 @@ describe('status -> error class', () => {
 
   it('429 -> RateLimitError with retryAfterMs after the retries run out', async () => {
     api.always(() => json({ detail: 'slow' }, 429, { 'retry-after': '2' }));
-    const error = await api.client({ maxRetries: 2 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await api
+      .client({ maxRetries: 2 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(isRateLimitError(error)).toBe(true);
     expect(error.retryAfterMs).toBe(2000);
@@ -65,13 +82,21 @@ describe('status -> error class', () => {
 
   it('a non-JSON error body is kept as text', async () => {
     api.always(() => new HttpResponse('upstream exploded', { status: 502 }));
-    const error = await api.client({ maxRetries: 0 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await api
+      .client({ maxRetries: 0 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error.body).toBe('upstream exploded');
   });
 
   it('a network failure -> ConnectionError', async () => {
     api.always(() => HttpResponse.error());
-    const error = await api.client({ maxRetries: 0 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await api
+      .client({ maxRetries: 0 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.method).toBe('GET');
   });
@@ -81,7 +106,11 @@ describe('status -> error class', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return json([]);
     });
-    const error = await api.client({ maxRetries: 0 }).restaurants.list({ timeoutMs: 20 }).toArray().catch((caught) => caught);
+    const error = await api
+      .client({ maxRetries: 0 })
+      .restaurants.list({ timeoutMs: 20 })
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
   });
 });
@@ -89,7 +118,12 @@ describe('status -> error class', () => {
 describe('retries', () => {
   it('retries GET after 500 / 408 / network error with jittered backoff through the clock', async () => {
     const clock = createInstantClock();
-    api.reply(() => json({}, 500), () => json({}, 408), () => HttpResponse.error(), () => json([restaurantBody()]));
+    api.reply(
+      () => json({}, 500),
+      () => json({}, 408),
+      () => HttpResponse.error(),
+      () => json([restaurantBody()]),
+    );
     const list = await api.client({ clock }).restaurants.list().toArray();
     expect(list).toHaveLength(1);
     expect(api.calls).toHaveLength(4);
@@ -108,30 +142,44 @@ describe('retries', () => {
 
   it('does not retry a webhook create after a 500 (a repeat could register it twice)', async () => {
     api.always(() => json({ detail: 'boom' }, 500));
-    await expect(api.client().webhooks.create({ url: 'https://p.test/h' })).rejects.toBeInstanceOf(ServerError);
+    await expect(api.client().webhooks.create({ url: 'https://p.test/h' })).rejects.toBeInstanceOf(
+      ServerError,
+    );
     expect(api.calls).toHaveLength(1);
   });
 
   it('honours maxRetries per call and per client', async () => {
     api.always(() => json({}, 503));
-    await api.client({ maxRetries: 5 }).profile.retrieve({ maxRetries: 1 }).catch(() => undefined);
+    await api
+      .client({ maxRetries: 5 })
+      .profile.retrieve({ maxRetries: 1 })
+      .catch(() => undefined);
     expect(api.calls).toHaveLength(2);
     api.calls.length = 0;
-    await api.client({ maxRetries: 0 }).profile.retrieve().catch(() => undefined);
+    await api
+      .client({ maxRetries: 0 })
+      .profile.retrieve()
+      .catch(() => undefined);
     expect(api.calls).toHaveLength(1);
   });
 
   it('honours Retry-After as an HTTP date', async () => {
     const clock = createInstantClock();
     const inFive = new Date(clock.now() + 5000).toUTCString();
-    api.reply(() => json({}, 429, { 'retry-after': inFive }), () => json([]));
+    api.reply(
+      () => json({}, 429, { 'retry-after': inFive }),
+      () => json([]),
+    );
     await api.client({ clock }).restaurants.list().toArray();
     expect(clock.sleeps).toEqual([5000]);
   });
 
   it('caps a huge Retry-After at 60 s', async () => {
     const clock = createInstantClock();
-    api.reply(() => json({}, 429, { 'retry-after': '86400' }), () => json([]));
+    api.reply(
+      () => json({}, 429, { 'retry-after': '86400' }),
+      () => json([]),
+    );
     await api.client({ clock }).restaurants.list().toArray();
     expect(clock.sleeps).toEqual([60_000]);
   });
@@ -172,9 +220,20 @@ describe('retries', () => {
     const sentAt: number[] = [];
     api.always((call) => {
       sentAt.push(clock.now());
-      return call.url.searchParams.get('page') === '3' ? json({ next: null, results: [] }) : json({ next: `?page=${Number(call.url.searchParams.get('page') ?? 1) + 1}`, results: [reservationBody()] });
+      return call.url.searchParams.get('page') === '3'
+        ? json({ next: null, results: [] })
+        : json({
+            next: `?page=${Number(call.url.searchParams.get('page') ?? 1) + 1}`,
+            results: [reservationBody()],
+          });
     });
-    const client = new PartnerClient({ baseUrl: 'https://api.partner.test', partnerId: PARTNER_ID, apiToken: API_TOKEN, clock, rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }) });
+    const client = new PartnerClient({
+      baseUrl: 'https://api.partner.test',
+      partnerId: PARTNER_ID,
+      apiToken: API_TOKEN,
+      clock,
+      rateLimit: createClockRateLimiter({ requestsPerSecond: 1, clock }),
+    });
     const all = client.reservations.list(7).toArray();
     for (let index = 0; index < 30 && sentAt.length < 3; index++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -228,7 +287,9 @@ describe('abort', () => {
   });
 
   it('an already aborted signal sends nothing', async () => {
-    await expect(api.client().profile.retrieve({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    await expect(api.client().profile.retrieve({ signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AbortError,
+    );
     expect(api.calls).toHaveLength(0);
   });
 });
@@ -237,9 +298,20 @@ describe('hooks and logger', () => {
   it('onRequest, onResponse, onRetry and onRateLimited get method, redacted url, attempt, status, delay and never credentials', async () => {
     const events: [string, RequestEvent][] = [];
     const record = (name: string) => (event: RequestEvent) => events.push([name, event]);
-    api.reply(() => json({}, 429, { 'retry-after': '1' }), () => json({}, 500), () => json([]));
+    api.reply(
+      () => json({}, 429, { 'retry-after': '1' }),
+      () => json({}, 500),
+      () => json([]),
+    );
     await api
-      .client({ hooks: { onRequest: record('request'), onResponse: record('response'), onRetry: record('retry'), onRateLimited: record('rateLimited') } })
+      .client({
+        hooks: {
+          onRequest: record('request'),
+          onResponse: record('response'),
+          onRetry: record('retry'),
+          onRateLimited: record('rateLimited'),
+        },
+      })
       .restaurants.list()
       .toArray();
     expect(events.map(([name, event]) => [name, event.attempt, event.status ?? null])).toEqual([
@@ -257,21 +329,35 @@ describe('hooks and logger', () => {
     const dump = JSON.stringify(events);
     expect(dump).not.toContain(API_TOKEN);
     expect(dump).not.toContain(BASIC_HEADER.slice(6));
-    expect(events[0]![1]).toMatchObject({ method: 'GET', url: 'https://api.partner.test/api/v1/partnership/restaurants/' });
+    expect(events[0]![1]).toMatchObject({
+      method: 'GET',
+      url: 'https://api.partner.test/api/v1/partnership/restaurants/',
+    });
   });
 
   it('a throwing hook is logged and ignored', async () => {
     const warnings: string[] = [];
     const logger: Logger = { warn: (message) => warnings.push(message), error: () => undefined };
     api.reply(() => json([]));
-    await api.client({ logger, hooks: { onRequest: () => { throw new Error('hook bug'); } } }).restaurants.list().toArray();
+    await api
+      .client({
+        logger,
+        hooks: {
+          onRequest: () => {
+            throw new Error('hook bug');
+          },
+        },
+      })
+      .restaurants.list()
+      .toArray();
     expect(warnings.some((line) => line.includes('onRequest'))).toBe(true);
   });
 
   it('warns once about a non-loopback http baseUrl, not about https or localhost', () => {
     const warnings: string[] = [];
     const logger: Logger = { warn: (message) => warnings.push(message), error: () => undefined };
-    const make = (baseUrl: string) => new PartnerClient({ baseUrl, partnerId: PARTNER_ID, apiToken: API_TOKEN, logger });
+    const make = (baseUrl: string) =>
+      new PartnerClient({ baseUrl, partnerId: PARTNER_ID, apiToken: API_TOKEN, logger });
     make('http://api.partner.test');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('http');
@@ -284,8 +370,16 @@ describe('hooks and logger', () => {
 
   it('debug lines go to a custom logger at logLevel debug and never carry the token', async () => {
     const lines: string[] = [];
-    const logger: Logger = { debug: (message, context) => lines.push(message + JSON.stringify(context)), info: (message, context) => lines.push(message + JSON.stringify(context)), warn: (message) => lines.push(message), error: (message) => lines.push(message) };
-    api.reply(() => json({}, 503), () => json([]));
+    const logger: Logger = {
+      debug: (message, context) => lines.push(message + JSON.stringify(context)),
+      info: (message, context) => lines.push(message + JSON.stringify(context)),
+      warn: (message) => lines.push(message),
+      error: (message) => lines.push(message),
+    };
+    api.reply(
+      () => json({}, 503),
+      () => json([]),
+    );
     await api.client({ logger, logLevel: 'debug' }).restaurants.list().toArray();
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.join('\n')).not.toContain(API_TOKEN);
@@ -303,9 +397,17 @@ describe('secrets', () => {
 
   it('errors hold no token or Authorization header, even when dumped whole', async () => {
     api.always(() => json({ detail: 'bad credentials' }, 401));
-    const error = await api.client().profile.retrieve().catch((caught) => caught);
+    const error = await api
+      .client()
+      .profile.retrieve()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
-    for (const dump of [JSON.stringify(error), inspect(error, { depth: 10, showHidden: true }), String(error.stack), error.message]) {
+    for (const dump of [
+      JSON.stringify(error),
+      inspect(error, { depth: 10, showHidden: true }),
+      String(error.stack),
+      error.message,
+    ]) {
       expect(dump).not.toContain(API_TOKEN);
       expect(dump).not.toContain(BASIC_HEADER.slice(6));
     }
@@ -334,7 +436,11 @@ describe('secrets', () => {
   it('refuses credentials inside baseUrl without echoing them', () => {
     let caught: unknown;
     try {
-      new PartnerClient({ baseUrl: 'https://user:pw-secret@api.partner.test', partnerId: PARTNER_ID, apiToken: API_TOKEN });
+      new PartnerClient({
+        baseUrl: 'https://user:pw-secret@api.partner.test',
+        partnerId: PARTNER_ID,
+        apiToken: API_TOKEN,
+      });
     } catch (error) {
       caught = error;
     }
@@ -346,7 +452,10 @@ describe('secrets', () => {
 describe('a body kept on an error', () => {
   it('a ResponseValidationError is built from an answer nested far deeper than the stack allows', () => {
     const body = JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`);
-    const error = new ResponseValidationError([{ field: 'id', path: ['id'], code: 'invalid_type', message: 'expected number' }], { method: 'GET', url: 'https://x.test/', body });
+    const error = new ResponseValidationError(
+      [{ field: 'id', path: ['id'], code: 'invalid_type', message: 'expected number' }],
+      { method: 'GET', url: 'https://x.test/', body },
+    );
     expect(error.field).toBe('id');
     expect(JSON.stringify(error.body)).toContain('[Truncated]');
   });

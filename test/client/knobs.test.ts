@@ -15,7 +15,18 @@ import {
 } from 'restaurant-partner-sdk';
 import { HttpResponse } from 'msw';
 import { readEnvironment } from '../../src/transport/environment.js';
-import { API_TOKEN, BASE_URL, BASIC_HEADER, json, mockApi, PARTNER_ID, reservationBody, restaurantBody, webhookBody, createdAnswer } from '../support/mock-api.js';
+import {
+  API_TOKEN,
+  BASE_URL,
+  BASIC_HEADER,
+  json,
+  mockApi,
+  PARTNER_ID,
+  reservationBody,
+  restaurantBody,
+  webhookBody,
+  createdAnswer,
+} from '../support/mock-api.js';
 
 const api = mockApi();
 const CREDENTIAL = BASIC_HEADER.slice('Basic '.length);
@@ -29,10 +40,12 @@ interface Line {
 /** A logger with all four levels that keeps every line it is given. */
 function recordingLogger(): Logger & { lines: Line[]; text(): string } {
   const lines: Line[] = [];
-  const write = (level: string) => (message: string, context?: Record<string, unknown>) => lines.push({ level, message, context });
+  const write = (level: string) => (message: string, context?: Record<string, unknown>) =>
+    lines.push({ level, message, context });
   return {
     lines,
-    text: () => lines.map((line) => `${line.level} ${line.message} ${JSON.stringify(line.context)}`).join('\n'),
+    text: () =>
+      lines.map((line) => `${line.level} ${line.message} ${JSON.stringify(line.context)}`).join('\n'),
     debug: write('debug'),
     info: write('info'),
     warn: write('warn'),
@@ -56,19 +69,31 @@ describe('log level', () => {
     api.reply(
       () => json({ detail: 'busy' }, 503),
       // The next link carries the token in a parameter no name-based redaction would recognise.
-      () => json({ count: 2, next: `${BASE_URL}/api/v1/partnership/restaurants/?page=2&cursor=${API_TOKEN}`, results: [restaurantBody()] }),
+      () =>
+        json({
+          count: 2,
+          next: `${BASE_URL}/api/v1/partnership/restaurants/?page=2&cursor=${API_TOKEN}`,
+          results: [restaurantBody()],
+        }),
       () => json({ count: 2, next: null, results: [restaurantBody({ id: 8 })] }),
     );
     await api.client({ logger, logLevel: 'debug' }).restaurants.list().toArray();
 
     const answers = logger.lines.filter((line) => line.message.startsWith('response '));
     expect(answers.map((line) => line.context?.status)).toEqual([503, 200, 200]);
-    expect(answers[0]!.context).toMatchObject({ method: 'GET', url: `${BASE_URL}/api/v1/partnership/restaurants/`, attempt: 1 });
+    expect(answers[0]!.context).toMatchObject({
+      method: 'GET',
+      url: `${BASE_URL}/api/v1/partnership/restaurants/`,
+      attempt: 1,
+    });
     expect(answers[1]!.context).toMatchObject({ attempt: 2 });
     for (const line of answers) expect(typeof line.context?.durationMs).toBe('number');
     expect(logger.lines.filter((line) => line.message.startsWith('request '))).toHaveLength(3);
     const retry = logger.lines.find((line) => line.message.startsWith('retrying'));
-    expect(retry).toMatchObject({ level: 'info', context: { method: 'GET', status: 503, error: 'ServerError', attempt: 1 } });
+    expect(retry).toMatchObject({
+      level: 'info',
+      context: { method: 'GET', status: 503, error: 'ServerError', attempt: 1 },
+    });
     expect(logger.text()).toContain('[REDACTED]');
     expectNoSecret(logger.text());
   });
@@ -76,7 +101,10 @@ describe('log level', () => {
   it('an attempt without an answer (a dropped connection) is a debug line too, naming the error', async () => {
     const logger = recordingLogger();
     api.reply(() => HttpResponse.error());
-    const error = await api.client({ logger, logLevel: 'debug', maxRetries: 0 }).restaurants.list().catch((caught) => caught);
+    const error = await api
+      .client({ logger, logLevel: 'debug', maxRetries: 0 })
+      .restaurants.list()
+      .catch((caught) => caught);
     expect(error).toMatchObject({ name: 'ConnectionError' });
     expect(logger.lines.map((line) => line.message)).toEqual([
       `request GET ${BASE_URL}/api/v1/partnership/restaurants/ (attempt 1)`,
@@ -86,7 +114,10 @@ describe('log level', () => {
 
   it('defaults to warn: no debug or info line reaches a logger that has those methods', async () => {
     const logger = recordingLogger();
-    api.reply(() => json({}, 503), () => json([]));
+    api.reply(
+      () => json({}, 503),
+      () => json([]),
+    );
     await api.client({ logger }).restaurants.list().toArray();
     expect(logger.lines).toEqual([]);
   });
@@ -132,7 +163,9 @@ describe('log level', () => {
       warn: () => undefined,
       error: () => undefined,
     };
-    expect(await api.client({ logger: throwing, logLevel: 'debug' }).restaurants.list().toArray()).toHaveLength(1);
+    expect(
+      await api.client({ logger: throwing, logLevel: 'debug' }).restaurants.list().toArray(),
+    ).toHaveLength(1);
   });
 
   it('off silences warnings too', () => {
@@ -149,7 +182,13 @@ describe('log level', () => {
     console.debug = (...args: unknown[]) => void written.push(args);
     try {
       api.always(() => json([]));
-      await new PartnerClient({ baseUrl: BASE_URL, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logLevel: 'debug' }).restaurants.list();
+      await new PartnerClient({
+        baseUrl: BASE_URL,
+        partnerId: PARTNER_ID,
+        apiToken: API_TOKEN,
+        rateLimit: false,
+        logLevel: 'debug',
+      }).restaurants.list();
     } finally {
       console.debug = original;
     }
@@ -185,11 +224,18 @@ describe('default and per-call headers', () => {
     expect(third!.headers.get('x-team')).toBe('bookings');
   });
 
-  it('a create keeps its own Idempotency-Key and content type next to the default headers; its look-ups carry the call\'s headers', async () => {
+  it("a create keeps its own Idempotency-Key and content type next to the default headers; its look-ups carry the call's headers", async () => {
     // A caller's own key is looked up before the first send.
     api.reply(() => json([]), createdAnswer());
-    const client = api.client({ defaultHeaders: { 'x-trace': 't1' }, restaurantTimezones: { 7: 'Europe/Brussels' } });
-    await client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 }, { idempotencyKey: 'order-1', headers: { 'x-call': 'c1' } });
+    const client = api.client({
+      defaultHeaders: { 'x-trace': 't1' },
+      restaurantTimezones: { 7: 'Europe/Brussels' },
+    });
+    await client.reservations.create(
+      7,
+      { start_time: '2026-12-05T19:30', adults: 2 },
+      { idempotencyKey: 'order-1', headers: { 'x-call': 'c1' } },
+    );
     const [lookUp, call] = api.calls;
     expect(lookUp!.method).toBe('GET');
     expect(lookUp!.headers.get('x-call')).toBe('c1');
@@ -203,7 +249,10 @@ describe('default and per-call headers', () => {
 
   it('waitForConfirmation sends its headers with every read', async () => {
     api.reply(() => json(reservationBody({ confirmed: true })));
-    await api.client().reservations.waitForConfirmation(7, 41, { deadlineMs: 10_000, headers: { traceparent: '00-wait-01' } });
+    await api.client().reservations.waitForConfirmation(7, 41, {
+      deadlineMs: 10_000,
+      headers: { traceparent: '00-wait-01' },
+    });
     expect(api.calls.map((call) => call.headers.get('traceparent'))).toEqual(['00-wait-01']);
   });
 
@@ -230,11 +279,19 @@ describe('default and per-call headers', () => {
 
   it('refuses per-call headers the SDK owns before any request, even a create whose timezone is unknown', async () => {
     const client = api.client();
-    const create = client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 }, { headers: { 'Idempotency-Key': 'mine' } });
+    const create = client.reservations.create(
+      7,
+      { start_time: '2026-12-05T19:30', adults: 2 },
+      { headers: { 'Idempotency-Key': 'mine' } },
+    );
     await expect(create).rejects.toBeInstanceOf(InputValidationError);
     await expect(create).rejects.toMatchObject({ field: 'headers.Idempotency-Key' });
-    await expect(client.restaurants.list({ headers: { accept: 'text/html' } })).rejects.toMatchObject({ field: 'headers.accept' });
-    await expect(client.profile.retrieve({ headers: { 'x-bad': 'a\nb' } })).rejects.toMatchObject({ field: 'headers.x-bad' });
+    await expect(client.restaurants.list({ headers: { accept: 'text/html' } })).rejects.toMatchObject({
+      field: 'headers.accept',
+    });
+    await expect(client.profile.retrieve({ headers: { 'x-bad': 'a\nb' } })).rejects.toMatchObject({
+      field: 'headers.x-bad',
+    });
     expect(api.calls).toHaveLength(0);
   });
 });
@@ -255,7 +312,7 @@ describe('withOptions', () => {
     expectNoSecret(JSON.stringify(copy) + String(Object.keys(copy)));
   });
 
-  it('merges defaultHeaders over the client\'s, null removing one', async () => {
+  it("merges defaultHeaders over the client's, null removing one", async () => {
     api.always(() => json([]));
     const client = api.client({ defaultHeaders: { traceparent: '00-abc-def-01', 'x-team': 'bookings' } });
     await client.withOptions({ defaultHeaders: { 'X-Tenant': 't1', 'x-team': null } }).restaurants.list();
@@ -305,18 +362,22 @@ describe('withOptions', () => {
     expect((api.calls[3]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00-05:00');
   });
 
-  it("a copy does not put back a known zone the service has corrected since", async () => {
+  it('a copy does not put back a known zone the service has corrected since', async () => {
     api.reply(() => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' })]), createdAnswer());
     const client = api.client({ restaurantTimezones: { 7: 'Europe/Brussels' } });
     await client.restaurants.list().toArray();
-    await client.withOptions({ maxRetries: 0 }).reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
+    await client
+      .withOptions({ maxRetries: 0 })
+      .reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2 });
     expect((api.calls[1]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+00:00');
   });
 
   it('checks the overrides like a new client, naming the field', () => {
     const client = api.client();
     expect(() => client.withOptions({ timeoutMs: -1 })).toThrow(InputValidationError);
-    expect(() => client.withOptions({ defaultHeaders: { authorization: 'x' } })).toThrow(/defaultHeaders\.authorization/);
+    expect(() => client.withOptions({ defaultHeaders: { authorization: 'x' } })).toThrow(
+      /defaultHeaders\.authorization/,
+    );
     expect(() => client.withOptions(null as never)).toThrow(InputValidationError);
   });
 });
@@ -326,7 +387,10 @@ describe('response validation', () => {
 
   it('is strict by default: an off-contract answer throws ResponseValidationError naming the field', async () => {
     api.reply(() => json(reservationBody({ adults: 'two' })));
-    const error = await api.client().reservations.retrieve(7, 41).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.retrieve(7, 41)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.field).toBe('adults');
     // The way out is in the message an operator reads.
@@ -336,8 +400,16 @@ describe('response validation', () => {
   it("'warn' returns the data as received and logs one redacted warning naming the field; a create is not sent twice", async () => {
     api.reply(offContract);
     const logger = recordingLogger();
-    const client = api.client({ logger, responseValidation: 'warn', restaurantTimezones: { 7: 'Europe/Brussels' } });
-    const reservation = await client.reservations.create(7, { start_time: '2026-12-05T19:30', adults: 2, first_name: 'Ada' });
+    const client = api.client({
+      logger,
+      responseValidation: 'warn',
+      restaurantTimezones: { 7: 'Europe/Brussels' },
+    });
+    const reservation = await client.reservations.create(7, {
+      start_time: '2026-12-05T19:30',
+      adults: 2,
+      first_name: 'Ada',
+    });
     expect(reservation).toMatchObject({ id: 41, adults: 'two', guest_note: 'kept' });
     expect(api.calls).toHaveLength(1);
     expect(logger.lines).toHaveLength(1);
@@ -349,7 +421,12 @@ describe('response validation', () => {
   });
 
   it("'warn' logs one warning per answer, however many items of a page are off contract, and never a webhook token", async () => {
-    api.reply(() => json([webhookBody({ id: 1, is_enabled: 'yes', auth_token: 'whk_secret_123456' }), webhookBody({ id: 2, is_enabled: 'no' })]));
+    api.reply(() =>
+      json([
+        webhookBody({ id: 1, is_enabled: 'yes', auth_token: 'whk_secret_123456' }),
+        webhookBody({ id: 2, is_enabled: 'no' }),
+      ]),
+    );
     const logger = recordingLogger();
     const webhooks = await api.client({ logger, responseValidation: 'warn' }).webhooks.list().toArray();
     expect(webhooks.map((webhook) => webhook.id)).toEqual([1, 2]);
@@ -360,9 +437,14 @@ describe('response validation', () => {
 
   it('RESTAURANT_PARTNER_RESPONSE_VALIDATION=warn switches it without a code change; the option wins; a bad option is refused', async () => {
     process.env.RESTAURANT_PARTNER_RESPONSE_VALIDATION = 'warn';
-    api.reply(() => json(reservationBody({ adults: 'two' })), () => json(reservationBody({ adults: 'two' })));
+    api.reply(
+      () => json(reservationBody({ adults: 'two' })),
+      () => json(reservationBody({ adults: 'two' })),
+    );
     expect((await api.client().reservations.retrieve(7, 41)).adults).toBe('two');
-    await expect(api.client({ responseValidation: 'strict' }).reservations.retrieve(7, 41)).rejects.toBeInstanceOf(ResponseValidationError);
+    await expect(
+      api.client({ responseValidation: 'strict' }).reservations.retrieve(7, 41),
+    ).rejects.toBeInstanceOf(ResponseValidationError);
     expect(() => api.client({ responseValidation: 'lenient' as never })).toThrow(/responseValidation/);
   });
 });
@@ -378,7 +460,11 @@ describe('known restaurant timezones', () => {
 
   it("a restaurants list replaces a known zone with the service's, but a list without one keeps it", async () => {
     api.reply(
-      () => json([restaurantBody({ id: 7, timezone: 'Europe/Lisbon' }), restaurantBody({ id: 8, timezone: null })]),
+      () =>
+        json([
+          restaurantBody({ id: 7, timezone: 'Europe/Lisbon' }),
+          restaurantBody({ id: 8, timezone: null }),
+        ]),
       createdAnswer(),
       createdAnswer(),
     );
@@ -394,16 +480,24 @@ describe('known restaurant timezones', () => {
 
   it('a per-call timezone is used without any look-up', async () => {
     api.reply(createdAnswer());
-    await api.client().reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'Asia/Tokyo' });
+    await api
+      .client()
+      .reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'Asia/Tokyo' });
     expect(api.calls.map((call) => call.method)).toEqual(['POST']);
     expect((api.calls[0]!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+09:00');
   });
 
   it('refuses a zone that is not IANA, naming the field, before any request', async () => {
-    expect(() => api.client({ restaurantTimezones: { 12: 'Europe/Bruxelles' } })).toThrow(/restaurantTimezones\.12/);
+    expect(() => api.client({ restaurantTimezones: { 12: 'Europe/Bruxelles' } })).toThrow(
+      /restaurantTimezones\.12/,
+    );
     expect(() => api.client({ restaurantTimezones: { 12: 'UTC+1' } })).toThrow(InputValidationError);
-    expect(() => api.client({ restaurantTimezones: 'Europe/Brussels' as never })).toThrow(/restaurantTimezones/);
-    const create = api.client().reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'CET+1' });
+    expect(() => api.client({ restaurantTimezones: 'Europe/Brussels' as never })).toThrow(
+      /restaurantTimezones/,
+    );
+    const create = api
+      .client()
+      .reservations.create(9, { start_time: '2026-12-05T19:30', adults: 2 }, { timezone: 'CET+1' });
     await expect(create).rejects.toMatchObject({ name: 'InputValidationError', field: 'timezone' });
     expect(api.calls).toHaveLength(0);
   });

@@ -5,8 +5,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, IDEMPOTENCY_METADATA_KEY, PartnerApiError, PartnerClient, silentLogger, TimeoutError } from 'restaurant-partner-sdk';
-import { API_TOKEN, createInstantClock, PARTNER_ID, reservationBody, restaurantBody } from '../support/mock-api.js';
+import {
+  ConnectionError,
+  IDEMPOTENCY_METADATA_KEY,
+  PartnerApiError,
+  PartnerClient,
+  silentLogger,
+  TimeoutError,
+} from 'restaurant-partner-sdk';
+import {
+  API_TOKEN,
+  createInstantClock,
+  PARTNER_ID,
+  reservationBody,
+  restaurantBody,
+} from '../support/mock-api.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 const servers: Server[] = [];
@@ -23,11 +36,21 @@ async function serve(handler: Handler): Promise<{ url: string; server: Server }>
 }
 
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())));
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())),
+  );
 });
 
 const clientFor = (baseUrl: string, options: Partial<ConstructorParameters<typeof PartnerClient>[0]> = {}) =>
-  new PartnerClient({ baseUrl, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger, clock: createInstantClock(), ...options });
+  new PartnerClient({
+    baseUrl,
+    partnerId: PARTNER_ID,
+    apiToken: API_TOKEN,
+    rateLimit: false,
+    logger: silentLogger,
+    clock: createInstantClock(),
+    ...options,
+  });
 
 const sendJson = (response: ServerResponse, status: number, body: unknown) => {
   response.writeHead(status, { 'content-type': 'application/json' });
@@ -47,7 +70,10 @@ describe('over real HTTP', () => {
       response.writeHead(302, { location: `${other.url}/elsewhere/` });
       response.end();
     });
-    const error = await clientFor(service.url).restaurants.list().toArray().catch((caught: unknown) => caught);
+    const error = await clientFor(service.url)
+      .restaurants.list()
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PartnerApiError);
     expect((error as PartnerApiError).status).toBe(302);
     expect(seenByService[0]).toMatch(/^Basic /);
@@ -62,21 +88,35 @@ describe('over real HTTP', () => {
     const methods: string[] = [];
     const live = await serve((request, response, body) => {
       methods.push(`${request.method} ${request.url}`);
-      if (request.url === '/api/v1/partnership/restaurants/') return sendJson(response, 200, [restaurantBody()]);
+      if (request.url === '/api/v1/partnership/restaurants/')
+        return sendJson(response, 200, [restaurantBody()]);
       sendJson(response, 201, reservationBody(JSON.parse(body)));
     });
     let calls = 0;
     // The first POST goes to a port nobody listens on; later ones to the live server.
     const fetchWithOneRefusal: typeof fetch = (input, init) => {
       const url = String(input instanceof Request ? input.url : input);
-      if (url.endsWith('/reservations/') && (input instanceof Request ? input.method : init?.method) === 'POST' && calls++ === 0) {
-        return fetch(url.replace(live.url, deadUrl), input instanceof Request ? new Request(url.replace(live.url, deadUrl), input) : init);
+      if (
+        url.endsWith('/reservations/') &&
+        (input instanceof Request ? input.method : init?.method) === 'POST' &&
+        calls++ === 0
+      ) {
+        return fetch(
+          url.replace(live.url, deadUrl),
+          input instanceof Request ? new Request(url.replace(live.url, deadUrl), input) : init,
+        );
       }
       return fetch(input, init);
     };
-    const reservation = await clientFor(live.url, { fetch: fetchWithOneRefusal }).reservations.create(7, { start_time: '2026-12-05T19:30:00', adults: 2 });
+    const reservation = await clientFor(live.url, { fetch: fetchWithOneRefusal }).reservations.create(7, {
+      start_time: '2026-12-05T19:30:00',
+      adults: 2,
+    });
     expect(reservation.adults).toBe(2);
-    expect(methods).toEqual(['GET /api/v1/partnership/restaurants/', 'POST /api/v1/partnership/restaurants/7/reservations/']);
+    expect(methods).toEqual([
+      'GET /api/v1/partnership/restaurants/',
+      'POST /api/v1/partnership/restaurants/7/reservations/',
+    ]);
   });
 
   it('a connection dropped after the create was sent leads to a lookup, which finds the reservation', async () => {
@@ -84,7 +124,8 @@ describe('over real HTTP', () => {
     let key = '';
     const service = await serve((request, response, body) => {
       methods.push(`${request.method} ${request.url}`);
-      if (request.url === '/api/v1/partnership/restaurants/') return sendJson(response, 200, [restaurantBody()]);
+      if (request.url === '/api/v1/partnership/restaurants/')
+        return sendJson(response, 200, [restaurantBody()]);
       if (request.method === 'POST') {
         key = JSON.parse(body).metadata[IDEMPOTENCY_METADATA_KEY];
         request.socket.destroy();
@@ -92,7 +133,10 @@ describe('over real HTTP', () => {
       }
       sendJson(response, 200, [reservationBody({ id: 501, metadata: { [IDEMPOTENCY_METADATA_KEY]: key } })]);
     });
-    const reservation = await clientFor(service.url).reservations.create(7, { start_time: '2026-12-05T19:30:00', adults: 2 });
+    const reservation = await clientFor(service.url).reservations.create(7, {
+      start_time: '2026-12-05T19:30:00',
+      adults: 2,
+    });
     expect(reservation.id).toBe(501);
     expect(methods).toEqual([
       'GET /api/v1/partnership/restaurants/',
@@ -106,7 +150,10 @@ describe('over real HTTP', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('[');
     });
-    const error = await clientFor(service.url, { maxRetries: 0, timeoutMs: 100 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await clientFor(service.url, { maxRetries: 0, timeoutMs: 100 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
   });
 
@@ -116,7 +163,10 @@ describe('over real HTTP', () => {
       attempts++;
       request.socket.destroy();
     });
-    const error = await clientFor(service.url, { maxRetries: 2 }).restaurants.list().toArray().catch((caught) => caught);
+    const error = await clientFor(service.url, { maxRetries: 2 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.attempts).toBe(3);
     expect(attempts).toBe(3);

@@ -1,6 +1,12 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { InputValidationError, readDuration, readStartTime, readTimestamp, Reservation } from 'restaurant-partner-sdk';
+import {
+  InputValidationError,
+  readDuration,
+  readStartTime,
+  readTimestamp,
+  Reservation,
+} from 'restaurant-partner-sdk';
 import { toServiceStartTime } from '../../src/time.js';
 import { json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
 
@@ -11,11 +17,23 @@ describe('toServiceStartTime', () => {
   it.each([
     ['local ISO string (winter)', '2026-12-05T19:30:00', '2026-12-05T19:30:00+01:00'],
     ['local ISO string (summer)', '2026-07-05T19:30', '2026-07-05T19:30:00+02:00'],
-    ['ISO with offset, converted to the restaurant zone', '2026-12-05T18:30:00Z', '2026-12-05T19:30:00+01:00'],
-    ['ISO with another offset and milliseconds', '2026-12-05T13:30:00.123-05:00', '2026-12-05T19:30:00+01:00'],
+    [
+      'ISO with offset, converted to the restaurant zone',
+      '2026-12-05T18:30:00Z',
+      '2026-12-05T19:30:00+01:00',
+    ],
+    [
+      'ISO with another offset and milliseconds',
+      '2026-12-05T13:30:00.123-05:00',
+      '2026-12-05T19:30:00+01:00',
+    ],
     ['{ date, time }', { date: '2026-12-05', time: '19:30' }, '2026-12-05T19:30:00+01:00'],
     ['Date', new Date('2026-12-05T18:30:00.000Z'), '2026-12-05T19:30:00+01:00'],
-    ['luxon DateTime in another zone', DateTime.fromISO('2026-12-05T13:30:00', { zone: 'America/New_York' }), '2026-12-05T19:30:00+01:00'],
+    [
+      'luxon DateTime in another zone',
+      DateTime.fromISO('2026-12-05T13:30:00', { zone: 'America/New_York' }),
+      '2026-12-05T19:30:00+01:00',
+    ],
     ['offset without a colon (+0100)', '2026-12-05T19:30:00+0100', '2026-12-05T19:30:00+01:00'],
     ['offset in hours only (+01)', '2026-12-05T18:30:00+00', '2026-12-05T19:30:00+01:00'],
     ['comma fraction', '2026-12-05T19:30:00,250+01:00', '2026-12-05T19:30:00+01:00'],
@@ -26,14 +44,25 @@ describe('toServiceStartTime', () => {
   });
 
   it('create accepts every ISO 8601 form a response is read in, and refuses an impossible one naming start_time', async () => {
-    for (const start_time of ['2026-12-05T19:30:00+0100', '2026-12-05T19:30:00+01', '2026-12-05T19:30:00,5+01:00', '2026-12-05 19:30:00']) {
-      api.reply(() => json([restaurantBody({ id: 7, timezone: zone })]), (call) => json(reservationBody(call.body as object), 201));
+    for (const start_time of [
+      '2026-12-05T19:30:00+0100',
+      '2026-12-05T19:30:00+01',
+      '2026-12-05T19:30:00,5+01:00',
+      '2026-12-05 19:30:00',
+    ]) {
+      api.reply(
+        () => json([restaurantBody({ id: 7, timezone: zone })]),
+        (call) => json(reservationBody(call.body as object), 201),
+      );
       await api.client().reservations.create(7, { start_time, adults: 2 });
       expect((api.calls.at(-1)!.body as { start_time: string }).start_time).toBe('2026-12-05T19:30:00+01:00');
       api.calls.length = 0;
     }
     api.reply(() => json([restaurantBody({ id: 7, timezone: zone })]));
-    const error = await api.client().reservations.create(7, { start_time: '2026-13-05T19:30:00+01', adults: 2 }).catch((caught: unknown) => caught);
+    const error = await api
+      .client()
+      .reservations.create(7, { start_time: '2026-13-05T19:30:00+01', adults: 2 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect((error as InputValidationError).field).toBe('start_time');
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(0);
@@ -68,7 +97,10 @@ describe('toServiceStartTime', () => {
 describe('create with time conversion', () => {
   it('refuses a DST-gap time before the create is sent', async () => {
     api.reply(() => json([restaurantBody()]));
-    const error = await api.client().reservations.create(7, { start_time: { date: '2026-03-29', time: '02:15' }, adults: 2 }).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.create(7, { start_time: { date: '2026-03-29', time: '02:15' }, adults: 2 })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect(api.calls.map((call) => call.method)).toEqual(['GET']);
   });
@@ -76,7 +108,8 @@ describe('create with time conversion', () => {
   it('a restaurant missing from the cache refreshes the list once', async () => {
     api.reply(
       () => json([restaurantBody()]),
-      () => json([restaurantBody(), restaurantBody({ id: 8, schema_name: 'ny', timezone: 'America/New_York' })]),
+      () =>
+        json([restaurantBody(), restaurantBody({ id: 8, schema_name: 'ny', timezone: 'America/New_York' })]),
       (call) => json(reservationBody(call.body as object), 201),
     );
     const client = api.client();
@@ -90,7 +123,9 @@ describe('read helpers', () => {
   it('readStartTime keeps the offset, or shows it in the given zone, and reads naive values in that zone', () => {
     expect(readStartTime(reservationBody() as never).toISO()).toBe('2026-12-05T19:30:00.000+01:00');
     expect(readStartTime(reservationBody() as never, 'UTC').toISO()).toBe('2026-12-05T18:30:00.000Z');
-    expect(readStartTime({ start_time: '2026-07-05T19:30:00' }, zone).toISO()).toBe('2026-07-05T19:30:00.000+02:00');
+    expect(readStartTime({ start_time: '2026-07-05T19:30:00' }, zone).toISO()).toBe(
+      '2026-07-05T19:30:00.000+02:00',
+    );
   });
 
   it('readDuration reads PT2H, HH:MM:SS and days, and null', () => {

@@ -10,7 +10,9 @@ import * as testing from 'restaurant-partner-sdk/testing';
 import * as webhooks from 'restaurant-partner-sdk/webhooks';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 /** Every exported class that is an Error, by its own name, across the entries a partner imports. */
 function exportedErrorClasses(): Map<string, Function> {
@@ -31,7 +33,11 @@ describe('README', () => {
   it('names exactly the runtime dependencies package.json declares', () => {
     const sentence = /Runtime dependencies: ([^.]+)\./.exec(readme.replaceAll('\n', ' '))?.[1];
     expect(sentence, 'README has no "Runtime dependencies: ..." sentence').toBeDefined();
-    const named = new Set([...sentence!.matchAll(/(@?[a-z][\w./-]*)/g)].map((match) => match[1]!).filter((word) => word in manifest.dependencies));
+    const named = new Set(
+      [...sentence!.matchAll(/(@?[a-z][\w./-]*)/g)]
+        .map((match) => match[1]!)
+        .filter((word) => word in manifest.dependencies),
+    );
     expect([...named].sort()).toEqual(Object.keys(manifest.dependencies).sort());
   });
 
@@ -43,7 +49,9 @@ describe('README', () => {
       // An abstract intermediate class the entries do not export is named by its exported ancestor.
       let shown = parent;
       while (shown !== Error && !classes.has(shown.name)) shown = Object.getPrototypeOf(shown) as Function;
-      expect(readme, `README's error table lacks the row of ${name}`).toContain(`| \`${name}\` | \`${shown.name}\` |`);
+      expect(readme, `README's error table lacks the row of ${name}`).toContain(
+        `| \`${name}\` | \`${shown.name}\` |`,
+      );
     }
   });
 

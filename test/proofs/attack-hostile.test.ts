@@ -30,9 +30,13 @@ const API_TOKEN = 'attack+token/Value=77-a1b2c3d4e5';
 const SECRETS = secretForms(PARTNER_ID, API_TOKEN);
 const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
 
-const { setUp, expectBalanced, counts, servers } = hostileProofs('attack', { partnerId: PARTNER_ID, apiToken: API_TOKEN });
+const { setUp, expectBalanced, counts, servers } = hostileProofs('attack', {
+  partnerId: PARTNER_ID,
+  apiToken: API_TOKEN,
+});
 
-const isList = (request: { method: string; path: string }) => request.method === 'GET' && request.path.endsWith('/reservations/');
+const isList = (request: { method: string; path: string }) =>
+  request.method === 'GET' && request.path.endsWith('/reservations/');
 
 describe('creates: nothing duplicated, nothing told wrong', () => {
   it('two creates at once with the same caller key (a service that ignores the header): one booking, both told it', async () => {
@@ -69,13 +73,20 @@ describe('creates: nothing duplicated, nothing told wrong', () => {
   });
 
   it("a 201 answering with another create's reservation is not taken for this one: looked up, then ambiguous", async () => {
-    const { server, client } = await setUp((request, tools) => {
-      if (request.method === 'POST') {
-        if (server.bookings.length === 0) tools.commit({ ...request, body: { ...(request.body as object), metadata: { [KEY_FIELD]: 'someone-else' } } });
-        return tools.json(201, tools.list()[0]);
-      }
-      return wellBehaved(request, tools);
-    }, { createLookupWindowMs: 0 });
+    const { server, client } = await setUp(
+      (request, tools) => {
+        if (request.method === 'POST') {
+          if (server.bookings.length === 0)
+            tools.commit({
+              ...request,
+              body: { ...(request.body as object), metadata: { [KEY_FIELD]: 'someone-else' } },
+            });
+          return tools.json(201, tools.list()[0]);
+        }
+        return wellBehaved(request, tools);
+      },
+      { createLookupWindowMs: 0 },
+    );
     const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'mine' }));
     expectBalanced('201 with another reservation', server, 'mine', outcome);
     expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
@@ -99,18 +110,26 @@ describe('creates: nothing duplicated, nothing told wrong', () => {
   });
 
   it('a 504 whose look-ups answer 429 with a huge Retry-After: ambiguous by the deadline, never resent', async () => {
-    const { server, client, clock } = await setUp((request, tools) => {
-      if (request.method === 'POST') {
-        tools.commit(request);
-        return tools.json(504, {});
-      }
-      if (isList(request)) return tools.json(429, { detail: 'slow' }, { 'retry-after': '100000' });
-      return wellBehaved(request, tools);
-    }, { deadlineMs: 30_000 });
+    const { server, client, clock } = await setUp(
+      (request, tools) => {
+        if (request.method === 'POST') {
+          tools.commit(request);
+          return tools.json(504, {});
+        }
+        if (isList(request)) return tools.json(429, { detail: 'slow' }, { 'retry-after': '100000' });
+        return wellBehaved(request, tools);
+      },
+      { deadlineMs: 30_000 },
+    );
     const startedAt = clock.now();
     const outcome = await settle(() => client.reservations.create(1, input));
     expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
-    expectBalanced('504, then look-ups answered 429 for ever', server, (outcome.error as AmbiguousCreateError).idempotencyKey, outcome);
+    expectBalanced(
+      '504, then look-ups answered 429 for ever',
+      server,
+      (outcome.error as AmbiguousCreateError).idempotencyKey,
+      outcome,
+    );
     expect(server.posts()).toHaveLength(1);
     expect(clock.now() - startedAt).toBeLessThanOrEqual(30_000);
   });
@@ -125,7 +144,9 @@ describe('creates: nothing duplicated, nothing told wrong', () => {
         }
         return wellBehaved(request, tools);
       });
-      const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `loc-${status}` }));
+      const outcome = await settle(() =>
+        client.reservations.create(1, input, { idempotencyKey: `loc-${status}` }),
+      );
       expectBalanced(`${status} Location only`, server, `loc-${status}`, outcome);
       expect(outcome.value).toBeDefined();
     });
@@ -147,32 +168,59 @@ describe('writes never follow redirects; secrets never leak; malformed HTTP', ()
 
   it('the token echoed in WWW-Authenticate, Retry-After, JSON keys, an enum, after a long string, split across chunks: scrubbed', async () => {
     const basic = Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64');
-    const { client, logger, hooks } = await setUp((request, tools) => {
-      const route = request.path.slice(HOSTILE_API.length);
-      if (route === '/profile/') return tools.json(401, { detail: `bad ${API_TOKEN}` }, { 'www-authenticate': `Basic realm="${request.headers.authorization}", error="${API_TOKEN}"` });
-      if (route === '/restaurants/') return tools.json(429, { [API_TOKEN]: 1 }, { 'retry-after': API_TOKEN });
-      if (route === '/restaurants/1/reservations/' && request.method === 'GET') {
-        return tools.json(200, [{ ...bookingWire({ id: 1, key: 'a', body: input }), confirmation_mode: API_TOKEN, adults: basic, first_name: `${'x'.repeat(5000)}${API_TOKEN}` }]);
-      }
-      if (route === '/webhooks/') {
-        tools.response.writeHead(503, { 'content-type': 'application/json' });
-        const text = JSON.stringify({ detail: `${'y'.repeat(3000)}${API_TOKEN}${basic}` });
-        const split = text.indexOf(API_TOKEN) + 5;
-        tools.response.write(text.slice(0, split));
-        setTimeout(() => tools.response.end(text.slice(split)), 20);
-        return;
-      }
-      return tools.json(404, { detail: API_TOKEN });
-    }, { maxRetries: 0 });
+    const { client, logger, hooks } = await setUp(
+      (request, tools) => {
+        const route = request.path.slice(HOSTILE_API.length);
+        if (route === '/profile/')
+          return tools.json(
+            401,
+            { detail: `bad ${API_TOKEN}` },
+            { 'www-authenticate': `Basic realm="${request.headers.authorization}", error="${API_TOKEN}"` },
+          );
+        if (route === '/restaurants/')
+          return tools.json(429, { [API_TOKEN]: 1 }, { 'retry-after': API_TOKEN });
+        if (route === '/restaurants/1/reservations/' && request.method === 'GET') {
+          return tools.json(200, [
+            {
+              ...bookingWire({ id: 1, key: 'a', body: input }),
+              confirmation_mode: API_TOKEN,
+              adults: basic,
+              first_name: `${'x'.repeat(5000)}${API_TOKEN}`,
+            },
+          ]);
+        }
+        if (route === '/webhooks/') {
+          tools.response.writeHead(503, { 'content-type': 'application/json' });
+          const text = JSON.stringify({ detail: `${'y'.repeat(3000)}${API_TOKEN}${basic}` });
+          const split = text.indexOf(API_TOKEN) + 5;
+          tools.response.write(text.slice(0, split));
+          setTimeout(() => tools.response.end(text.slice(split)), 20);
+          return;
+        }
+        return tools.json(404, { detail: API_TOKEN });
+      },
+      { maxRetries: 0 },
+    );
     const errors: unknown[] = [];
-    const keep = (p: PromiseLike<unknown>) => Promise.resolve(p).then(() => errors.push(new Error('resolved')), (e: unknown) => errors.push(e));
+    const keep = (p: PromiseLike<unknown>) =>
+      Promise.resolve(p).then(
+        () => errors.push(new Error('resolved')),
+        (e: unknown) => errors.push(e),
+      );
     await keep(client.profile.retrieve());
     await keep(client.restaurants.list());
     await keep(client.reservations.list(1));
     await keep(client.webhooks.list());
-    expect(errors.map((e) => (e as Error).name)).toEqual(['AuthenticationError', 'RateLimitError', 'ResponseValidationError', 'ServerError']);
+    expect(errors.map((e) => (e as Error).name)).toEqual([
+      'AuthenticationError',
+      'RateLimitError',
+      'ResponseValidationError',
+      'ServerError',
+    ]);
     const forms = [...SECRETS, basic.replace(/=+$/, ''), API_TOKEN.slice(0, 16), API_TOKEN.slice(-16)];
-    expect(findSecrets([...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads], forms)).toEqual([]);
+    expect(findSecrets([...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads], forms)).toEqual(
+      [],
+    );
   });
 
   it('raw HTTP: an endless header block and 3000 Set-Cookie carrying the token fail cleanly; an HTTP/1.0 close-delimited body is read', async () => {
@@ -186,8 +234,19 @@ describe('writes never follow redirects; secrets never leak; malformed HTTP', ()
       const raw = await startRawServer(() => answer);
       try {
         const logger = capturingLogger();
-        const client = new PartnerClient({ baseUrl: raw.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, maxRetries: 0, logger, timeoutMs: 2000 });
-        const result = await client.restaurants.list().then((page) => page.items, (e: unknown) => e);
+        const client = new PartnerClient({
+          baseUrl: raw.url,
+          partnerId: PARTNER_ID,
+          apiToken: API_TOKEN,
+          rateLimit: false,
+          maxRetries: 0,
+          logger,
+          timeoutMs: 2000,
+        });
+        const result = await client.restaurants.list().then(
+          (page) => page.items,
+          (e: unknown) => e,
+        );
         if (index === 2) expect(result).toHaveLength(1);
         else {
           expect(result).toBeInstanceOf(PartnerSdkError);
@@ -210,28 +269,42 @@ describe('hooks and loggers that throw never break a call', () => {
       throw new Error(`observer down ${API_TOKEN}`);
     };
     const { server, client } = await setUp(wellBehaved, {
-      hooks: withDebug ? { onRequest: fail, onResponse: fail, onRetry: fail, onRateLimited: fail } : { onResponse: (event) => (event.method === 'POST' ? fail() : undefined) },
+      hooks: withDebug
+        ? { onRequest: fail, onResponse: fail, onRetry: fail, onRateLimited: fail }
+        : { onResponse: (event) => (event.method === 'POST' ? fail() : undefined) },
       logger: withDebug ? { debug: fail, info: fail, warn: fail, error: fail } : { warn: fail, error: fail },
     });
-    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `observers-throw-${withDebug}` }));
+    const outcome = await settle(() =>
+      client.reservations.create(1, input, { idempotencyKey: `observers-throw-${withDebug}` }),
+    );
     expectBalanced(name, server, `observers-throw-${withDebug}`, outcome);
     expect(outcome.value).toBeDefined();
   });
 });
 
 describe('maxResponseBytes counts the decoded body', () => {
-  it.each(['gzip', 'deflate'])('a %s bomb with a small, honest Content-Length is refused while it is read', async (encoding) => {
-    const decoded = Buffer.alloc(8 * 1024 * 1024, 0x20);
-    const bomb = encoding === 'gzip' ? gzipSync(decoded) : deflateSync(decoded);
-    const { client, server } = await setUp((request, tools) => {
-      tools.response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding, 'content-length': bomb.length });
-      tools.response.end(bomb);
-    }, { maxResponseBytes: 64 * 1024, maxRetries: 0 });
-    expect(bomb.length).toBeLessThan(64 * 1024);
-    const error = await client.restaurants.list().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ResponseTooLargeError);
-    expect(server.requests).toHaveLength(1);
-  });
+  it.each(['gzip', 'deflate'])(
+    'a %s bomb with a small, honest Content-Length is refused while it is read',
+    async (encoding) => {
+      const decoded = Buffer.alloc(8 * 1024 * 1024, 0x20);
+      const bomb = encoding === 'gzip' ? gzipSync(decoded) : deflateSync(decoded);
+      const { client, server } = await setUp(
+        (request, tools) => {
+          tools.response.writeHead(200, {
+            'content-type': 'application/json',
+            'content-encoding': encoding,
+            'content-length': bomb.length,
+          });
+          tools.response.end(bomb);
+        },
+        { maxResponseBytes: 64 * 1024, maxRetries: 0 },
+      );
+      expect(bomb.length).toBeLessThan(64 * 1024);
+      const error = await client.restaurants.list().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
 });
 
 describe('webhook tokens read in answers outside the contract are secrets too', () => {
@@ -239,22 +312,50 @@ describe('webhook tokens read in answers outside the contract are secrets too', 
     const CREATED = 'whk_attack_created_1f2e3d';
     const REGENERATED = 'whk_attack_regenerated_4c5b6a';
     const LISTED = 'whk_attack_listed_7d8e9f';
-    const webhook = (id: number, token: string) => ({ id, url: 'https://partner.example/hooks', is_enabled: true, subscribed_events: {}, auth_token: token });
-    const { client, logger, hooks } = await setUp((request, tools) => {
-      const route = request.path.slice(HOSTILE_API.length);
-      if (route === '/webhooks/' && request.method === 'POST') return tools.json(201, { ...webhook(1, CREATED), id: 'not-a-number' });
-      if (route === '/webhooks/1/auth-token/') return tools.json(201, { auth_token: REGENERATED, url: 7 });
-      // The second item breaks the contract, so the third is never checked.
-      if (route === '/webhooks/') return tools.json(200, { count: 3, next: null, results: [webhook(2, 'whk_attack_fine_0a0b0c'), { id: 3 }, webhook(4, LISTED)] });
-      return tools.json(502, { detail: `rejected ${CREATED} ${REGENERATED} ${LISTED}` }, { 'x-echo': `${CREATED} ${LISTED}` });
-    }, { maxRetries: 0 });
+    const webhook = (id: number, token: string) => ({
+      id,
+      url: 'https://partner.example/hooks',
+      is_enabled: true,
+      subscribed_events: {},
+      auth_token: token,
+    });
+    const { client, logger, hooks } = await setUp(
+      (request, tools) => {
+        const route = request.path.slice(HOSTILE_API.length);
+        if (route === '/webhooks/' && request.method === 'POST')
+          return tools.json(201, { ...webhook(1, CREATED), id: 'not-a-number' });
+        if (route === '/webhooks/1/auth-token/') return tools.json(201, { auth_token: REGENERATED, url: 7 });
+        // The second item breaks the contract, so the third is never checked.
+        if (route === '/webhooks/')
+          return tools.json(200, {
+            count: 3,
+            next: null,
+            results: [webhook(2, 'whk_attack_fine_0a0b0c'), { id: 3 }, webhook(4, LISTED)],
+          });
+        return tools.json(
+          502,
+          { detail: `rejected ${CREATED} ${REGENERATED} ${LISTED}` },
+          { 'x-echo': `${CREATED} ${LISTED}` },
+        );
+      },
+      { maxRetries: 0 },
+    );
     const errors: unknown[] = [];
-    const keep = (promise: PromiseLike<unknown>) => Promise.resolve(promise).then(() => errors.push(new Error('resolved')), (error: unknown) => errors.push(error));
+    const keep = (promise: PromiseLike<unknown>) =>
+      Promise.resolve(promise).then(
+        () => errors.push(new Error('resolved')),
+        (error: unknown) => errors.push(error),
+      );
     await keep(client.webhooks.create({ url: 'https://partner.example/hooks' }));
     await keep(client.webhooks.regenerateToken(1));
     await keep(client.webhooks.list());
     await keep(client.webhooks.retrieve(4));
-    expect(errors.map((error) => (error as Error).name)).toEqual(['ResponseValidationError', 'ResponseValidationError', 'ResponseValidationError', 'ServerError']);
+    expect(errors.map((error) => (error as Error).name)).toEqual([
+      'ResponseValidationError',
+      'ResponseValidationError',
+      'ResponseValidationError',
+      'ServerError',
+    ]);
     const texts = [...errors.flatMap(renderError), ...logger.lines, ...hooks.payloads];
     expect(findSecrets(texts, [CREATED, REGENERATED, LISTED])).toEqual([]);
     expect(texts.join('\n')).toContain('[REDACTED]');
@@ -276,10 +377,16 @@ function stallFirstRestaurantsList(): HostileHandler {
 describe("the restaurants look-up a create shares with others keeps each call's own deadline and signal", () => {
   it("a create joining another call's stalled timezone look-up ends by its own deadline, nothing sent", async () => {
     const { server, client } = await setUp(stallFirstRestaurantsList());
-    const longCall = client.reservations.create(1, input, { deadlineMs: 60_000, timeoutMs: 60_000, idempotencyKey: 'long' });
+    const longCall = client.reservations.create(1, input, {
+      deadlineMs: 60_000,
+      timeoutMs: 60_000,
+      idempotencyKey: 'long',
+    });
     longCall.catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const shortOutcome = await settle(() => client.reservations.create(1, input, { deadlineMs: 200, idempotencyKey: 'short' }));
+    const shortOutcome = await settle(() =>
+      client.reservations.create(1, input, { deadlineMs: 200, idempotencyKey: 'short' }),
+    );
     expect((shortOutcome.error as Error).name).toBe('TimeoutError');
     expect(server.posts()).toHaveLength(0);
   });
@@ -287,7 +394,9 @@ describe("the restaurants look-up a create shares with others keeps each call's 
   it("a create joining another call's timezone look-up is not failed by that call's abort: it looks up on its own and books", async () => {
     const { server, client } = await setUp(stallFirstRestaurantsList());
     const controller = new AbortController();
-    const aborted = settle(() => client.reservations.create(1, input, { signal: controller.signal, idempotencyKey: 'given-up' }));
+    const aborted = settle(() =>
+      client.reservations.create(1, input, { signal: controller.signal, idempotencyKey: 'given-up' }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const other = settle(() => client.reservations.create(1, input, { idempotencyKey: 'kept' }));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -306,12 +415,25 @@ describe('a look-up that reads a page twice under another URL cannot tell', () =
       if (isList(request)) {
         const all = tools.list();
         // The booking carrying the key sits on a second page this listing never reaches.
-        return tools.json(200, { count: all.length, next: request.url.searchParams.has('page') ? null : '?page=1', results: all.slice(0, 3) });
+        return tools.json(200, {
+          count: all.length,
+          next: request.url.searchParams.has('page') ? null : '?page=1',
+          results: all.slice(0, 3),
+        });
       }
       return wellBehaved(request, tools);
     });
-    for (let index = 0; index < 3; index += 1) server.bookings.push({ id: 100 + index, key: `other-${index}`, body: { ...input, metadata: { [KEY_FIELD]: `other-${index}` } } });
-    server.bookings.push({ id: 200, key: 'order-7', body: { ...input, metadata: { [KEY_FIELD]: 'order-7' } } });
+    for (let index = 0; index < 3; index += 1)
+      server.bookings.push({
+        id: 100 + index,
+        key: `other-${index}`,
+        body: { ...input, metadata: { [KEY_FIELD]: `other-${index}` } },
+      });
+    server.bookings.push({
+      id: 200,
+      key: 'order-7',
+      body: { ...input, metadata: { [KEY_FIELD]: 'order-7' } },
+    });
     const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'order-7' }));
     expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
     expectBalanced('list repeats its first page as ?page=1', server, 'order-7', outcome);
@@ -323,7 +445,8 @@ describe('one deadline across the timezone look-up, the create and its settle wi
   it('a 429 on the restaurants list, then a 504 on the create: the look-ups stop by the deadline, ambiguous, sent once', async () => {
     let restaurantsAnswered = 0;
     const { server, client, clock } = await setUp((request, tools) => {
-      if (request.path === `${HOSTILE_API}/restaurants/` && restaurantsAnswered++ === 0) return tools.json(429, {}, { 'retry-after': '3' });
+      if (request.path === `${HOSTILE_API}/restaurants/` && restaurantsAnswered++ === 0)
+        return tools.json(429, {}, { 'retry-after': '3' });
       if (request.method === 'POST') {
         tools.commitLater(request, 4_000);
         return tools.json(504, {});
@@ -338,7 +461,12 @@ describe('one deadline across the timezone look-up, the create and its settle wi
     expect(server.requests.filter(isList)).toHaveLength(2);
     await clock.advance(10_000);
     server.commitDue();
-    expectBalanced('429 on the timezone look-up, 504, deadline 6 s', server, (outcome.error as AmbiguousCreateError).idempotencyKey, outcome);
+    expectBalanced(
+      '429 on the timezone look-up, 504, deadline 6 s',
+      server,
+      (outcome.error as AmbiguousCreateError).idempotencyKey,
+      outcome,
+    );
     expect(server.posts()).toHaveLength(1);
   });
 });

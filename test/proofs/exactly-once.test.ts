@@ -17,21 +17,36 @@ import {
   PartnerSdkError,
   type BookingLedger,
 } from 'restaurant-partner-sdk';
-import { HOSTILE_API, bookingWire, restaurantWire, wellBehaved, type Booking, type HostileHandler, type HostileRequest } from '../support/hostile-server.js';
+import {
+  HOSTILE_API,
+  bookingWire,
+  slowCreate,
+  wellBehaved,
+  type Booking,
+  type HostileHandler,
+  type HostileRequest,
+} from '../support/hostile-server.js';
 import { hostileProofs, settle } from './support/balance.js';
 
 const PARTNER_ID = '5b0c9e2a-3d4f-4a1b-8c7d-6e5f4a3b2c1d';
 const API_TOKEN = 'exactly-once-token-7f6e5d4c3b2a';
 const input = { start_time: '2026-12-05T19:30:00', adults: 2, first_name: 'Ada' };
 
-const { setUp, expectBalanced, counts } = hostileProofs('exactly once', { partnerId: PARTNER_ID, apiToken: API_TOKEN }, { alone: true });
+const { setUp, expectBalanced, counts } = hostileProofs(
+  'exactly once',
+  { partnerId: PARTNER_ID, apiToken: API_TOKEN },
+  { alone: true },
+);
 
-const isList = (request: HostileRequest) => request.method === 'GET' && request.path.endsWith('/reservations/');
-const isRestaurants = (request: HostileRequest) => request.path === `${HOSTILE_API}/restaurants/`;
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isList = (request: HostileRequest) =>
+  request.method === 'GET' && request.path.endsWith('/reservations/');
 
 /** A ledger that remembers nothing: what a process without a shared ledger sees. */
-const forgetfulLedger: BookingLedger = { claim: async () => undefined, renew: async () => true, settle: async () => undefined };
+const forgetfulLedger: BookingLedger = {
+  claim: async () => undefined,
+  renew: async () => true,
+  settle: async () => undefined,
+};
 
 describe('a 429 answered after the booking was committed (a gateway throttling after forwarding)', () => {
   it('every POST answered 429 after committing: the first booking is found by its key, one POST, one booking, success', async () => {
@@ -58,7 +73,12 @@ describe('a 429 answered after the booking was committed (a gateway throttling a
       return wellBehaved(request, tools);
     });
     const outcome = await settle(() => client.reservations.create(1, input));
-    expectBalanced('429 after commit, first attempt only', server, (outcome.value?.metadata?.['restaurant_partner_sdk.idempotency_key'] as string) ?? '', outcome);
+    expectBalanced(
+      '429 after commit, first attempt only',
+      server,
+      (outcome.value?.metadata?.['restaurant_partner_sdk.idempotency_key'] as string) ?? '',
+      outcome,
+    );
     expect(outcome.value).toBeDefined();
     expect(server.posts()).toHaveLength(1);
   });
@@ -66,26 +86,38 @@ describe('a 429 answered after the booking was committed (a gateway throttling a
   it('a 429 before committing, the whole list read without the key: sent again, one booking', async () => {
     let posts = 0;
     const { server, client } = await setUp((request, tools) =>
-      request.method === 'POST' && ++posts === 1 ? tools.json(429, { detail: 'Request was throttled.' }) : wellBehaved(request, tools),
+      request.method === 'POST' && ++posts === 1
+        ? tools.json(429, { detail: 'Request was throttled.' })
+        : wellBehaved(request, tools),
     );
-    const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: '429-before' }));
+    const outcome = await settle(() =>
+      client.reservations.create(1, input, { idempotencyKey: '429-before' }),
+    );
     expectBalanced('429 before commit', server, '429-before', outcome);
     expect(server.posts()).toHaveLength(2);
   });
 
   it('every POST answered 429 after committing, and the look-up cannot read the list: AmbiguousCreateError, one POST', async () => {
-    const { server, client } = await setUp((request, tools) => {
-      if (request.method === 'POST') {
-        tools.commit(request);
-        return tools.json(429, { detail: 'Request was throttled.' });
-      }
-      if (isList(request)) return tools.json(500, { detail: 'boom' });
-      return wellBehaved(request, tools);
-    }, { createLookupWindowMs: 0, maxRetries: 1 });
+    const { server, client } = await setUp(
+      (request, tools) => {
+        if (request.method === 'POST') {
+          tools.commit(request);
+          return tools.json(429, { detail: 'Request was throttled.' });
+        }
+        if (isList(request)) return tools.json(500, { detail: 'boom' });
+        return wellBehaved(request, tools);
+      },
+      { createLookupWindowMs: 0, maxRetries: 1 },
+    );
     // A random key: no look-up before sending, so the one after the 429 is the one that fails.
     const outcome = await settle(() => client.reservations.create(1, input));
     expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
-    expectBalanced('429 after commit, list failing', server, (outcome.error as AmbiguousCreateError).idempotencyKey, outcome);
+    expectBalanced(
+      '429 after commit, list failing',
+      server,
+      (outcome.error as AmbiguousCreateError).idempotencyKey,
+      outcome,
+    );
     expect(server.posts()).toHaveLength(1);
   });
 });
@@ -95,7 +127,10 @@ describe('a 429 answered after the booking was committed (a gateway throttling a
  * the first read of page 1 and the read of page 2, the restaurant removes one reservation of page 1:
  * ours moves to page 1, which was already read, and `count` becomes 99, what the pages add up to.
  */
-function shiftingList(ours: string | undefined, server: () => { bookings: Booking[] }): { handler: HostileHandler; removed: () => boolean; seed(): void } {
+function shiftingList(
+  ours: string | undefined,
+  server: () => { bookings: Booking[] },
+): { handler: HostileHandler; removed: () => boolean; seed(): void } {
   let removed = false;
   let firstPageReads = 0;
   return {
@@ -103,7 +138,16 @@ function shiftingList(ours: string | undefined, server: () => { bookings: Bookin
     seed() {
       for (let index = 0; index < 100; index += 1) {
         const key = index === 50 ? ours : `other-${index}`;
-        server().bookings.push({ id: 1000 + index, key, body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2, first_name: 'Ada', metadata: key === undefined ? null : { 'restaurant_partner_sdk.idempotency_key': key } } });
+        server().bookings.push({
+          id: 1000 + index,
+          key,
+          body: {
+            start_time: '2026-12-05T19:30:00+01:00',
+            adults: 2,
+            first_name: 'Ada',
+            metadata: key === undefined ? null : { 'restaurant_partner_sdk.idempotency_key': key },
+          },
+        });
       }
     },
     handler: (request, tools) => {
@@ -115,8 +159,14 @@ function shiftingList(ours: string | undefined, server: () => { bookings: Bookin
           server().bookings.splice(0, 1);
         }
         const all = tools.list();
-        const next = page * 50 < all.length ? `${request.url.origin}${request.url.pathname}?page=${page + 1}` : null;
-        return tools.json(200, { count: all.length, next, previous: null, results: all.slice((page - 1) * 50, page * 50) });
+        const next =
+          page * 50 < all.length ? `${request.url.origin}${request.url.pathname}?page=${page + 1}` : null;
+        return tools.json(200, {
+          count: all.length,
+          next,
+          previous: null,
+          results: all.slice((page - 1) * 50, page * 50),
+        });
       }
       return wellBehaved(request, tools);
     },
@@ -140,14 +190,24 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
   it('the same change under a repeated create with the caller key: the booking is returned, nothing sent', async () => {
     let server!: Awaited<ReturnType<typeof setUp>>['server'];
     const list = shiftingList('moving-create', () => server);
-    const setup = await setUp((request, tools) => list.handler(request, tools), { bookingLedger: forgetfulLedger });
+    const setup = await setUp((request, tools) => list.handler(request, tools), {
+      bookingLedger: forgetfulLedger,
+    });
     server = setup.server;
     list.seed();
-    const outcome = await settle(() => setup.client.reservations.create(1, { ...input, start_time: '2026-12-05T19:30:00+01:00' }, { idempotencyKey: 'moving-create' }));
+    const outcome = await settle(() =>
+      setup.client.reservations.create(
+        1,
+        { ...input, start_time: '2026-12-05T19:30:00+01:00' },
+        { idempotencyKey: 'moving-create' },
+      ),
+    );
     expect(list.removed()).toBe(true);
     expect(outcome.value?.id).toBe(1050);
     expect(server.posts()).toHaveLength(0);
-    counts.push(`  list changing between pages, repeat with the key: ${server.bookings.length} booked (1 with the key), 0 POST, told success #${outcome.value?.id}`);
+    counts.push(
+      `  list changing between pages, repeat with the key: ${server.bookings.length} booked (1 with the key), 0 POST, told success #${outcome.value?.id}`,
+    );
   });
 
   it('pages without count that disagree between two reads: "cannot tell", never absent', async () => {
@@ -157,12 +217,33 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
         const page = Number(request.url.searchParams.get('page') ?? '1');
         if (page === 1) reads += 1;
         // Every read of page 2 shows another reservation: the list keeps changing.
-        const results = page === 1 ? [{ ...bookingWire({ id: 1, key: 'a', body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 } }) }] : [{ ...bookingWire({ id: 10 + reads, key: 'b', body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 } }) }];
+        const results =
+          page === 1
+            ? [
+                {
+                  ...bookingWire({
+                    id: 1,
+                    key: 'a',
+                    body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 },
+                  }),
+                },
+              ]
+            : [
+                {
+                  ...bookingWire({
+                    id: 10 + reads,
+                    key: 'b',
+                    body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 },
+                  }),
+                },
+              ];
         return tools.json(200, { next: page === 1 ? `${request.url.pathname}?page=2` : null, results });
       }
       return wellBehaved(request, tools);
     });
-    const error = await client.reservations.findByIdempotencyKey(1, 'nobody').catch((caught: unknown) => caught);
+    const error = await client.reservations
+      .findByIdempotencyKey(1, 'nobody')
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PartnerSdkError);
     expect(server.requests.filter(isList)).toHaveLength(4);
   });
@@ -171,7 +252,13 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
     const { client, server } = await setUp((request, tools) => {
       if (isList(request)) {
         const page = Number(request.url.searchParams.get('page') ?? '1');
-        const results = [bookingWire({ id: page, key: `k${page}`, body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 } })];
+        const results = [
+          bookingWire({
+            id: page,
+            key: `k${page}`,
+            body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 },
+          }),
+        ];
         return tools.json(200, { next: page === 1 ? `${request.url.pathname}?page=2` : null, results });
       }
       return wellBehaved(request, tools);
@@ -181,23 +268,34 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
   });
 });
 
-describe('a 2xx is this create\'s only when it carries its key', () => {
+describe("a 2xx is this create's only when it carries its key", () => {
   for (const [name, metadata] of [
     ['no metadata', undefined],
     ['metadata null', null],
     ['another key', { 'restaurant_partner_sdk.idempotency_key': 'someone-else' }],
   ] as const) {
     it(`201 with another reservation (${name}) and nothing booked: AmbiguousCreateError, not success`, async () => {
-      const { server, client } = await setUp((request, tools) => {
-        if (request.method === 'POST') {
-          const foreign: Record<string, unknown> = { ...bookingWire({ id: 777, key: undefined, body: { start_time: '2026-12-05T19:30:00+01:00', adults: 4 } }) };
-          if (metadata === undefined) delete foreign.metadata;
-          else foreign.metadata = metadata;
-          return tools.json(201, foreign);
-        }
-        return wellBehaved(request, tools);
-      }, { createLookupWindowMs: 0 });
-      const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `foreign-${name}` }));
+      const { server, client } = await setUp(
+        (request, tools) => {
+          if (request.method === 'POST') {
+            const foreign: Record<string, unknown> = {
+              ...bookingWire({
+                id: 777,
+                key: undefined,
+                body: { start_time: '2026-12-05T19:30:00+01:00', adults: 4 },
+              }),
+            };
+            if (metadata === undefined) delete foreign.metadata;
+            else foreign.metadata = metadata;
+            return tools.json(201, foreign);
+          }
+          return wellBehaved(request, tools);
+        },
+        { createLookupWindowMs: 0 },
+      );
+      const outcome = await settle(() =>
+        client.reservations.create(1, input, { idempotencyKey: `foreign-${name}` }),
+      );
       expect(outcome.error).toBeInstanceOf(AmbiguousCreateError);
       expectBalanced(`foreign 2xx (${name}), nothing booked`, server, `foreign-${name}`, outcome);
       expect(server.posts()).toHaveLength(1);
@@ -207,14 +305,22 @@ describe('a 2xx is this create\'s only when it carries its key', () => {
       const { server, client } = await setUp((request, tools) => {
         if (request.method === 'POST') {
           tools.commit(request);
-          const foreign: Record<string, unknown> = { ...bookingWire({ id: 777, key: undefined, body: { start_time: '2026-12-05T19:30:00+01:00', adults: 4 } }) };
+          const foreign: Record<string, unknown> = {
+            ...bookingWire({
+              id: 777,
+              key: undefined,
+              body: { start_time: '2026-12-05T19:30:00+01:00', adults: 4 },
+            }),
+          };
           if (metadata === undefined) delete foreign.metadata;
           else foreign.metadata = metadata;
           return tools.json(201, foreign);
         }
         return wellBehaved(request, tools);
       });
-      const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: `foreign-booked-${name}` }));
+      const outcome = await settle(() =>
+        client.reservations.create(1, input, { idempotencyKey: `foreign-booked-${name}` }),
+      );
       expectBalanced(`foreign 2xx (${name}), ours booked`, server, `foreign-booked-${name}`, outcome);
       expect(outcome.value?.id).not.toBe(777);
       expect(server.posts()).toHaveLength(1);
@@ -233,7 +339,9 @@ describe('a key reused for another booking', () => {
       const key = `reused-${field}`;
       const first = await client.reservations.create(1, input, { idempotencyKey: key });
       const requestsBefore = server.requests.length;
-      const error = await client.reservations.create(1, { ...input, ...change }, { idempotencyKey: key }).catch((caught: unknown) => caught);
+      const error = await client.reservations
+        .create(1, { ...input, ...change }, { idempotencyKey: key })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(IdempotencyKeyReuseError);
       expect(isIdempotencyKeyReuseError(error)).toBe(true);
       expect(error).toBeInstanceOf(PartnerSdkError);
@@ -241,7 +349,9 @@ describe('a key reused for another booking', () => {
       expect((error as Error).message).toContain(field);
       expect(server.requests.length, 'nothing sent at all').toBe(requestsBefore);
       expect(server.bookings.map((booking) => booking.id)).toEqual([first.id]);
-      counts.push(`  key reused (${name}): ${server.bookings.length} booked, ${server.posts().length} POST, told ${(error as Error).name}`);
+      counts.push(
+        `  key reused (${name}): ${server.bookings.length} booked, ${server.posts().length} POST, told ${(error as Error).name}`,
+      );
     });
   }
 
@@ -249,7 +359,11 @@ describe('a key reused for another booking', () => {
     const { server, client } = await setUp(wellBehaved);
     const first = await client.reservations.create(1, input, { idempotencyKey: 'same-booking' });
     const before = server.requests.length;
-    const again = await client.reservations.create(1, { ...input, start_time: '2026-12-05T18:30:00Z', children: 0 }, { idempotencyKey: 'same-booking' });
+    const again = await client.reservations.create(
+      1,
+      { ...input, start_time: '2026-12-05T18:30:00Z', children: 0 },
+      { idempotencyKey: 'same-booking' },
+    );
     expect(again.id).toBe(first.id);
     expect(server.requests.slice(before).map((request) => request.method)).toEqual(['GET']);
     expect(server.bookings).toHaveLength(1);
@@ -258,7 +372,9 @@ describe('a key reused for another booking', () => {
   it('with no ledger that knows the key (another process), the look-up finds the booking and compares it: IdempotencyKeyReuseError, nothing sent', async () => {
     const { server, client } = await setUp(wellBehaved, { bookingLedger: forgetfulLedger });
     await client.reservations.create(1, input, { idempotencyKey: 'reused-elsewhere' });
-    const error = await client.reservations.create(1, { ...input, adults: 5 }, { idempotencyKey: 'reused-elsewhere' }).catch((caught: unknown) => caught);
+    const error = await client.reservations
+      .create(1, { ...input, adults: 5 }, { idempotencyKey: 'reused-elsewhere' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(IdempotencyKeyReuseError);
     expect((error as IdempotencyKeyReuseError).fields).toEqual(['adults']);
     expect(server.posts()).toHaveLength(1);
@@ -266,19 +382,15 @@ describe('a key reused for another booking', () => {
   });
 });
 
-/** A create that takes `ms` before committing: two creates with one key overlap. */
-const slowCreate = (ms: number): HostileHandler => async (request, tools) => {
-  if (request.method === 'POST') {
-    await wait(ms);
-    return tools.json(201, tools.commit(request));
-  }
-  return wellBehaved(request, tools);
-};
-
 describe('one process, one ledger, however the service is reached', () => {
   it('localhost and 127.0.0.1 are one service: two clients creating with one key at once book once', async () => {
     const { server, client } = await setUp(slowCreate(300));
-    const other = new PartnerClient({ baseUrl: server.url.replace('127.0.0.1', 'localhost'), partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false });
+    const other = new PartnerClient({
+      baseUrl: server.url.replace('127.0.0.1', 'localhost'),
+      partnerId: PARTNER_ID,
+      apiToken: API_TOKEN,
+      rateLimit: false,
+    });
     const [first, second] = await Promise.all([
       settle(() => client.reservations.create(1, input, { idempotencyKey: 'one-host' })),
       settle(() => other.reservations.create(1, input, { idempotencyKey: 'one-host' })),
@@ -286,7 +398,9 @@ describe('one process, one ledger, however the service is reached', () => {
     expectBalanced('127.0.0.1 and localhost at once', server, 'one-host', first);
     expect(second.value?.id).toBe(first.value?.id);
     expect(server.posts()).toHaveLength(1);
-    counts.push(`  127.0.0.1 and localhost at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${first.value?.id} and #${second.value?.id}`);
+    counts.push(
+      `  127.0.0.1 and localhost at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${first.value?.id} and #${second.value?.id}`,
+    );
   });
 
   it('a repeat after success costs one retrieve (the ledger knows key -> reservation id)', async () => {
@@ -295,7 +409,9 @@ describe('one process, one ledger, however the service is reached', () => {
     const before = server.requests.length;
     const again = await client.reservations.create(1, input, { idempotencyKey: 'known' });
     expect(again.id).toBe(first.id);
-    expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual([`GET ${HOSTILE_API}/restaurants/1/reservations/${first.id}/`]);
+    expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual([
+      `GET ${HOSTILE_API}/restaurants/1/reservations/${first.id}/`,
+    ]);
   });
 });
 
@@ -310,7 +426,15 @@ describe('two copies of the package in one process share the default ledger', ()
     // its own classes and its own module state.
     const bundle = async (name: string) => {
       const outfile = `${copiesDir}/${name}.mjs`;
-      await build({ entryPoints: [`${root}src/index.ts`], bundle: true, format: 'esm', platform: 'node', outfile, packages: 'external', logLevel: 'silent' });
+      await build({
+        entryPoints: [`${root}src/index.ts`],
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        outfile,
+        packages: 'external',
+        logLevel: 'silent',
+      });
       return (await import(/* @vite-ignore */ `${pathToFileURL(outfile).href}?copy=${name}`)) as Sdk;
     };
     copies = [await bundle('a'), await bundle('b')];
@@ -325,14 +449,25 @@ describe('two copies of the package in one process share the default ledger', ()
     expect(a.PartnerClient).not.toBe(PartnerClient);
     expect(a.createMemoryBookingLedger()).toBe(b.createMemoryBookingLedger());
     const { server } = await setUp(slowCreate(300));
-    const options = { baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false as const };
+    const options = {
+      baseUrl: server.url,
+      partnerId: PARTNER_ID,
+      apiToken: API_TOKEN,
+      rateLimit: false as const,
+    };
     const [first, second] = await Promise.all([
-      settle(() => new a.PartnerClient(options).reservations.create(1, input, { idempotencyKey: 'two-copies' })),
-      settle(() => new b.PartnerClient(options).reservations.create(1, input, { idempotencyKey: 'two-copies' })),
+      settle(() =>
+        new a.PartnerClient(options).reservations.create(1, input, { idempotencyKey: 'two-copies' }),
+      ),
+      settle(() =>
+        new b.PartnerClient(options).reservations.create(1, input, { idempotencyKey: 'two-copies' }),
+      ),
     ]);
     expectBalanced('two module copies at once', server, 'two-copies', first);
     expect(second.value?.id).toBe(first.value?.id);
     expect(server.posts()).toHaveLength(1);
-    counts.push(`  two module copies at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${first.value?.id} and #${second.value?.id}`);
+    counts.push(
+      `  two module copies at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${first.value?.id} and #${second.value?.id}`,
+    );
   });
 });

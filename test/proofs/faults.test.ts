@@ -26,7 +26,13 @@ import {
   PartnerSdkError,
   type Reservation,
 } from 'restaurant-partner-sdk';
-import { createClockRateLimiter, createFakeService, FakeClock, type FaultSpec, type OperationName } from 'restaurant-partner-sdk/testing';
+import {
+  createClockRateLimiter,
+  createFakeService,
+  FakeClock,
+  type FaultSpec,
+  type OperationName,
+} from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
 
@@ -80,7 +86,9 @@ const settle = async <T>(key: string, run: () => Promise<T>): Promise<Outcome<T>
 
 /** Start times spread over many days and dinner slots, so availability never decides an outcome. */
 function startTimeFor(index: number, baseDay: Date): string {
-  const day = new Date(baseDay.getTime() + (2 + Math.floor(index / 8)) * 86_400_000).toISOString().slice(0, 10);
+  const day = new Date(baseDay.getTime() + (2 + Math.floor(index / 8)) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
   const slot = 18 * 60 + (index % 8) * 15;
   return `${day}T${String(Math.floor(slot / 60)).padStart(2, '0')}:${String(slot % 60).padStart(2, '0')}:00`;
 }
@@ -95,7 +103,9 @@ interface Stored {
 function expectBookingsBalance(outcomes: Outcome<Reservation>[], stored: Stored[]) {
   const byKey = new Map<unknown, Stored[]>();
   for (const row of stored) byKey.set(row.key, [...(byKey.get(row.key) ?? []), row]);
-  const duplicates = [...byKey].filter(([, rows]) => rows.length > 1).map(([key, rows]) => `${String(key)} x${rows.length}`);
+  const duplicates = [...byKey]
+    .filter(([, rows]) => rows.length > 1)
+    .map(([key, rows]) => `${String(key)} x${rows.length}`);
   expect(duplicates, 'nothing exists twice').toEqual([]);
 
   const asked = new Set(outcomes.map((outcome) => outcome.key));
@@ -119,7 +129,10 @@ function expectBookingsBalance(outcomes: Outcome<Reservation>[], stored: Stored[
       counts.failed += 1;
       expect(outcome.error, String(outcome.error)).toBeInstanceOf(PartnerSdkError);
       expect(outcome.error).not.toBeInstanceOf(InputValidationError);
-      expect(rows, `told failed (${(outcome.error as Error).name}) for ${outcome.key}: does not exist`).toHaveLength(0);
+      expect(
+        rows,
+        `told failed (${(outcome.error as Error).name}) for ${outcome.key}: does not exist`,
+      ).toHaveLength(0);
     }
   }
   return counts;
@@ -140,22 +153,33 @@ async function reconcileAmbiguous(
   passTheHold: () => Promise<void>,
 ) {
   const ambiguous = outcomes.filter((outcome) => outcome.error instanceof AmbiguousCreateError);
-  const repeat = (key: string) => settle(key, () => client.reservations.create(restaurantId, inputs.get(key)!, { idempotencyKey: key }));
+  const repeat = (key: string) =>
+    settle(key, () => client.reservations.create(restaurantId, inputs.get(key)!, { idempotencyKey: key }));
   let held = 0;
   // An ambiguous create that sent nothing (its look-up before sending could not tell) holds nothing.
-  for (const outcome of ambiguous.filter((candidate) => (candidate.error as AmbiguousCreateError).sent !== 'no')) {
+  for (const outcome of ambiguous.filter(
+    (candidate) => (candidate.error as AmbiguousCreateError).sent !== 'no',
+  )) {
     const before = stored().filter((row) => row.key === outcome.key);
     const again = await repeat(outcome.key);
-    expect(stored().filter((row) => row.key === outcome.key), `a held key sends nothing: ${outcome.key}`).toHaveLength(before.length);
-    if (before.length === 1) expect(again.value?.id, `the held key's booking is found: ${outcome.key}`).toBe(before[0]!.id);
+    expect(
+      stored().filter((row) => row.key === outcome.key),
+      `a held key sends nothing: ${outcome.key}`,
+    ).toHaveLength(before.length);
+    if (before.length === 1)
+      expect(again.value?.id, `the held key's booking is found: ${outcome.key}`).toBe(before[0]!.id);
     else {
-      expect(again.error, `a held key with no booking is ambiguous again: ${outcome.key}`).toBeInstanceOf(AmbiguousCreateError);
+      expect(again.error, `a held key with no booking is ambiguous again: ${outcome.key}`).toBeInstanceOf(
+        AmbiguousCreateError,
+      );
       held += 1;
     }
   }
   await passTheHold();
   for (const outcome of ambiguous) {
-    const booked = await client.reservations.create(restaurantId, inputs.get(outcome.key)!, { idempotencyKey: outcome.key });
+    const booked = await client.reservations.create(restaurantId, inputs.get(outcome.key)!, {
+      idempotencyKey: outcome.key,
+    });
     const rows = stored().filter((row) => row.key === outcome.key);
     expect(rows, outcome.key).toHaveLength(1);
     expect(booked.id).toBe(rows[0]!.id);
@@ -177,7 +201,10 @@ function leakRecorder(partnerId: string, apiToken: string) {
     },
     expectClean() {
       const texts = [...logger.lines, ...hooks.payloads, ...errors.flatMap(renderError)];
-      expect(findSecrets(texts, secretForms(partnerId, apiToken)), 'the API token in an error, a log line or a hook payload').toEqual([]);
+      expect(
+        findSecrets(texts, secretForms(partnerId, apiToken)),
+        'the API token in an error, a log line or a hook payload',
+      ).toEqual([]);
       return texts.length;
     },
   };
@@ -224,14 +251,23 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
       cancelled: row.cancelled as boolean,
     }));
   /** Answers the server gave to `operation`, by status (null: the connection was dropped). */
-  const answered = (operation: string) => server.fake.requests.filter((entry) => entry.operation === operation).map((entry) => entry.status);
+  const answered = (operation: string) =>
+    server.fake.requests.filter((entry) => entry.operation === operation).map((entry) => entry.status);
 
   const clock = new FakeClock({ frozen: true });
   beforeAll(async () => {
     // The server's rate limit is off: its clock is real time, while the client paces on a frozen FakeClock.
-    server = await startFakeServer({ rateLimit: false, dialect: { idempotencyKey: 'ignored' }, journalLimit: 20_000 });
+    server = await startFakeServer({
+      rateLimit: false,
+      dialect: { idempotencyKey: 'ignored' },
+      journalLimit: 20_000,
+    });
     server.fake.addPartner({ partnerId, apiToken, name: 'Fault suite' });
-    server.fake.addRestaurant({ display_name: 'Fault Bistro', partnerIds: [partnerId], availability: { capacityCovers: 100_000 } });
+    server.fake.addRestaurant({
+      display_name: 'Fault Bistro',
+      partnerIds: [partnerId],
+      availability: { capacityCovers: 100_000 },
+    });
     client = new PartnerClient({
       baseUrl: server.url,
       partnerId,
@@ -253,7 +289,11 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
       6,
       Array.from({ length: BOOKINGS }, (_, index) => {
         const key = `misbehaving-${SEED}-${index}`;
-        const input = { start_time: `${startTimeFor(index, baseDay)}+01:00`, adults: 2, first_name: `Guest ${index}` };
+        const input = {
+          start_time: `${startTimeFor(index, baseDay)}+01:00`,
+          adults: 2,
+          first_name: `Guest ${index}`,
+        };
         inputs.set(key, input);
         return () => {
           injectRandomFaults('reservations.create');
@@ -275,21 +315,31 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
 
     const counts = expectBookingsBalance(bookings, storedRows());
     // The run proves something only if every kind of fault hit creates, and every outcome occurred.
-    expect(injected.get('reservations.create')?.size, 'every kind of fault was injected on creates').toBe(faultMenu.length);
+    expect(injected.get('reservations.create')?.size, 'every kind of fault was injected on creates').toBe(
+      faultMenu.length,
+    );
     const statuses = answered('reservations.create');
-    for (const status of [429, 500, 502, 503, null]) expect(statuses, `create answered ${status}`).toContain(status);
+    for (const status of [429, 500, 502, 503, null])
+      expect(statuses, `create answered ${status}`).toContain(status);
     expect(counts.succeeded).toBeGreaterThan(BOOKINGS / 2);
     expect(counts.ambiguous, 'some creates stayed ambiguous').toBeGreaterThan(0);
     // A create that committed behind a fault (a 5xx or drop after commit, an answer past the
     // timeout) resolves to success through the lookup by its key: more successes than 201s.
     const answeredCreated = statuses.filter((status) => status === 201).length;
-    expect(counts.succeeded, 'creates committed behind a fault resolve to success').toBeGreaterThan(answeredCreated);
+    expect(counts.succeeded, 'creates committed behind a fault resolve to success').toBeGreaterThan(
+      answeredCreated,
+    );
     expect(counts.failed, 'some creates were told failed (and proven absent)').toBeGreaterThan(0);
-    console.info(`fake server ignoring Idempotency-Key, seed ${SEED}: ${JSON.stringify(counts)}; ${server.fake.requests.length} requests`);
+    console.info(
+      `fake server ignoring Idempotency-Key, seed ${SEED}: ${JSON.stringify(counts)}; ${server.fake.requests.length} requests`,
+    );
+    // Real sockets and real per-attempt timeouts: a loaded machine stretches it.
   }, 90_000);
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
-    const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows, async () => clock.advance('PT6H1M'));
+    const result = await reconcileAmbiguous(client, 1, bookings, inputs, storedRows, async () =>
+      clock.advance('PT6H1M'),
+    );
     expect(result.ambiguous).toBeGreaterThan(0);
   });
 
@@ -304,7 +354,9 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
       6,
       targets.map((row, index) => () => {
         injectRandomFaults('reservations.cancel');
-        return settle(String(row.id), () => client.reservations.cancel(1, row.id, index % 5 === 0 ? { maxRetries: 0 } : {}));
+        return settle(String(row.id), () =>
+          client.reservations.cancel(1, row.id, index % 5 === 0 ? { maxRetries: 0 } : {}),
+        );
       }),
     );
     server.fake.clearFaults();
@@ -326,15 +378,26 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
       }
     }
     expect(after.size, 'cancelling never creates').toBe(existing.length);
-    for (const row of untouched) expect(after.get(row.id)!.cancelled, `nobody cancelled ${row.id}`).toBe(false);
-    expect(injected.get('reservations.cancel')?.size, 'every kind of fault was injected on cancels').toBe(faultMenu.length);
+    for (const row of untouched)
+      expect(after.get(row.id)!.cancelled, `nobody cancelled ${row.id}`).toBe(false);
+    expect(injected.get('reservations.cancel')?.size, 'every kind of fault was injected on cancels').toBe(
+      faultMenu.length,
+    );
     const statuses = answered('reservations.cancel').slice(cancelsBefore);
-    for (const status of [429, 500, 502, 503, null]) expect(statuses, `cancel answered ${status}`).toContain(status);
+    for (const status of [429, 500, 502, 503, null])
+      expect(statuses, `cancel answered ${status}`).toContain(status);
 
     // Failed cancellations converge: with the faults gone, repeating them ends cancelled.
     const retried = await pool(
       6,
-      cancels.flatMap((outcome, index) => (outcome.error === undefined ? [] : [() => settle(String(targets[index]!.id), () => client.reservations.cancel(1, targets[index]!.id))])),
+      cancels.flatMap((outcome, index) =>
+        outcome.error === undefined
+          ? []
+          : [
+              () =>
+                settle(String(targets[index]!.id), () => client.reservations.cancel(1, targets[index]!.id)),
+            ],
+      ),
     );
     expect(failed, 'some cancellations were told failed').toBeGreaterThan(0);
     expect(retried.filter((outcome) => outcome.error !== undefined)).toEqual([]);
@@ -353,11 +416,21 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
 describe('(b) against the fake service with its fault injection (1 req/s limit, virtual clock)', () => {
   const fake = createFakeService();
   const partner = fake.addPartner({ name: 'Fault suite' });
-  const restaurant = fake.addRestaurant({ display_name: 'Fault Bistro', availability: { capacityCovers: 100_000 } });
+  const restaurant = fake.addRestaurant({
+    display_name: 'Fault Bistro',
+    availability: { capacityCovers: 100_000 },
+  });
   fake.link(partner.partnerId, restaurant.id);
   const recorder = leakRecorder(partner.partnerId, partner.apiToken);
   // In-process, an attempt takes well under a millisecond, so a short timeout keeps latency faults cheap.
-  const client = new PartnerClient({ ...fake.clientOptions(partner), timeoutMs: 60, maxRetries: 3, ambiguousHoldMs: HOLD_MS, logger: recorder.logger, hooks: recorder.hooks });
+  const client = new PartnerClient({
+    ...fake.clientOptions(partner),
+    timeoutMs: 60,
+    maxRetries: 3,
+    ambiguousHoldMs: HOLD_MS,
+    logger: recorder.logger,
+    hooks: recorder.hooks,
+  });
   const random = seededRandom(SEED);
   const faultMenu: FaultSpec[] = [
     { status: 429, headers: { 'retry-after': '1' } },
@@ -381,7 +454,8 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
     }
     if (random() < 0.1) fake.injectFault({ operation: 'reservations.list', status: 503 });
     // Now and then the lookup by key fails past its retries, so an unknown outcome must surface as AmbiguousCreateError.
-    if (operation === 'reservations.create' && random() < 0.08) fake.injectFault({ operation: 'reservations.list', status: 503, times: 4 });
+    if (operation === 'reservations.create' && random() < 0.08)
+      fake.injectFault({ operation: 'reservations.list', status: 503, times: 4 });
   };
   let bookings: Outcome<Reservation>[] = [];
   const inputs = new Map<string, Parameters<PartnerClient['reservations']['create']>[1]>();
@@ -401,7 +475,12 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
       inputs.set(key, input);
       injectRandomFaults('reservations.create');
       bookings.push(
-        await settle(key, () => client.reservations.create(restaurant.id, input, { idempotencyKey: key, ...(index % 5 === 0 ? { maxRetries: 0 } : {}) })),
+        await settle(key, () =>
+          client.reservations.create(restaurant.id, input, {
+            idempotencyKey: key,
+            ...(index % 5 === 0 ? { maxRetries: 0 } : {}),
+          }),
+        ),
       );
       // Faults left unused by this booking must not hit the next one's lookup or retries out of order.
       fake.clearFaults();
@@ -416,7 +495,9 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
   });
 
   it('reconciles every ambiguous booking by its key: found where it exists, booked again where not, then exactly once', async () => {
-    const result = await reconcileAmbiguous(client, restaurant.id, bookings, inputs, storedRows, async () => fake.clock.advance('PT6H1M'));
+    const result = await reconcileAmbiguous(client, restaurant.id, bookings, inputs, storedRows, async () =>
+      fake.clock.advance('PT6H1M'),
+    );
     expect(result.ambiguous).toBeGreaterThan(0);
   });
 
@@ -427,7 +508,15 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
     const cancels: Outcome<Reservation | null>[] = [];
     for (const row of targets) {
       injectRandomFaults('reservations.cancel');
-      cancels.push(await settle(String(row.id), () => client.reservations.cancel(restaurant.id, row.id as number, cancels.length % 5 === 0 ? { maxRetries: 0 } : {})));
+      cancels.push(
+        await settle(String(row.id), () =>
+          client.reservations.cancel(
+            restaurant.id,
+            row.id as number,
+            cancels.length % 5 === 0 ? { maxRetries: 0 } : {},
+          ),
+        ),
+      );
       fake.clearFaults();
     }
     recorder.keep(cancels);
@@ -445,7 +534,8 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
     }
     for (const row of untouched) expect(after.get(row.id as number)!.cancelled).toBe(false);
     expect(failedIndexes.length, 'some cancellations were told failed').toBeGreaterThan(0);
-    for (const index of failedIndexes) await client.reservations.cancel(restaurant.id, targets[index]!.id as number);
+    for (const index of failedIndexes)
+      await client.reservations.cancel(restaurant.id, targets[index]!.id as number);
     const final = state();
     for (const row of targets) expect(final.get(row.id as number)!.cancelled).toBe(true);
     for (const row of untouched) expect(final.get(row.id as number)!.cancelled).toBe(false);

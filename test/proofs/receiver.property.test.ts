@@ -32,10 +32,19 @@ function capture(): WebhookLogger & { lines: Line[] } {
   const record = (level: string) => (message: string, details?: Record<string, unknown>) => {
     lines.push({ level, text: `${message} ${inspect(details, { depth: 5 })}` });
   };
-  return { lines, debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+  return {
+    lines,
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
 }
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 60 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+  maxLength: 60,
+});
 const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
 const authorization = fc.oneof(
   fc.constant(`Bearer ${TOKEN}`),
@@ -46,13 +55,30 @@ const authorization = fc.oneof(
   printable,
 );
 const contentType = fc.oneof(
-  fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/cloudevents+json', 'text/plain', 'multipart/form-data', ''),
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/cloudevents+json',
+    'text/plain',
+    'multipart/form-data',
+    '',
+  ),
   printable,
 );
 /** Headers a real HTTP request can carry (valid names, printable values). */
 const wireHeaders = fc
-  .record({ authorization, 'content-type': contentType, extra: fc.dictionary(headerName, printable, { maxKeys: 3 }) }, { requiredKeys: [] })
-  .map(({ extra, ...known }) => ({ ...extra, ...Object.fromEntries(Object.entries(known).filter(([, value]) => value !== '')) }));
+  .record(
+    {
+      authorization,
+      'content-type': contentType,
+      extra: fc.dictionary(headerName, printable, { maxKeys: 3 }),
+    },
+    { requiredKeys: [] },
+  )
+  .map(({ extra, ...known }) => ({
+    ...extra,
+    ...Object.fromEntries(Object.entries(known).filter(([, value]) => value !== '')),
+  }));
 /** Bodies as bytes: valid deliveries, arbitrary JSON, arbitrary text, arbitrary bytes (invalid UTF-8 included). */
 const wireBody = fc.oneof(
   deliveryEnvelope().map((envelope) => JSON.stringify(envelope)),
@@ -72,7 +98,12 @@ const handled: unknown[] = [];
 
 beforeAll(() => {
   logger = capture();
-  receiver = createWebhookReceiver({ tokens: [TOKEN, ROTATED], logger, tokenHeader: 'x-webhook-token', maxBodyBytes: 4096 });
+  receiver = createWebhookReceiver({
+    tokens: [TOKEN, ROTATED],
+    logger,
+    tokenHeader: 'x-webhook-token',
+    maxBodyBytes: 4096,
+  });
   receiver.on('*', (event) => {
     handled.push(event);
   });
@@ -82,7 +113,9 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
   it('over hostile bodies and hostile header objects', async () => {
     const headers = fc.oneof(
       fc.dictionary(fc.string({ maxLength: 20 }), hostileValue(), { maxKeys: 4 }),
-      fc.record({ authorization: fc.oneof(authorization, fc.array(authorization, { maxLength: 3 }), hostileValue()) }),
+      fc.record({
+        authorization: fc.oneof(authorization, fc.array(authorization, { maxLength: 3 }), hostileValue()),
+      }),
       wireHeaders.map((record) => new Headers(record)),
       wireHeaders.map((record) => new Map(Object.entries(record))),
     );
@@ -112,8 +145,15 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
         async (event, reservation, restaurantId, token) => {
           const delivery = buildDelivery({ event, reservation: reservation as never, restaurantId }, token);
           const verified = await receiver.verify({ body: delivery.body, headers: delivery.headers });
-          expect(verified).toMatchObject({ id: delivery.id, type: event, event, restaurant_id: restaurantId });
-          expect((verified as { reservation: unknown }).reservation).toEqual(JSON.parse(JSON.stringify(reservation)));
+          expect(verified).toMatchObject({
+            id: delivery.id,
+            type: event,
+            event,
+            restaurant_id: restaurantId,
+          });
+          expect((verified as { reservation: unknown }).reservation).toEqual(
+            JSON.parse(JSON.stringify(reservation)),
+          );
         },
       ),
       { numRuns: 200 },
@@ -122,13 +162,22 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
 
   it('the same delivery with any other token is refused 401', async () => {
     await fc.assert(
-      fc.asyncProperty(deliveryEnvelope(), fc.stringMatching(/^[A-Za-z0-9_.~+/-]{12,64}$/).filter((text) => text !== TOKEN && text !== ROTATED), async (envelope, wrong) => {
-        const body = JSON.stringify(envelope);
-        const error = await receiver.verify({ body, headers: { authorization: `Bearer ${wrong}`, 'content-type': 'application/json' } }).catch((caught: unknown) => caught);
-        expect(error).toBeInstanceOf(WebhookError);
-        expect((error as WebhookError).status).toBe(401);
-        expect(inspect(error)).not.toContain(wrong);
-      }),
+      fc.asyncProperty(
+        deliveryEnvelope(),
+        fc.stringMatching(/^[A-Za-z0-9_.~+/-]{12,64}$/).filter((text) => text !== TOKEN && text !== ROTATED),
+        async (envelope, wrong) => {
+          const body = JSON.stringify(envelope);
+          const error = await receiver
+            .verify({
+              body,
+              headers: { authorization: `Bearer ${wrong}`, 'content-type': 'application/json' },
+            })
+            .catch((caught: unknown) => caught);
+          expect(error).toBeInstanceOf(WebhookError);
+          expect((error as WebhookError).status).toBe(401);
+          expect(inspect(error)).not.toContain(wrong);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -138,9 +187,16 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
   it('over arbitrary methods, headers and bodies', async () => {
     await fc.assert(
       fc.asyncProperty(method, wireHeaders, wireBody, async (verb, headers, body) => {
-        const request = new Request('http://127.0.0.1/hooks', { method: verb, headers, ...(verb === 'GET' ? {} : { body }) });
+        const request = new Request('http://127.0.0.1/hooks', {
+          method: verb,
+          headers,
+          ...(verb === 'GET' ? {} : { body }),
+        });
         const response = await receiver.handle(request);
-        expect(response.status === 200 || (response.status >= 400 && response.status < 500), `status ${response.status}`).toBe(true);
+        expect(
+          response.status === 200 || (response.status >= 400 && response.status < 500),
+          `status ${response.status}`,
+        ).toBe(true);
         const text = await response.text();
         expect(() => JSON.parse(text)).not.toThrow();
         expect(tokenFree(text)).toBe(true);
@@ -158,7 +214,11 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 4097, max: 20_000 }), async (size) => {
         const response = await receiver.handle(
-          new Request('http://127.0.0.1/hooks', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: 'x'.repeat(size) }),
+          new Request('http://127.0.0.1/hooks', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+            body: 'x'.repeat(size),
+          }),
         );
         expect(response.status).toBe(413);
       }),
@@ -170,13 +230,22 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
 describe('receive: never throws, whatever it is handed', () => {
   it('over hostile input objects', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.option(fc.string({ maxLength: 8 }), { nil: undefined }), hostileValue(), fc.oneof(hostileValue(), wireBody), async (verb, headers, body) => {
-        const result = await receiver.receive({ method: verb, headers: headers as never, body: body as never });
-        expect(Number.isInteger(result.status)).toBe(true);
-        if (result.status !== 200) expect(result.error).toBeInstanceOf(WebhookError);
-        // 500 only for a body that is not raw bytes or text: a mounting mistake in the partner's app, said so in the error.
-        if (result.status >= 500) expect(result.error?.name).toMatch(/RawBodyRequired|Configuration/);
-      }),
+      fc.asyncProperty(
+        fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+        hostileValue(),
+        fc.oneof(hostileValue(), wireBody),
+        async (verb, headers, body) => {
+          const result = await receiver.receive({
+            method: verb,
+            headers: headers as never,
+            body: body as never,
+          });
+          expect(Number.isInteger(result.status)).toBe(true);
+          if (result.status !== 200) expect(result.error).toBeInstanceOf(WebhookError);
+          // 500 only for a body that is not raw bytes or text: a mounting mistake in the partner's app, said so in the error.
+          if (result.status >= 500) expect(result.error?.name).toMatch(/RawBodyRequired|Configuration/);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -195,11 +264,16 @@ describe('nodeHandler over a real node:http server: 200 or a 4xx for any bytes',
 
   const send = (verb: string, headers: Record<string, string>, body: string | Uint8Array) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const call = httpRequest({ host: '127.0.0.1', port, path: '/hooks', method: verb, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      });
+      const call = httpRequest(
+        { host: '127.0.0.1', port, path: '/hooks', method: verb, headers },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+        },
+      );
       call.on('error', reject);
       call.end(body);
     });

@@ -11,7 +11,9 @@ import { AmbiguousCreateError, PartnerClient } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 
 const report: string[] = [];
-afterAll(() => console.info(`recovery recipe, bookings on the fake vs what the client reported:\n${report.join('\n')}`));
+afterAll(() =>
+  console.info(`recovery recipe, bookings on the fake vs what the client reported:\n${report.join('\n')}`),
+);
 
 function gatewayScenario(commitDelayMs: number) {
   const fake = createFakeService({ clock: { frozen: true }, dialect: { idempotencyKey: 'ignored' } });
@@ -45,17 +47,23 @@ describe.each([15_000, 30_000])('504, the origin commits %i ms later', (commitDe
     expect(creates()).toBe(1);
     // The first create ends ambiguous after its 10 s settle window; later repeats only look.
     expect(told[0]).toBe('ambiguous');
-    report.push(`  commit ${commitDelayMs / 1000} s late, repeat every 10 s: ${stored.length} booked, ${creates()} POST, told ${told.join(', ')}`);
+    report.push(
+      `  commit ${commitDelayMs / 1000} s late, repeat every 10 s: ${stored.length} booked, ${creates()} POST, told ${told.join(', ')}`,
+    );
     fake.dispose();
   });
 
   it('the old recipe (findByIdempotencyKey null, then create again with the key) no longer books twice: the create is held', async () => {
     const { fake, restaurant, client, creates } = gatewayScenario(commitDelayMs);
     const input = { start_time: { date: '2026-12-06', time: '20:00' }, adults: 2 };
-    const first = await client.reservations.create(restaurant.id, input, { idempotencyKey: 'order-78' }).catch((error: unknown) => error);
+    const first = await client.reservations
+      .create(restaurant.id, input, { idempotencyKey: 'order-78' })
+      .catch((error: unknown) => error);
     expect(first).toBeInstanceOf(AmbiguousCreateError);
     expect(await client.reservations.findByIdempotencyKey(restaurant.id, 'order-78')).toBeNull();
-    const again = await client.reservations.create(restaurant.id, input, { idempotencyKey: 'order-78' }).catch((error: unknown) => error);
+    const again = await client.reservations
+      .create(restaurant.id, input, { idempotencyKey: 'order-78' })
+      .catch((error: unknown) => error);
     expect(again).toBeInstanceOf(AmbiguousCreateError);
     expect((again as Error).message).toMatch(/until /);
     expect(creates()).toBe(1);
@@ -64,7 +72,9 @@ describe.each([15_000, 30_000])('504, the origin commits %i ms later', (commitDe
     const stored = fake.allReservations(restaurant.id);
     expect(stored.map((row) => row.id)).toEqual([found.id]);
     expect(creates()).toBe(1);
-    report.push(`  commit ${commitDelayMs / 1000} s late, the old recipe: ${stored.length} booked, ${creates()} POST, told ambiguous, null, ambiguous (held), success #${found.id}`);
+    report.push(
+      `  commit ${commitDelayMs / 1000} s late, the old recipe: ${stored.length} booked, ${creates()} POST, told ambiguous, null, ambiguous (held), success #${found.id}`,
+    );
     fake.dispose();
   });
 });

@@ -8,10 +8,19 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PartnerProfile, PartnerProfileUpdateInput } from '../../src/resources/profile.schemas.js';
-import { Reservation, ReservationCreateInput, ReservationListFilters } from '../../src/resources/reservations.schemas.js';
+import {
+  Reservation,
+  ReservationCreateInput,
+  ReservationListFilters,
+} from '../../src/resources/reservations.schemas.js';
 import { Restaurant } from '../../src/resources/restaurants.schemas.js';
 import { pageEnvelope } from '../../src/resources/shared.schemas.js';
-import { Webhook, WebhookCreateInput, WebhookDelivery, WebhookUpdateInput } from '../../src/resources/webhooks.schemas.js';
+import {
+  Webhook,
+  WebhookCreateInput,
+  WebhookDelivery,
+  WebhookUpdateInput,
+} from '../../src/resources/webhooks.schemas.js';
 import { toFieldIssues } from '../../src/transport/validate.js';
 import {
   deliveryEnvelope,
@@ -46,11 +55,28 @@ const fieldsOf = (error: z.ZodError) => error.issues.map((issue) => issue.path.j
 const refusedAt = (schema: z.ZodType, value: unknown, field: string) => {
   const result = schema.safeParse(value);
   expect(result.success, `expected ${field} to be refused`).toBe(false);
-  expect(fieldsOf(result.error!).some((path) => path === field || path.startsWith(`${field}.`)), fieldsOf(result.error!).join()).toBe(true);
+  expect(
+    fieldsOf(result.error!).some((path) => path === field || path.startsWith(`${field}.`)),
+    fieldsOf(result.error!).join(),
+  ).toBe(true);
 };
 
 const inputSchemas = {
-  ReservationCreateInput: [ReservationCreateInput, ['start_time', 'adults', 'children', 'first_name', 'last_name', 'email', 'phone', 'comment', 'language', 'metadata']],
+  ReservationCreateInput: [
+    ReservationCreateInput,
+    [
+      'start_time',
+      'adults',
+      'children',
+      'first_name',
+      'last_name',
+      'email',
+      'phone',
+      'comment',
+      'language',
+      'metadata',
+    ],
+  ],
   WebhookCreateInput: [WebhookCreateInput, ['url', 'name', 'is_enabled', 'subscribed_events']],
   WebhookUpdateInput: [WebhookUpdateInput, ['url', 'name', 'is_enabled', 'subscribed_events']],
   PartnerProfileUpdateInput: [PartnerProfileUpdateInput, ['name', 'description', 'website_url']],
@@ -68,10 +94,16 @@ const responseSchemas = {
 describe('every input schema is total: a value or a ZodError, for any JavaScript value', () => {
   for (const [name, [schema, keys]] of Object.entries(inputSchemas)) {
     it(`${name} over arbitrary values`, () => {
-      fc.assert(fc.property(hostileValue(), (value) => assertTotal(schema, value)), runs);
+      fc.assert(
+        fc.property(hostileValue(), (value) => assertTotal(schema, value)),
+        runs,
+      );
     });
     it(`${name} over objects with its own keys holding arbitrary values`, () => {
-      fc.assert(fc.property(objectNear(keys), (value) => assertTotal(schema, value)), runs);
+      fc.assert(
+        fc.property(objectNear(keys), (value) => assertTotal(schema, value)),
+        runs,
+      );
     });
   }
 });
@@ -79,16 +111,27 @@ describe('every input schema is total: a value or a ZodError, for any JavaScript
 describe('every response schema is total over arbitrary JSON', () => {
   for (const [name, [schema, valid]] of Object.entries(responseSchemas)) {
     it(`${name} over arbitrary JSON values`, () => {
-      fc.assert(fc.property(jsonValue(), (value) => assertTotal(schema, value)), runs);
+      fc.assert(
+        fc.property(jsonValue(), (value) => assertTotal(schema, value)),
+        runs,
+      );
     });
     it(`${name} over arbitrary JSON text, parsed`, () => {
-      fc.assert(fc.property(fc.json({ maxDepth: 3 }), (text) => assertTotal(schema, JSON.parse(text))), runs);
+      fc.assert(
+        fc.property(fc.json({ maxDepth: 3 }), (text) => assertTotal(schema, JSON.parse(text))),
+        runs,
+      );
     });
     it(`${name} over valid objects with one field replaced by arbitrary JSON`, () => {
       const mutated = (valid() as fc.Arbitrary<Record<string, unknown>>).chain((object) =>
-        fc.tuple(fc.constantFrom(...Object.keys(object)), jsonValue()).map(([key, value]) => ({ ...object, [key]: value })),
+        fc
+          .tuple(fc.constantFrom(...Object.keys(object)), jsonValue())
+          .map(([key, value]) => ({ ...object, [key]: value })),
       );
-      fc.assert(fc.property(mutated, (value) => assertTotal(schema, value)), runs);
+      fc.assert(
+        fc.property(mutated, (value) => assertTotal(schema, value)),
+        runs,
+      );
     });
   }
 });
@@ -111,10 +154,15 @@ describe('every answer the spec allows is accepted and kept exactly, unknown fie
     const envelope = pageEnvelope(Reservation);
     const list = z.union([z.array(Reservation), envelope]);
     fc.assert(
-      fc.property(fc.array(reservationResponse(), { maxLength: 5 }), fc.nat(), fc.option(fc.webUrl(), { nil: null }), (items, count, next) => {
-        expect(list.parse(items)).toEqual(items);
-        expect(envelope.parse({ count, next, previous: null, results: items }).results).toEqual(items);
-      }),
+      fc.property(
+        fc.array(reservationResponse(), { maxLength: 5 }),
+        fc.nat(),
+        fc.option(fc.webUrl(), { nil: null }),
+        (items, count, next) => {
+          expect(list.parse(items)).toEqual(items);
+          expect(envelope.parse({ count, next, previous: null, results: items }).results).toEqual(items);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -127,11 +175,20 @@ describe('a broken required field of an answer is named in the error', () => {
     ['PartnerProfile', PartnerProfile, profileResponse, ['uuid']],
     ['Webhook', Webhook, webhookResponse, ['id', 'url']],
   ] as const;
-  const notAnInteger = fc.oneof(fc.string(), fc.double({ noInteger: true }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }));
+  const notAnInteger = fc.oneof(
+    fc.string(),
+    fc.double({ noInteger: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 2 }),
+  );
   for (const [name, schema, valid, fields] of required) {
     for (const field of fields) {
       it(`${name}.${field} missing or of the wrong type`, () => {
-        const broken = fc.oneof(field === 'id' ? notAnInteger : fc.oneof(fc.integer(), fc.constant(null), fc.boolean()), fc.constant(undefined));
+        const broken = fc.oneof(
+          field === 'id' ? notAnInteger : fc.oneof(fc.integer(), fc.constant(null), fc.boolean()),
+          fc.constant(undefined),
+        );
         fc.assert(
           fc.property(valid() as fc.Arbitrary<Record<string, unknown>>, broken, (object, value) => {
             const copy = { ...object, [field]: value };
@@ -146,8 +203,10 @@ describe('a broken required field of an answer is named in the error', () => {
 
   it('a reservation start_time that is not an ISO 8601 date-time is refused', () => {
     fc.assert(
-      fc.property(reservationResponse(), fc.string().filter((text) => !/^\d{4}-\d{2}-\d{2}T/.test(text)), (object, text) =>
-        refusedAt(Reservation, { ...object, start_time: text }, 'start_time'),
+      fc.property(
+        reservationResponse(),
+        fc.string().filter((text) => !/^\d{4}-\d{2}-\d{2}T/.test(text)),
+        (object, text) => refusedAt(Reservation, { ...object, start_time: text }, 'start_time'),
       ),
       { numRuns: 100 },
     );
@@ -179,18 +238,28 @@ describe('ReservationCreateInput enforces exactly the documented rules', () => {
 
   it('refuses every key the input does not define, naming it (a misspelt field must not book with it missing)', () => {
     fc.assert(
-      fc.property(validCreateInput(), fc.constantFrom('frist_name', 'source', 'table_hint', 'id', 'confirmed'), (input, extra) => {
-        const result = ReservationCreateInput.safeParse({ ...input, [extra]: 'x' });
-        expect(toFieldIssues(result.error!.issues).map((issue) => issue.field)).toEqual([extra]);
-      }),
+      fc.property(
+        validCreateInput(),
+        fc.constantFrom('frist_name', 'source', 'table_hint', 'id', 'confirmed'),
+        (input, extra) => {
+          const result = ReservationCreateInput.safeParse({ ...input, [extra]: 'x' });
+          expect(toFieldIssues(result.error!.issues).map((issue) => issue.field)).toEqual([extra]);
+        },
+      ),
       runs,
     );
   });
 
   it('adults: every integer in 1..50 accepted, every other integer refused', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 50 }), (adults) => { expect(ReservationCreateInput.safeParse({ ...base, adults }).success).toBe(true); }));
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 51 })), (adults) => refusedAt(ReservationCreateInput, { ...base, adults }, 'adults')),
+      fc.property(fc.integer({ min: 1, max: 50 }), (adults) => {
+        expect(ReservationCreateInput.safeParse({ ...base, adults }).success).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 51 })), (adults) =>
+        refusedAt(ReservationCreateInput, { ...base, adults }, 'adults'),
+      ),
       runs,
     );
   });
@@ -212,26 +281,48 @@ describe('ReservationCreateInput enforces exactly the documented rules', () => {
   });
 
   it('children: 0..50 accepted, others refused, omitted means 0', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 50 }), (children) => { expect(ReservationCreateInput.parse({ ...base, children }).children).toBe(children); }));
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 51 }), fc.double({ noInteger: true })), (children) =>
-        refusedAt(ReservationCreateInput, { ...base, children }, 'children'),
+      fc.property(fc.integer({ min: 0, max: 50 }), (children) => {
+        expect(ReservationCreateInput.parse({ ...base, children }).children).toBe(children);
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 51 }), fc.double({ noInteger: true })),
+        (children) => refusedAt(ReservationCreateInput, { ...base, children }, 'children'),
       ),
       runs,
     );
     expect(ReservationCreateInput.parse(base).children).toBe(0);
   });
 
-  for (const [field, max] of [['first_name', 255], ['last_name', 255], ['phone', 128]] as const) {
+  for (const [field, max] of [
+    ['first_name', 255],
+    ['last_name', 255],
+    ['phone', 128],
+  ] as const) {
     it(`${field}: up to ${max} characters accepted, longer refused`, () => {
-      fc.assert(fc.property(stringUpTo(max), (text) => { expect(ReservationCreateInput.safeParse({ ...base, [field]: text }).success).toBe(true); }), runs);
-      fc.assert(fc.property(stringLongerThan(max), (text) => refusedAt(ReservationCreateInput, { ...base, [field]: text }, field)), { numRuns: 100 });
+      fc.assert(
+        fc.property(stringUpTo(max), (text) => {
+          expect(ReservationCreateInput.safeParse({ ...base, [field]: text }).success).toBe(true);
+        }),
+        runs,
+      );
+      fc.assert(
+        fc.property(stringLongerThan(max), (text) =>
+          refusedAt(ReservationCreateInput, { ...base, [field]: text }, field),
+        ),
+        { numRuns: 100 },
+      );
     });
   }
 
   it('email and comment take any string (the spec shows no limit, so none is invented)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 2000, unit: 'binary' }), fc.string({ maxLength: 2000, unit: 'binary' }), (email, comment) => {
+      fc.property(
+        fc.string({ maxLength: 2000, unit: 'binary' }),
+        fc.string({ maxLength: 2000, unit: 'binary' }),
+        (email, comment) => {
           expect(ReservationCreateInput.safeParse({ ...base, email, comment }).success).toBe(true);
         },
       ),
@@ -248,17 +339,32 @@ describe('ReservationCreateInput enforces exactly the documented rules', () => {
       fc.integer(),
       fc.record({ date: fc.string({ maxLength: 12 }), time: fc.constantFrom('7pm', '25', '') }),
     );
-    fc.assert(fc.property(notATime, (start_time) => refusedAt(ReservationCreateInput, { ...base, start_time }, 'start_time')), runs);
+    fc.assert(
+      fc.property(notATime, (start_time) =>
+        refusedAt(ReservationCreateInput, { ...base, start_time }, 'start_time'),
+      ),
+      runs,
+    );
   });
 
   it('start_time: every accepted form parses', () => {
-    fc.assert(fc.property(startTimeInput(), (start_time) => { expect(ReservationCreateInput.safeParse({ ...base, start_time }).success).toBe(true); }), runs);
+    fc.assert(
+      fc.property(startTimeInput(), (start_time) => {
+        expect(ReservationCreateInput.safeParse({ ...base, start_time }).success).toBe(true);
+      }),
+      runs,
+    );
   });
 });
 
 describe('webhook inputs enforce exactly the documented rules', () => {
   it('url: any http or https URL up to 500 characters accepted', () => {
-    fc.assert(fc.property(webhookUrl(), (url) => { expect(WebhookCreateInput.safeParse({ url }).error).toBeUndefined(); }), runs);
+    fc.assert(
+      fc.property(webhookUrl(), (url) => {
+        expect(WebhookCreateInput.safeParse({ url }).error).toBeUndefined();
+      }),
+      runs,
+    );
   });
   it('url: longer than 500 characters refused', () => {
     fc.assert(
@@ -267,18 +373,42 @@ describe('webhook inputs enforce exactly the documented rules', () => {
       ),
       { numRuns: 100 },
     );
-    expect(WebhookCreateInput.safeParse({ url: `https://example.com/${'a'.repeat(500 - 'https://example.com/'.length)}` }).success).toBe(true);
+    expect(
+      WebhookCreateInput.safeParse({
+        url: `https://example.com/${'a'.repeat(500 - 'https://example.com/'.length)}`,
+      }).success,
+    ).toBe(true);
   });
   it('url: other schemes and non-URLs refused, and url is required on create only', () => {
-    const otherScheme = fc.tuple(fc.constantFrom('ftp', 'file', 'javascript', 'ws', 'data', 'mailto'), fc.webUrl()).map(([scheme, url]) => url.replace(/^https?/, scheme));
-    fc.assert(fc.property(fc.oneof(otherScheme, fc.string().filter((text) => !/^https?:\/\//.test(text))), (url) => refusedAt(WebhookCreateInput, { url }, 'url')), runs);
+    const otherScheme = fc
+      .tuple(fc.constantFrom('ftp', 'file', 'javascript', 'ws', 'data', 'mailto'), fc.webUrl())
+      .map(([scheme, url]) => url.replace(/^https?/, scheme));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          otherScheme,
+          fc.string().filter((text) => !/^https?:\/\//.test(text)),
+        ),
+        (url) => refusedAt(WebhookCreateInput, { url }, 'url'),
+      ),
+      runs,
+    );
     refusedAt(WebhookCreateInput, {}, 'url');
     expect(WebhookUpdateInput.safeParse({}).success).toBe(true);
   });
   it('name: up to 125 characters or null accepted, longer refused (create and update)', () => {
     for (const schema of [WebhookCreateInput, WebhookUpdateInput]) {
-      fc.assert(fc.property(fc.option(stringUpTo(125), { nil: null }), (name) => { expect(schema.safeParse({ url: 'https://example.com/hook', name }).success).toBe(true); }));
-      fc.assert(fc.property(stringLongerThan(125), (name) => refusedAt(schema, { url: 'https://example.com/hook', name }, 'name')), { numRuns: 100 });
+      fc.assert(
+        fc.property(fc.option(stringUpTo(125), { nil: null }), (name) => {
+          expect(schema.safeParse({ url: 'https://example.com/hook', name }).success).toBe(true);
+        }),
+      );
+      fc.assert(
+        fc.property(stringLongerThan(125), (name) =>
+          refusedAt(schema, { url: 'https://example.com/hook', name }, 'name'),
+        ),
+        { numRuns: 100 },
+      );
     }
   });
 });
@@ -290,7 +420,10 @@ describe('profile update and list filters', () => {
         fc.record(
           {
             name: fc.string(),
-            description: fc.record({ fr: fc.string(), nl: fc.string(), en: fc.string(), de: fc.string() }, { requiredKeys: [] }),
+            description: fc.record(
+              { fr: fc.string(), nl: fc.string(), en: fc.string(), de: fc.string() },
+              { requiredKeys: [] },
+            ),
             website_url: fc.option(fc.webUrl(), { nil: null }),
           },
           { requiredKeys: [] },
@@ -302,7 +435,11 @@ describe('profile update and list filters', () => {
       runs,
     );
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((key) => !['name', 'description', 'website_url', '__proto__'].includes(key)), (key) => {
+      fc.property(
+        fc
+          .string({ minLength: 1 })
+          .filter((key) => !['name', 'description', 'website_url', '__proto__'].includes(key)),
+        (key) => {
           expect(PartnerProfileUpdateInput.safeParse({ [key]: 'x' }).success).toBe(false);
         },
       ),
@@ -313,10 +450,20 @@ describe('profile update and list filters', () => {
   });
 
   it('list filters: page_size 1..1000, times as ISO strings or Dates', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 1000 }), (page_size) => { expect(ReservationListFilters.safeParse({ page_size }).success).toBe(true); }));
-    fc.assert(fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 1001 })), (page_size) => refusedAt(ReservationListFilters, { page_size }, 'page_size')));
     fc.assert(
-      fc.property(startTimeInput().filter((value) => typeof value === 'string' || value instanceof Date), (start_time_after) => {
+      fc.property(fc.integer({ min: 1, max: 1000 }), (page_size) => {
+        expect(ReservationListFilters.safeParse({ page_size }).success).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 1001 })), (page_size) =>
+        refusedAt(ReservationListFilters, { page_size }, 'page_size'),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        startTimeInput().filter((value) => typeof value === 'string' || value instanceof Date),
+        (start_time_after) => {
           expect(ReservationListFilters.safeParse({ start_time_after }).success).toBe(true);
         },
       ),

@@ -47,10 +47,16 @@ interface Recorded {
 }
 
 /** A loopback server whose answers are given per test; it records what reached it. */
-async function startServer(answer: (request: IncomingMessage, response: ServerResponse, origin: string) => void) {
+async function startServer(
+  answer: (request: IncomingMessage, response: ServerResponse, origin: string) => void,
+) {
   const seen: Recorded[] = [];
   const server: Server = createServer((request, response) => {
-    seen.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization });
+    seen.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      authorization: request.headers.authorization,
+    });
     request.resume();
     request.on('end', () => answer(request, response, origin));
   });
@@ -68,7 +74,12 @@ async function startServer(answer: (request: IncomingMessage, response: ServerRe
   };
 }
 
-const send = (response: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+const send = (
+  response: ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => {
   const text = body === undefined ? '' : JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(text);
@@ -77,7 +88,9 @@ const send = (response: ServerResponse, status: number, body?: unknown, headers:
 describe('the leak detector itself', () => {
   it('finds a credential hidden deep in a cause chain (a Request kept on an inner error)', () => {
     const inner = Object.assign(new Error('inner'), {
-      request: new Request('https://api.example/x', { headers: { authorization: `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}` } }),
+      request: new Request('https://api.example/x', {
+        headers: { authorization: `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}` },
+      }),
     });
     const outer = new Error('outer', { cause: new Error('middle', { cause: inner }) });
     expect(findSecrets(renderError(outer), secrets)).not.toEqual([]);
@@ -94,8 +107,10 @@ describe('no token on any failure path', () => {
     // Routes: /restaurants/ (the timezone list); a reservation or webhook :id answers the status :id, or misbehaves (997-999).
     api = await startServer((request, response) => {
       const path = (request.url ?? '').split('?')[0]!;
-      if (path === `${API}/restaurants/`) return send(response, 200, [{ id: 1, schema_name: 'r1', timezone: 'Europe/Brussels' }]);
-      if (path === `${API}/restaurants/1/reservations/` && request.method === 'GET') return send(response, 500, { detail: 'lookup down' });
+      if (path === `${API}/restaurants/`)
+        return send(response, 200, [{ id: 1, schema_name: 'r1', timezone: 'Europe/Brussels' }]);
+      if (path === `${API}/restaurants/1/reservations/` && request.method === 'GET')
+        return send(response, 500, { detail: 'lookup down' });
       if (path === `${API}/restaurants/1/reservations/` && request.method === 'POST') return undefined; // never answers: the create times out
       const status = Number(/\/(\d+)\/$/.exec(path)?.[1] ?? 404);
       if (status === 999) return request.socket.destroy();
@@ -105,11 +120,21 @@ describe('no token on any failure path', () => {
         // A misconfigured proxy or debug page that echoes the credentials it was sent.
         const sent = request.headers.authorization ?? '';
         const decoded = Buffer.from(sent.replace(/^Basic /, ''), 'base64').toString('utf8');
-        return send(response, 401, { detail: `Invalid credentials ${decoded}`, received: { authorization: sent, token: decoded.split(':')[1] } }, { 'x-echo': sent });
+        return send(
+          response,
+          401,
+          {
+            detail: `Invalid credentials ${decoded}`,
+            received: { authorization: sent, token: decoded.split(':')[1] },
+          },
+          { 'x-echo': sent },
+        );
       }
       if (status === 409) return send(response, 409, { detail: 'No table.', code: 'no_availability' });
-      if (status === 400) return send(response, 400, { adults: ['Ensure this value is less than or equal to 50.'] });
-      if (status === 429) return send(response, 429, { detail: 'Request was throttled.' }, { 'retry-after': '1' });
+      if (status === 400)
+        return send(response, 400, { adults: ['Ensure this value is less than or equal to 50.'] });
+      if (status === 429)
+        return send(response, 429, { detail: 'Request was throttled.' }, { 'retry-after': '1' });
       return send(response, status, { detail: `Answer ${status}.` });
     });
   });
@@ -131,7 +156,11 @@ describe('no token on any failure path', () => {
       ...overrides,
     });
   };
-  const failure = async (path: string, expected: new (...args: never[]) => Error, run: () => Promise<unknown>) => {
+  const failure = async (
+    path: string,
+    expected: new (...args: never[]) => Error,
+    run: () => Promise<unknown>,
+  ) => {
     const error = await run().then(
       (value) => new Error(`expected ${expected.name}, got ${inspect(value)}`),
       (caught: unknown) => caught,
@@ -160,19 +189,29 @@ describe('no token on any failure path', () => {
     await failure('dropped', ConnectionError, () => c.reservations.retrieve(1, 999));
     const closed = await startServer(() => undefined);
     await closed.close();
-    await failure('refused', ConnectionError, () => client({ baseUrl: closed.origin }).reservations.retrieve(1, 1));
-    await failure('abort in flight', AbortError, () => c.reservations.retrieve(1, 997, { signal: AbortSignal.timeout(30) }));
+    await failure('refused', ConnectionError, () =>
+      client({ baseUrl: closed.origin }).reservations.retrieve(1, 1),
+    );
+    await failure('abort in flight', AbortError, () =>
+      c.reservations.retrieve(1, 997, { signal: AbortSignal.timeout(30) }),
+    );
     const aborted = new AbortController();
     aborted.abort(new Error('caller gave up'));
-    await failure('abort before', AbortError, () => c.reservations.retrieve(1, 1, { signal: aborted.signal }));
+    await failure('abort before', AbortError, () =>
+      c.reservations.retrieve(1, 1, { signal: aborted.signal }),
+    );
   });
 
   it('contract and input: response validation, input validation, ambiguous create, full queue, bad options', async () => {
     const c = client();
     await failure('response validation', ResponseValidationError, () => c.reservations.retrieve(1, 998));
-    await failure('input validation', InputValidationError, () => c.reservations.create(1, { start_time: 'soon', adults: 0 }));
+    await failure('input validation', InputValidationError, () =>
+      c.reservations.create(1, { start_time: 'soon', adults: 0 }),
+    );
     // The create never answers and the lookup by key fails: the outcome is unknown.
-    await failure('ambiguous create', AmbiguousCreateError, () => c.reservations.create(1, { start_time: '2026-12-05T19:30:00+01:00', adults: 2 }));
+    await failure('ambiguous create', AmbiguousCreateError, () =>
+      c.reservations.create(1, { start_time: '2026-12-05T19:30:00+01:00', adults: 2 }),
+    );
     // Real time here: the second call waits (until its signal aborts it) while the third finds the queue full.
     const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1 });
     const tight = client({ rateLimit: limiter });
@@ -180,13 +219,28 @@ describe('no token on any failure path', () => {
     const second = tight.reservations.retrieve(1, 200, { signal: AbortSignal.timeout(50) });
     await failure('queue full', RateLimitQueueFullError, () => tight.reservations.retrieve(1, 200));
     await Promise.allSettled([first, second]);
-    await failure('credentials in baseUrl', InputValidationError, async () => new PartnerClient({ baseUrl: `https://${partnerId}:${apiToken}@api.example.com`, partnerId, apiToken }));
-    await failure('bad timeout option', InputValidationError, async () => new PartnerClient({ baseUrl: api.origin, partnerId, apiToken, timeoutMs: -1 }));
+    await failure(
+      'credentials in baseUrl',
+      InputValidationError,
+      async () =>
+        new PartnerClient({
+          baseUrl: `https://${partnerId}:${apiToken}@api.example.com`,
+          partnerId,
+          apiToken,
+        }),
+    );
+    await failure(
+      'bad timeout option',
+      InputValidationError,
+      async () => new PartnerClient({ baseUrl: api.origin, partnerId, apiToken, timeoutMs: -1 }),
+    );
   });
 
   it('none of those errors, log lines (debug included) or hook payloads shows the token', () => {
     expect(errors.length).toBeGreaterThanOrEqual(20);
-    const hits = errors.flatMap(({ path, error }) => findSecrets(renderError(error), secrets).map((hit) => `${path}: ${hit}`));
+    const hits = errors.flatMap(({ path, error }) =>
+      findSecrets(renderError(error), secrets).map((hit) => `${path}: ${hit}`),
+    );
     expect(hits).toEqual([]);
     expect(logger.lines.length).toBeGreaterThan(0);
     expect(hooks.payloads.length).toBeGreaterThan(0);
@@ -195,13 +249,29 @@ describe('no token on any failure path', () => {
 
   it('the client itself and a webhook with its token print no secret', async () => {
     const c = client();
-    expect(findSecrets([JSON.stringify(c), inspect(c, { showHidden: true, depth: Infinity }), String(c)], secrets)).toEqual([]);
+    expect(
+      findSecrets([JSON.stringify(c), inspect(c, { showHidden: true, depth: Infinity }), String(c)], secrets),
+    ).toEqual([]);
     const webhookToken = 'whk_secret_5c4b3a29180706f5e4d3';
-    const hooksServer = await startServer((_request, response) => send(response, 201, { id: 5, url: 'https://partner.example/hooks', auth_token: webhookToken }));
+    const hooksServer = await startServer((_request, response) =>
+      send(response, 201, { id: 5, url: 'https://partner.example/hooks', auth_token: webhookToken }),
+    );
     try {
-      const webhook = await client({ baseUrl: hooksServer.origin }).webhooks.create({ url: 'https://partner.example/hooks' });
+      const webhook = await client({ baseUrl: hooksServer.origin }).webhooks.create({
+        url: 'https://partner.example/hooks',
+      });
       expect(webhook.auth_token, 'the token is there for the caller to store').toBe(webhookToken);
-      expect(findSecrets([JSON.stringify(webhook), inspect(webhook, { depth: Infinity }), inspect(webhook, { showHidden: true, depth: Infinity }), String(webhook)], [webhookToken])).toEqual([]);
+      expect(
+        findSecrets(
+          [
+            JSON.stringify(webhook),
+            inspect(webhook, { depth: Infinity }),
+            inspect(webhook, { showHidden: true, depth: Infinity }),
+            String(webhook),
+          ],
+          [webhookToken],
+        ),
+      ).toEqual([]);
       // Shown only once: a copy the caller makes deliberately keeps it, so it can be stored.
       expect({ ...webhook }.auth_token).toBe(webhookToken);
     } finally {
@@ -218,18 +288,36 @@ describe('Basic credentials never go to another origin', () => {
   beforeAll(async () => {
     other = await startServer((request, response) => {
       if ((request.url ?? '').includes('/restaurants/1/reservations/')) {
-        return send(response, 200, { id: 1, start_time: '2026-12-05T19:30:00+01:00', adults: 2, cancelled: true });
+        return send(response, 200, {
+          id: 1,
+          start_time: '2026-12-05T19:30:00+01:00',
+          adults: 2,
+          cancelled: true,
+        });
       }
       return send(response, 200, [{ id: 1, schema_name: 'r1', timezone: 'Europe/Brussels' }]);
     });
     redirecting = await startServer((request, response, origin) => {
       const url = request.url ?? '/';
-      if (url.startsWith(`${API}/restaurants/1/reservations/?`) || url === `${API}/restaurants/1/reservations/`) {
+      if (
+        url.startsWith(`${API}/restaurants/1/reservations/?`) ||
+        url === `${API}/restaurants/1/reservations/`
+      ) {
         // A list page whose `next` link names the other origin.
         if (!url.includes('page=2')) {
-          return send(response, 200, { count: 2, next: `${other.origin}${API}/restaurants/1/reservations/?page=2`, previous: null, results: [{ id: 1, start_time: '2026-12-05T19:30:00+01:00' }] });
+          return send(response, 200, {
+            count: 2,
+            next: `${other.origin}${API}/restaurants/1/reservations/?page=2`,
+            previous: null,
+            results: [{ id: 1, start_time: '2026-12-05T19:30:00+01:00' }],
+          });
         }
-        return send(response, 200, { count: 2, next: null, previous: `${origin}${url}`, results: [{ id: 2, start_time: '2026-12-05T20:30:00+01:00' }] });
+        return send(response, 200, {
+          count: 2,
+          next: null,
+          previous: `${origin}${url}`,
+          results: [{ id: 2, start_time: '2026-12-05T20:30:00+01:00' }],
+        });
       }
       response.writeHead(redirectStatus, { location: `${other.origin}${url}` });
       response.end();
@@ -240,7 +328,16 @@ describe('Basic credentials never go to another origin', () => {
     await redirecting.close();
   });
 
-  const client = () => new PartnerClient({ baseUrl: redirecting.origin, partnerId, apiToken, rateLimit: false, maxRetries: 0, timeoutMs: 2000, logger: capturingLogger() });
+  const client = () =>
+    new PartnerClient({
+      baseUrl: redirecting.origin,
+      partnerId,
+      apiToken,
+      rateLimit: false,
+      maxRetries: 0,
+      timeoutMs: 2000,
+      logger: capturingLogger(),
+    });
 
   for (const status of [301, 302, 303, 307, 308]) {
     it(`after a ${status} to another port, the other origin never sees Authorization (GET, PATCH, POST)`, async () => {
@@ -276,7 +373,11 @@ describe('plain http to a non-loopback host', () => {
   };
 
   it('is warned about, naming the URL and the risk, without the token', () => {
-    for (const baseUrl of ['http://api.partner-service.example', 'http://10.0.0.12:8080/proxy', 'http://192.168.1.5']) {
+    for (const baseUrl of [
+      'http://api.partner-service.example',
+      'http://10.0.0.12:8080/proxy',
+      'http://192.168.1.5',
+    ]) {
       const warnings = build(baseUrl);
       expect(warnings, baseUrl).toHaveLength(1);
       expect(warnings[0]).toMatch(/http/i);
@@ -285,7 +386,12 @@ describe('plain http to a non-loopback host', () => {
   });
 
   it('is not warned about for https or loopback', () => {
-    for (const baseUrl of ['https://api.partner-service.example', 'http://127.0.0.1:8080', 'http://localhost:3000', 'http://[::1]:4000']) {
+    for (const baseUrl of [
+      'https://api.partner-service.example',
+      'http://127.0.0.1:8080',
+      'http://localhost:3000',
+      'http://[::1]:4000',
+    ]) {
       expect(build(baseUrl), baseUrl).toEqual([]);
     }
   });

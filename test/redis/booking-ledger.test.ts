@@ -9,10 +9,21 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AmbiguousCreateError, BookingLedgerUnavailableError, PartnerClient, type BookingLedgerEntry } from 'restaurant-partner-sdk';
+import {
+  AmbiguousCreateError,
+  BookingLedgerUnavailableError,
+  PartnerClient,
+  type BookingLedgerEntry,
+} from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
-import { startHostileServer, wellBehaved, type HostileHandler, type HostileServer } from '../support/hostile-server.js';
+import {
+  startHostileServer,
+  slowCreate,
+  wellBehaved,
+  type HostileHandler,
+  type HostileServer,
+} from '../support/hostile-server.js';
 import { CLIENT_KINDS, connectClient, connectionsOf } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
@@ -31,7 +42,9 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await redis?.stop();
-  console.info(`booking ledger in Redis, bookings on the server vs what the clients reported:\n${report.join('\n')}`);
+  console.info(
+    `booking ledger in Redis, bookings on the server vs what the clients reported:\n${report.join('\n')}`,
+  );
 });
 
 async function serve(handler: HostileHandler, clock = new FakeClock({ frozen: true })) {
@@ -39,14 +52,6 @@ async function serve(handler: HostileHandler, clock = new FakeClock({ frozen: tr
   servers.push(server);
   return server;
 }
-
-const slowCreate = (ms: number): HostileHandler => async (request, tools) => {
-  if (request.method === 'POST') {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return tools.json(201, tools.commit(request));
-  }
-  return wellBehaved(request, tools);
-};
 
 describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
   const connect = connectionsOf(kind, () => redis.url);
@@ -60,42 +65,83 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
     const ttl = Number(await connection.command('PTTL', `${keyPrefix}slot`));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(5_000);
-    expect(await ledger.claim('slot', { ...claim, token: 'second' })).toEqual({ state: 'running', fingerprint: 'fp-1', token: 'first' });
+    expect(await ledger.claim('slot', { ...claim, token: 'second' })).toEqual({
+      state: 'running',
+      fingerprint: 'fp-1',
+      token: 'first',
+    });
     expect(await ledger.renew('slot', 'second', 5_000)).toBe(false);
     expect(await ledger.renew('slot', 'first', 5_000)).toBe(true);
     // Another claimer's outcome never overwrites a running create.
-    await ledger.settle('slot', 'second', { state: 'booked', fingerprint: 'fp-1', reservationId: '9' }, 60_000);
+    await ledger.settle(
+      'slot',
+      'second',
+      { state: 'booked', fingerprint: 'fp-1', reservationId: '9' },
+      60_000,
+    );
     expect((await ledger.claim('slot', { ...claim, token: 'third' }))?.state).toBe('running');
-    await ledger.settle('slot', 'first', { state: 'booked', fingerprint: 'fp-1', reservationId: '41' }, 60_000);
-    expect(await ledger.claim('slot', { ...claim, token: 'third' })).toEqual({ state: 'booked', fingerprint: 'fp-1', reservationId: '41' });
+    await ledger.settle(
+      'slot',
+      'first',
+      { state: 'booked', fingerprint: 'fp-1', reservationId: '41' },
+      60_000,
+    );
+    expect(await ledger.claim('slot', { ...claim, token: 'third' })).toEqual({
+      state: 'booked',
+      fingerprint: 'fp-1',
+      reservationId: '41',
+    });
     // Another fingerprint sees the entry (and the client refuses the key for another booking).
-    expect((await ledger.claim('slot', { ...claim, token: 'fourth', fingerprint: 'fp-2' }))?.fingerprint).toBe('fp-1');
+    expect(
+      (await ledger.claim('slot', { ...claim, token: 'fourth', fingerprint: 'fp-2' }))?.fingerprint,
+    ).toBe('fp-1');
   });
 
   it('an ambiguous hold stops claims until its time, then lets one through; a release frees the key', async () => {
     const connection = await connect();
     const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix: `test:${kind}:hold:` });
     const now = Date.now();
-    expect(await ledger.claim('held', { token: 'a', fingerprint: 'fp', leaseMs: 5_000, now })).toBeUndefined();
+    expect(
+      await ledger.claim('held', { token: 'a', fingerprint: 'fp', leaseMs: 5_000, now }),
+    ).toBeUndefined();
     const hold: BookingLedgerEntry = { state: 'ambiguous', fingerprint: 'fp', until: now + 60_000 };
     await ledger.settle('held', 'a', hold, 120_000);
-    expect(await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 59_000 })).toEqual(hold);
-    expect(await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 60_000 })).toBeUndefined();
+    expect(
+      await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 59_000 }),
+    ).toEqual(hold);
+    expect(
+      await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 60_000 }),
+    ).toBeUndefined();
     await ledger.settle('held', 'b', undefined, 0);
-    expect(await ledger.claim('held', { token: 'c', fingerprint: 'fp', leaseMs: 5_000, now })).toBeUndefined();
+    expect(
+      await ledger.claim('held', { token: 'c', fingerprint: 'fp', leaseMs: 5_000, now }),
+    ).toBeUndefined();
   });
 
   it('two clients on their own connections (as two processes) creating with one key at once book once', async () => {
     const server = await serve(slowCreate(300));
     const keyPrefix = `test:${kind}:pair:`;
     const clients = await Promise.all(
-      [0, 1].map(async () => new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, bookingLedger: createRedisBookingLedger({ redis: (await connect()).client, keyPrefix }) })),
+      [0, 1].map(
+        async () =>
+          new PartnerClient({
+            baseUrl: server.url,
+            partnerId: PARTNER_ID,
+            apiToken: API_TOKEN,
+            rateLimit: false,
+            bookingLedger: createRedisBookingLedger({ redis: (await connect()).client, keyPrefix }),
+          }),
+      ),
     );
-    const outcomes = await Promise.all(clients.map((client) => client.reservations.create(1, input, { idempotencyKey: 'pair-key' })));
+    const outcomes = await Promise.all(
+      clients.map((client) => client.reservations.create(1, input, { idempotencyKey: 'pair-key' })),
+    );
     expect(outcomes[0]!.id).toBe(outcomes[1]!.id);
     expect(server.posts()).toHaveLength(1);
     expect(server.bookings).toHaveLength(1);
-    report.push(`  ${kind}, two clients at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${outcomes[0]!.id} and #${outcomes[1]!.id}`);
+    report.push(
+      `  ${kind}, two clients at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${outcomes[0]!.id} and #${outcomes[1]!.id}`,
+    );
   });
 
   for (const commitAfterMs of [15_000, 30_000]) {
@@ -110,17 +156,28 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
       }, clock);
       const keyPrefix = `test:${kind}:recipe-${commitAfterMs}:`;
       const worker = async () =>
-        new PartnerClient({ baseUrl: server.url, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, clock, bookingLedger: createRedisBookingLedger({ redis: (await connect()).client, keyPrefix }) });
+        new PartnerClient({
+          baseUrl: server.url,
+          partnerId: PARTNER_ID,
+          apiToken: API_TOKEN,
+          rateLimit: false,
+          clock,
+          bookingLedger: createRedisBookingLedger({ redis: (await connect()).client, keyPrefix }),
+        });
       const [first, second] = await Promise.all([worker(), worker()]);
       const key = `order-${commitAfterMs}`;
-      const failed = await first.reservations.create(1, input, { idempotencyKey: key }).catch((error: unknown) => error);
+      const failed = await first.reservations
+        .create(1, input, { idempotencyKey: key })
+        .catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(AmbiguousCreateError);
       // The job is redelivered to another process, again and again, a few seconds apart.
       const outcomes: string[] = [];
       let found: number | undefined;
       for (let attempt = 0; attempt < 10 && found === undefined; attempt += 1) {
         await clock.advance(5_000);
-        const again = await second.reservations.create(1, input, { idempotencyKey: key }).catch((error: unknown) => error);
+        const again = await second.reservations
+          .create(1, input, { idempotencyKey: key })
+          .catch((error: unknown) => error);
         if (again instanceof AmbiguousCreateError) {
           expect(again.message).toMatch(/until \d{4}-\d{2}-\d{2}T/);
           outcomes.push('ambiguous');
@@ -132,7 +189,9 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
       expect(found).toBe(server.bookings[0]?.id);
       expect(server.posts()).toHaveLength(1);
       expect(server.bookings).toHaveLength(1);
-      report.push(`  ${kind}, recipe with the commit ${commitAfterMs / 1000} s late: ${server.bookings.length} booked, ${server.posts().length} POST, told AmbiguousCreateError then ${outcomes.join(', ')}`);
+      report.push(
+        `  ${kind}, recipe with the commit ${commitAfterMs / 1000} s late: ${server.bookings.length} booked, ${server.posts().length} POST, told AmbiguousCreateError then ${outcomes.join(', ')}`,
+      );
     });
   }
 
@@ -150,14 +209,18 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
         restaurantTimezones: { 1: 'Europe/Brussels' },
         bookingLedger: createRedisBookingLedger({ redis: connection.client, commandTimeoutMs: 300 }),
       });
-      const error = await client.reservations.create(1, input, { idempotencyKey: 'redis-down' }).catch((caught: unknown) => caught);
+      const error = await client.reservations
+        .create(1, input, { idempotencyKey: 'redis-down' })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(BookingLedgerUnavailableError);
       expect((error as Error).message).toMatch(/booking ledger could not be read/);
       expect(server.requests).toHaveLength(0);
       const keyedPosts = server.posts().length;
       const booked = await client.reservations.create(1, input);
       expect(server.bookings.map((booking) => booking.id)).toEqual([booked.id]);
-      report.push(`  ${kind}, Redis unreachable: ${keyedPosts} POST for the keyed create (told ${(error as Error).name}), then ${server.bookings.length} booked without a key`);
+      report.push(
+        `  ${kind}, Redis unreachable: ${keyedPosts} POST for the keyed create (told ${(error as Error).name}), then ${server.bookings.length} booked without a key`,
+      );
     } finally {
       await connection.close();
     }
@@ -173,27 +236,49 @@ describe('two real processes sharing a Redis ledger', () => {
     const start = (client: 'ioredis' | 'node-redis') => {
       const child = spawn(process.execPath, ['--import', 'tsx', script], {
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...process.env, SDK_SOURCE: source, BASE_URL: server.url, PARTNER_ID, API_TOKEN, REDIS_URL: redis.url, REDIS_CLIENT: client, KEY: 'two-processes', KEY_PREFIX: 'test:processes:' },
+        env: {
+          ...process.env,
+          SDK_SOURCE: source,
+          BASE_URL: server.url,
+          PARTNER_ID,
+          API_TOKEN,
+          REDIS_URL: redis.url,
+          REDIS_CLIENT: client,
+          KEY: 'two-processes',
+          KEY_PREFIX: 'test:processes:',
+        },
       });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const lines = createInterface({ input: child.stdout });
-      const next = () => new Promise<string>((resolve, reject) => {
-        lines.once('line', resolve);
-        child.once('exit', (code) => reject(new Error(`process exited ${code}: ${stderr.slice(-500)}`)));
-      });
+      const next = () =>
+        new Promise<string>((resolve, reject) => {
+          lines.once('line', resolve);
+          child.once('exit', (code) => reject(new Error(`process exited ${code}: ${stderr.slice(-500)}`)));
+        });
       return { child, next };
     };
     const processes = [start('ioredis'), start('node-redis')];
     expect(await Promise.all(processes.map((entry) => entry.next()))).toEqual(['ready', 'ready']);
     const results = processes.map((entry) => entry.next());
     for (const entry of processes) entry.child.stdin.write('go\n');
-    const outcomes = (await Promise.all(results)).map((line) => JSON.parse(line) as { id?: number; error?: string });
-    await Promise.all(processes.map((entry) => new Promise((resolve) => (entry.child.exitCode === null ? entry.child.once('exit', resolve) : resolve(undefined)))));
+    const outcomes = (await Promise.all(results)).map(
+      (line) => JSON.parse(line) as { id?: number; error?: string },
+    );
+    await Promise.all(
+      processes.map(
+        (entry) =>
+          new Promise((resolve) =>
+            entry.child.exitCode === null ? entry.child.once('exit', resolve) : resolve(undefined),
+          ),
+      ),
+    );
     expect(outcomes.map((outcome) => outcome.error)).toEqual([undefined, undefined]);
     expect(outcomes[0]!.id).toBe(outcomes[1]!.id);
     expect(server.posts()).toHaveLength(1);
     expect(server.bookings).toHaveLength(1);
-    report.push(`  two processes (ioredis, node-redis) at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${outcomes[0]!.id} and #${outcomes[1]!.id}`);
+    report.push(
+      `  two processes (ioredis, node-redis) at once: ${server.bookings.length} booked, ${server.posts().length} POST, told success #${outcomes[0]!.id} and #${outcomes[1]!.id}`,
+    );
   }, 60_000);
 });

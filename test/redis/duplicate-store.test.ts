@@ -33,13 +33,27 @@ function receiverOn(
   });
   receiver.on('*', handler);
   return (delivery: { body: string; headers: Record<string, string> }) =>
-    receiver.handle(new Request('http://receiver.test/webhooks', { method: 'POST', body: delivery.body, headers: delivery.headers }));
+    receiver.handle(
+      new Request('http://receiver.test/webhooks', {
+        method: 'POST',
+        body: delivery.body,
+        headers: delivery.headers,
+      }),
+    );
 }
 
 /** A reservation delivery with a reservation id unique to this test, so tests sharing the default key prefix never meet. */
 let nextReservationId = 1000;
 const reservationDelivery = (overrides: Partial<DeliveryContent> = {}, token = TOKEN) =>
-  buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: (nextReservationId += 1) }), restaurantId: 1, ...overrides }, token);
+  buildDelivery(
+    {
+      event: 'RESERVATION_CONFIRMED',
+      reservation: reservation({ id: (nextReservationId += 1) }),
+      restaurantId: 1,
+      ...overrides,
+    },
+    token,
+  );
 
 describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
   const connect = connectionsOf(kind, () => redis.url);
@@ -132,18 +146,32 @@ describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
     const partnerB = receiverOn(b, async () => void runs.push('B'), {}, OTHER_PARTNER_TOKEN);
     // Each partner's own reservation, and a test delivery each (no reservation), all with delivery id `1`.
     const testId = `1-${kind}`;
-    const deliveriesA = [reservationDelivery({ id: '1' }), buildDelivery({ event: 'TEST', id: testId }, TOKEN)];
-    const deliveriesB = [reservationDelivery({ id: '1' }, OTHER_PARTNER_TOKEN), buildDelivery({ event: 'TEST', id: testId }, OTHER_PARTNER_TOKEN)];
-    for (const delivery of deliveriesA) expect(await (await partnerA(delivery)).json()).toEqual({ received: true });
-    for (const delivery of deliveriesB) expect(await (await partnerB(delivery)).json()).toEqual({ received: true });
-    for (const delivery of deliveriesA) expect(await (await partnerA2(delivery)).json()).toEqual({ received: true, duplicate: true });
+    const deliveriesA = [
+      reservationDelivery({ id: '1' }),
+      buildDelivery({ event: 'TEST', id: testId }, TOKEN),
+    ];
+    const deliveriesB = [
+      reservationDelivery({ id: '1' }, OTHER_PARTNER_TOKEN),
+      buildDelivery({ event: 'TEST', id: testId }, OTHER_PARTNER_TOKEN),
+    ];
+    for (const delivery of deliveriesA)
+      expect(await (await partnerA(delivery)).json()).toEqual({ received: true });
+    for (const delivery of deliveriesB)
+      expect(await (await partnerB(delivery)).json()).toEqual({ received: true });
+    for (const delivery of deliveriesA)
+      expect(await (await partnerA2(delivery)).json()).toEqual({ received: true, duplicate: true });
     expect(runs).toEqual(['A', 'A', 'B', 'B']);
   });
 
   it('a lease: only its owner completes or releases it; its claim lasts claimTtlMs, a processed delivery ttlMs', async () => {
     const connection = await connect();
     const keyPrefix = `test:${kind}:lease:`;
-    const store = createRedisDuplicateStore({ redis: connection.client, keyPrefix, ttlMs: 60_000, claimTtlMs: 300 });
+    const store = createRedisDuplicateStore({
+      redis: connection.client,
+      keyPrefix,
+      ttlMs: 60_000,
+      claimTtlMs: 300,
+    });
     expect(store.claimTtlMs).toBe(300);
     const first = await store.claim('evt_1');
     if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
@@ -172,10 +200,24 @@ describe.each(CLIENT_KINDS)('createRedisDuplicateStore with %s', (kind) => {
 
   it('the receiver refuses a store whose claim is shorter than its handler time limit plus 5 s; the defaults agree', async () => {
     const connection = await connect();
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 20_000 }) })).toThrow(/claimTtlMs/);
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: createRedisDuplicateStore({ redis: connection.client }) })).not.toThrow();
     expect(() =>
-      createWebhookReceiver({ tokens: [TOKEN], handlerTimeoutMs: 10_000, duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 15_000 }) }),
+      createWebhookReceiver({
+        tokens: [TOKEN],
+        duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 20_000 }),
+      }),
+    ).toThrow(/claimTtlMs/);
+    expect(() =>
+      createWebhookReceiver({
+        tokens: [TOKEN],
+        duplicateStore: createRedisDuplicateStore({ redis: connection.client }),
+      }),
+    ).not.toThrow();
+    expect(() =>
+      createWebhookReceiver({
+        tokens: [TOKEN],
+        handlerTimeoutMs: 10_000,
+        duplicateStore: createRedisDuplicateStore({ redis: connection.client, claimTtlMs: 15_000 }),
+      }),
     ).not.toThrow();
   });
 });

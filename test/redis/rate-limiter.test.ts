@@ -23,7 +23,11 @@ function recordingLogger() {
 /** Runs `count` acquires spread over `limiters` (all queued at once) and returns the grant times, sorted. */
 async function grantTimes(limiters: RedisRateLimiter[], count: number): Promise<number[]> {
   const times: number[] = [];
-  await Promise.all(Array.from({ length: count }, (_, index) => limiters[index % limiters.length]!.acquire().then(() => times.push(performance.now()))));
+  await Promise.all(
+    Array.from({ length: count }, (_, index) =>
+      limiters[index % limiters.length]!.acquire().then(() => times.push(performance.now())),
+    ),
+  );
   return times.sort((a, b) => a - b);
 }
 
@@ -44,12 +48,16 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
     const partnerId = randomUUID();
     const rate = 20;
     const [a, b] = await Promise.all([connect(), connect()]);
-    const limiters = [a, b].map(({ client }) => createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: rate }));
+    const limiters = [a, b].map(({ client }) =>
+      createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: rate }),
+    );
     const times = await grantTimes(limiters, 24);
     // Grants are spaced on the Redis clock. Seen here, each also carries its reply's trip back,
     // and a busy machine can hold two replies and hand them over together; but two limiters with
     // budgets of their own would grant 24 in about 0.6 s, twice the rate in every second.
-    const mostInOneSecond = Math.max(...times.map((start) => times.filter((at) => at >= start && at < start + 1000).length));
+    const mostInOneSecond = Math.max(
+      ...times.map((start) => times.filter((at) => at >= start && at < start + 1000).length),
+    );
     expect(mostInOneSecond).toBeLessThanOrEqual(rate + 1);
     const achieved = ((times.length - 2) / (times.at(-1)! - times[1]!)) * 1000;
     // Both are served and the budget is used, not starved. (The efficiency claim is measured at the
@@ -72,7 +80,11 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
   it('keeps its keys under keyPrefix, with the partner as a cluster hash tag, and lets them expire', async () => {
     const partnerId = randomUUID();
     const connection = await connect();
-    const limiter = createRedisRateLimiter({ redis: connection.client, partnerId, keyPrefix: 'my-app:budget:' });
+    const limiter = createRedisRateLimiter({
+      redis: connection.client,
+      partnerId,
+      keyPrefix: 'my-app:budget:',
+    });
     await limiter.acquire();
     const key = `my-app:budget:{${partnerId}}:next-slot`;
     expect(Number(await connection.command('PTTL', key))).toBeGreaterThan(0);
@@ -110,7 +122,13 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
 
   it('refuses a call beyond maxQueue with a typed error', async () => {
     const { client } = await connect();
-    const limiter = createRedisRateLimiter({ redis: client, partnerId: randomUUID(), requestsPerSecond: 0.5, maxQueue: 1, logger: recordingLogger().logger });
+    const limiter = createRedisRateLimiter({
+      redis: client,
+      partnerId: randomUUID(),
+      requestsPerSecond: 0.5,
+      maxQueue: 1,
+      logger: recordingLogger().logger,
+    });
     await limiter.acquire();
     const controller = new AbortController();
     const waiting = limiter.acquire({ signal: controller.signal });
@@ -150,7 +168,10 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter when Redis is unreachable (%
       for (let attempt = 0; attempt < 40 && !limiter.shared; attempt++) await limiter.acquire();
       expect(limiter.shared).toBe(true);
       expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
-      expect(lines.at(-1)).toMatchObject({ level: 'info', message: expect.stringMatching(/reachable again/) });
+      expect(lines.at(-1)).toMatchObject({
+        level: 'info',
+        message: expect.stringMatching(/reachable again/),
+      });
     } finally {
       await connection.close();
       await own.stop();
@@ -169,7 +190,9 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter when Redis is unreachable (%
         commandTimeoutMs: 5000,
       });
       const started = performance.now();
-      await expect(limiter.acquire({ signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: 'TimeoutError' });
+      await expect(limiter.acquire({ signal: AbortSignal.timeout(100) })).rejects.toMatchObject({
+        name: 'TimeoutError',
+      });
       expect(performance.now() - started).toBeLessThan(1000);
     } finally {
       await connection.close();
@@ -182,8 +205,12 @@ describe('createRedisRateLimiter options', () => {
   it('names the field when an option is wrong', () => {
     const redis = { evalsha: async () => 0, eval: async () => 0 };
     expect(() => createRedisRateLimiter({ redis, partnerId: '' })).toThrow(/partnerId/);
-    expect(() => createRedisRateLimiter({ redis, partnerId: 'p', requestsPerSecond: 0 })).toThrow(/requestsPerSecond/);
+    expect(() => createRedisRateLimiter({ redis, partnerId: 'p', requestsPerSecond: 0 })).toThrow(
+      /requestsPerSecond/,
+    );
     expect(() => createRedisRateLimiter({ redis, partnerId: 'p', maxQueue: 0 })).toThrow(/maxQueue/);
-    expect(() => createRedisRateLimiter({ redis: {} as never, partnerId: 'p' })).toThrow(/ioredis .* node-redis/);
+    expect(() => createRedisRateLimiter({ redis: {} as never, partnerId: 'p' })).toThrow(
+      /ioredis .* node-redis/,
+    );
   });
 });

@@ -44,7 +44,10 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function startProcess(name: string, env: Record<string, string>, announced: Announced[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env, NAME: name, SDK_SOURCE: source } });
+  const child = spawn(process.execPath, ['--import', 'tsx', worker], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, NAME: name, SDK_SOURCE: source },
+  });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-3000)));
@@ -59,15 +62,45 @@ function startProcess(name: string, env: Record<string, string>, announced: Anno
     if (message.change) announced.push(message.change);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, url, started, exited, stderr: () => stderr, send: (value: unknown) => child.stdin!.write(`${JSON.stringify(value)}\n`) };
+  return {
+    child,
+    url,
+    started,
+    exited,
+    stderr: () => stderr,
+    send: (value: unknown) => child.stdin!.write(`${JSON.stringify(value)}\n`),
+  };
 }
 
 describe('the sync across processes on one Redis store (real time)', () => {
   it('one process killed mid-run, a new one started later: every change announced once, in a chain, and the view ends equal to the truth', async () => {
     const partner = server.fake.addPartner({ name: 'Two processes' });
-    const restaurantIds = [0, 1].map(() => server.fake.addRestaurant({ confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS', partnerIds: [partner.partnerId], timezone: ZONE }).id);
-    const client = new PartnerClient({ baseUrl: server.url, ...partner, logLevel: 'off', rateLimit: false, maxRetries: 10, restaurantTimezones: Object.fromEntries(restaurantIds.map((id) => [id, ZONE])) });
-    const env = { BASE_URL: server.url, PARTNER_ID: partner.partnerId, API_TOKEN: partner.apiToken, REDIS_URL: redis.url, KEY_PREFIX: `sync-test:${partner.partnerId}:`, RESTAURANT_IDS: restaurantIds.join(','), INTERVAL_MS: String(INTERVAL_MS), ON_CHANGE_MS: '400' };
+    const restaurantIds = [0, 1].map(
+      () =>
+        server.fake.addRestaurant({
+          confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+          partnerIds: [partner.partnerId],
+          timezone: ZONE,
+        }).id,
+    );
+    const client = new PartnerClient({
+      baseUrl: server.url,
+      ...partner,
+      logLevel: 'off',
+      rateLimit: false,
+      maxRetries: 10,
+      restaurantTimezones: Object.fromEntries(restaurantIds.map((id) => [id, ZONE])),
+    });
+    const env = {
+      BASE_URL: server.url,
+      PARTNER_ID: partner.partnerId,
+      API_TOKEN: partner.apiToken,
+      REDIS_URL: redis.url,
+      KEY_PREFIX: `sync-test:${partner.partnerId}:`,
+      RESTAURANT_IDS: restaurantIds.join(','),
+      INTERVAL_MS: String(INTERVAL_MS),
+      ON_CHANGE_MS: '400',
+    };
     const announced: Announced[] = [];
     const tokens: string[] = [];
     const launch = async (name: string) => {
@@ -89,7 +122,10 @@ describe('the sync across processes on one Redis store (real time)', () => {
     const day = DateTime.now().setZone(ZONE).plus({ days: 2 }).toISODate()!;
     const booked: Array<{ restaurantId: number; id: number }> = [];
     for (const [index, restaurantId] of [...restaurantIds, ...restaurantIds].entries()) {
-      const reservation = await client.reservations.create(restaurantId, { start_time: { date: day, time: index < 2 ? '19:00' : '20:00' }, adults: 2 });
+      const reservation = await client.reservations.create(restaurantId, {
+        start_time: { date: day, time: index < 2 ? '19:00' : '20:00' },
+        adults: 2,
+      });
       booked.push({ restaurantId, id: reservation.id });
     }
     await server.fake.asRestaurant.confirm(booked[0]!.restaurantId, booked[0]!.id);
@@ -113,9 +149,19 @@ describe('the sync across processes on one Redis store (real time)', () => {
     third.child.kill('SIGTERM');
     await third.exited;
 
-    const context = JSON.stringify({ announced: announced.map(({ name, kind, id, source }) => [name, kind, id, source]), stderr: processes.map((each) => each.stderr().slice(-500)) });
+    const context = JSON.stringify({
+      announced: announced.map(({ name, kind, id, source }) => [name, kind, id, source]),
+      stderr: processes.map((each) => each.stderr().slice(-500)),
+    });
     const truth = new Map(
-      restaurantIds.flatMap((restaurantId) => server.fake.allReservations(restaurantId).map(({ channel: _channel, partnerId: _partner, ...reservation }) => [reservation.id, reservation as Reservation])),
+      restaurantIds.flatMap((restaurantId) =>
+        server.fake
+          .allReservations(restaurantId)
+          .map(({ channel: _channel, partnerId: _partner, ...reservation }) => [
+            reservation.id,
+            reservation as Reservation,
+          ]),
+      ),
     );
     expect(truth.size).toBe(4);
     for (const [id, reservation] of truth) {
@@ -130,6 +176,10 @@ describe('the sync across processes on one Redis store (real time)', () => {
       expect(last, context).toEqual(reservation);
     }
     // The cancellation made while no process ran was announced by the new one, once.
-    expect(announced.filter((change) => change.id === booked[3]!.id && change.kind === 'cancelled').map((change) => change.name)).toEqual(['third']);
+    expect(
+      announced
+        .filter((change) => change.id === booked[3]!.id && change.kind === 'cancelled')
+        .map((change) => change.name),
+    ).toEqual(['third']);
   }, 120_000);
 });

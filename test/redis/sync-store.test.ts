@@ -60,10 +60,15 @@ contract('createMemorySyncStore', async () => createMemorySyncStore());
 for (const kind of CLIENT_KINDS) {
   const connect = connectionsOf(kind, () => redis.url);
   let prefix = 0;
-  contract(`createRedisSyncStore on ${kind}`, async () => createRedisSyncStore({ redis: (await connect()).client, keyPrefix: `sync-store-test:${kind}:${prefix++}:` }));
+  contract(`createRedisSyncStore on ${kind}`, async () =>
+    createRedisSyncStore({
+      redis: (await connect()).client,
+      keyPrefix: `sync-store-test:${kind}:${prefix++}:`,
+    }),
+  );
 }
 
-it('a memory lease ends at its time on the caller\'s clock', async () => {
+it("a memory lease ends at its time on the caller's clock", async () => {
   const store = createMemorySyncStore();
   expect(await store.claim('k', 'a', 1000, 500)).toBe(true);
   expect(await store.claim('k', 'b', 1499, 500)).toBe(false);

@@ -16,28 +16,51 @@ describe('error messages', () => {
   it("a 400's message carries the field errors of its body", async () => {
     api.reply(
       () => json([restaurantBody({ id: 7 })]),
-      () => json({ detail: 'Invalid input.', email: ['Enter a valid email address.'], phone: ['Too long.', 'Not a number.'] }, 400),
+      () =>
+        json(
+          {
+            detail: 'Invalid input.',
+            email: ['Enter a valid email address.'],
+            phone: ['Too long.', 'Not a number.'],
+          },
+          400,
+        ),
     );
-    const error = await api.client().reservations.create(7, { start_time: '2026-12-05T19:30:00', adults: 2, email: 'ada@' }).catch((caught: unknown) => caught);
+    const error = await api
+      .client()
+      .reservations.create(7, { start_time: '2026-12-05T19:30:00', adults: 2, email: 'ada@' })
+      .catch((caught: unknown) => caught);
     expect(isBadRequestError(error)).toBe(true);
     const badRequest = error as BadRequestError;
-    expect(badRequest.message).toMatch(/^HTTP 400: Invalid input\. email: Enter a valid email address\.; phone: Too long\. Not a number\. \(POST /);
-    expect(badRequest.fieldErrors).toEqual({ email: ['Enter a valid email address.'], phone: ['Too long.', 'Not a number.'] });
+    expect(badRequest.message).toMatch(
+      /^HTTP 400: Invalid input\. email: Enter a valid email address\.; phone: Too long\. Not a number\. \(POST /,
+    );
+    expect(badRequest.fieldErrors).toEqual({
+      email: ['Enter a valid email address.'],
+      phone: ['Too long.', 'Not a number.'],
+    });
   });
 
   it('nested field errors are named by their dotted path', () => {
-    const error = new BadRequestError('HTTP 400: Invalid input.', { status: 400, body: { description: { fr: ['Too long.'] }, detail: 'Invalid input.' } });
+    const error = new BadRequestError('HTTP 400: Invalid input.', {
+      status: 400,
+      body: { description: { fr: ['Too long.'] }, detail: 'Invalid input.' },
+    });
     expect(error.fieldErrors).toEqual({ 'description.fr': ['Too long.'] });
     expect(error.message).toBe('HTTP 400: Invalid input. description.fr: Too long.');
   });
 
   it('the field summary is bounded, whatever the body holds', () => {
-    const body = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`field_${index}`, ['x'.repeat(100)]]));
+    const body = Object.fromEntries(
+      Array.from({ length: 500 }, (_, index) => [`field_${index}`, ['x'.repeat(100)]]),
+    );
     const error = new BadRequestError('HTTP 400', { status: 400, body });
     expect(error.message.length).toBeLessThan(400);
     expect(error.message).toMatch(/^HTTP 400\. field_0: x+/);
     expect(Object.keys(error.fieldErrors)).toHaveLength(500);
-    expect(new BadRequestError('HTTP 400: Bad.', { status: 400, body: { detail: 'Bad.' } }).message).toBe('HTTP 400: Bad.');
+    expect(new BadRequestError('HTTP 400: Bad.', { status: 400, body: { detail: 'Bad.' } }).message).toBe(
+      'HTTP 400: Bad.',
+    );
   });
 
   it('printed errors show no `[cause]: undefined`', () => {
@@ -68,10 +91,22 @@ describe('type guards', () => {
         expect(guard, `${entryName} exports ${name} without is${name}`).toBeTypeOf('function');
         const sample = Object.create(value.prototype as object) as Error;
         expect((guard as (error: unknown) => boolean)(sample), `is${name} on a ${name}`).toBe(true);
-        expect((guard as (error: unknown) => boolean)(new Error('plain')), `is${name} on a plain Error`).toBe(false);
+        expect((guard as (error: unknown) => boolean)(new Error('plain')), `is${name} on a plain Error`).toBe(
+          false,
+        );
       }
     }
-    expect(classes).toEqual(expect.arrayContaining(['NotFoundError', 'BadRequestError', 'TimeoutError', 'ReservationCancelledError', 'WebhookVerificationError', 'FakeError', 'RateLimitQueueFullError']));
+    expect(classes).toEqual(
+      expect.arrayContaining([
+        'NotFoundError',
+        'BadRequestError',
+        'TimeoutError',
+        'ReservationCancelledError',
+        'WebhookVerificationError',
+        'FakeError',
+        'RateLimitQueueFullError',
+      ]),
+    );
     expect(isNotFoundError(new NotFoundError('HTTP 404', { status: 404 }))).toBe(true);
     expect(isNotFoundError(new BadRequestError('HTTP 400', { status: 400 }))).toBe(false);
   });

@@ -26,7 +26,9 @@ const start_time = '2026-12-05T19:30:00';
 describe('exact public types', () => {
   it('refuse misspelt fields on what the service returns, and type enums as unions', () => {
     expectTypeOf<Reservation['confirmation_mode']>().toEqualTypeOf<ConfirmationMode | undefined>();
-    expectTypeOf<ConfirmationMode>().toEqualTypeOf<'CONFIRMATION_MODE_SYNCHRONOUS' | 'CONFIRMATION_MODE_ASYNCHRONOUS'>();
+    expectTypeOf<ConfirmationMode>().toEqualTypeOf<
+      'CONFIRMATION_MODE_SYNCHRONOUS' | 'CONFIRMATION_MODE_ASYNCHRONOUS'
+    >();
     expectTypeOf<Reservation>().not.toHaveProperty('confirmd');
     expectTypeOf<Reservation['id']>().toEqualTypeOf<number>();
     expectTypeOf<Restaurant['timezone']>().toEqualTypeOf<string | null | undefined>();
@@ -36,7 +38,12 @@ describe('exact public types', () => {
       RESERVATION_CANCELLED?: boolean | undefined;
     }>();
     expectTypeOf<ReservationCancelledError['reservation']>().toEqualTypeOf<Reservation>();
-    const read = (reservation: Reservation, restaurant: Restaurant, profile: PartnerProfile, webhook: Webhook) => [
+    const read = (
+      reservation: Reservation,
+      restaurant: Restaurant,
+      profile: PartnerProfile,
+      webhook: Webhook,
+    ) => [
       // @ts-expect-error misspelt field of a reservation
       reservation.confirmd,
       // @ts-expect-error misspelt field of a restaurant
@@ -52,18 +59,26 @@ describe('exact public types', () => {
   });
 
   it('refuse misspelt input keys at compile time and at run time, naming the field, before any request', async () => {
-    // @ts-expect-error misspelt key of a webhook's subscribed_events
-    const input: WebhookCreateInput = { url: 'https://partner.example/hooks', subscribed_events: { RESERVATION_CONFRIMED: true } };
+    const input: WebhookCreateInput = {
+      url: 'https://partner.example/hooks',
+      // @ts-expect-error misspelt key of a webhook's subscribed_events
+      subscribed_events: { RESERVATION_CONFRIMED: true },
+    };
     expect(input.url).toBeDefined();
     api.reply(() => json([restaurantBody()]));
     const client = api.client();
-    // @ts-expect-error misspelt field of a create input
-    const error = await client.reservations.create(7, { start_time, adults: 2, frist_name: 'Ada' }).catch((caught: unknown) => caught);
+    const error = await client.reservations
+      // @ts-expect-error misspelt field of a create input
+      .create(7, { start_time, adults: 2, frist_name: 'Ada' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect((error as InputValidationError).field).toBe('frist_name');
     expect((error as InputValidationError).message).toContain('frist_name: unknown field');
     // @ts-expect-error misspelt field of a profile update
-    await expect(client.profile.update({ nmae: 'Partner' })).rejects.toMatchObject({ name: 'InputValidationError', field: 'nmae' });
+    await expect(client.profile.update({ nmae: 'Partner' })).rejects.toMatchObject({
+      name: 'InputValidationError',
+      field: 'nmae',
+    });
     expect(api.calls).toHaveLength(0);
   });
 
@@ -83,7 +98,10 @@ describe('exact public types', () => {
       strict: true,
       noEmit: true,
       skipLibCheck: true,
-      paths: { 'restaurant-partner-sdk': [entry('index.ts')], 'restaurant-partner-sdk/webhooks': [entry('webhooks/index.ts')] },
+      paths: {
+        'restaurant-partner-sdk': [entry('index.ts')],
+        'restaurant-partner-sdk/webhooks': [entry('webhooks/index.ts')],
+      },
     });
     const checker = program.getTypeChecker();
     const source = program.getSourceFile(file)!;
@@ -91,7 +109,9 @@ describe('exact public types', () => {
     source.forEachChild((node) => {
       if (!ts.isVariableStatement(node)) return;
       for (const declaration of node.declarationList.declarations) {
-        hovers[declaration.name.getText(source)] = checker.typeToString(checker.getTypeAtLocation(declaration.name));
+        hovers[declaration.name.getText(source)] = checker.typeToString(
+          checker.getTypeAtLocation(declaration.name),
+        );
       }
     });
     expect(hovers).toMatchObject({

@@ -19,11 +19,18 @@ describe('schemas built on first use', () => {
   it('behaves as the zod schema it stands for, for partners who use the exported schemas', () => {
     expect(Reservation).toBeInstanceOf(z.ZodType);
     const withNote = LocalDateTime.extend({ note: z.string() });
-    expect(withNote.parse({ date: '2026-12-05', time: '19:30', note: 'window' })).toMatchObject({ time: '19:30', note: 'window' });
-    expect(Reservation.parse({ id: 1, start_time: '2026-12-05T19:30:00+01:00', note: 'window' })).toMatchObject({ id: 1, note: 'window' });
+    expect(withNote.parse({ date: '2026-12-05', time: '19:30', note: 'window' })).toMatchObject({
+      time: '19:30',
+      note: 'window',
+    });
+    expect(
+      Reservation.parse({ id: 1, start_time: '2026-12-05T19:30:00+01:00', note: 'window' }),
+    ).toMatchObject({ id: 1, note: 'window' });
     expect(z.array(Reservation).parse([{ id: 2, start_time: '2026-12-05T19:30:00+01:00' }])).toHaveLength(1);
     expect(() => z.object({ items: z.array(Webhook) }).parse({ items: [{ id: 'x' }] })).toThrow(z.ZodError);
-    const jsonSchema = z.toJSONSchema(WebhookCreateInput) as { properties: Record<string, { maxLength?: number }> };
+    const jsonSchema = z.toJSONSchema(WebhookCreateInput) as {
+      properties: Record<string, { maxLength?: number }>;
+    };
     expect(jsonSchema.properties.url!.maxLength).toBe(500);
   });
 });

@@ -13,7 +13,16 @@ import {
   TimeoutError,
 } from 'restaurant-partner-sdk';
 import { HttpResponse } from 'msw';
-import { BASIC_HEADER, createInstantClock, empty, json, mockApi, reservationBody, restaurantBody, createdAnswer } from '../support/mock-api.js';
+import {
+  BASIC_HEADER,
+  createInstantClock,
+  empty,
+  json,
+  mockApi,
+  reservationBody,
+  restaurantBody,
+  createdAnswer,
+} from '../support/mock-api.js';
 
 const api = mockApi();
 const RESTAURANTS = () => json([restaurantBody()]);
@@ -32,19 +41,33 @@ describe('reservations.list', () => {
 
   it('follows the envelope `next` URL across pages and sends page_size', async () => {
     api.reply(
-      (call) => json({ count: 3, next: `${call.url.origin}${call.url.pathname}?page=2&page_size=2`, previous: null, results: [reservationBody({ id: 1 }), reservationBody({ id: 2 })] }),
+      (call) =>
+        json({
+          count: 3,
+          next: `${call.url.origin}${call.url.pathname}?page=2&page_size=2`,
+          previous: null,
+          results: [reservationBody({ id: 1 }), reservationBody({ id: 2 })],
+        }),
       () => json({ count: 3, next: null, previous: 'x', results: [reservationBody({ id: 3 })] }),
     );
     const ids: number[] = [];
-    for await (const reservation of api.client().reservations.list(7, { page_size: 2 })) ids.push(reservation.id);
+    for await (const reservation of api.client().reservations.list(7, { page_size: 2 }))
+      ids.push(reservation.id);
     expect(ids).toEqual([1, 2, 3]);
-    expect(api.calls.map((call) => call.route)).toEqual(['/restaurants/7/reservations/?page_size=2', '/restaurants/7/reservations/?page=2&page_size=2']);
+    expect(api.calls.map((call) => call.route)).toEqual([
+      '/restaurants/7/reservations/?page_size=2',
+      '/restaurants/7/reservations/?page=2&page_size=2',
+    ]);
   });
 
   it('follows a page-number `next` and keeps a foreign-origin `next` on the service origin', async () => {
     api.reply(
       () => json({ next: 2, results: [reservationBody({ id: 1 })] }),
-      () => json({ next: 'http://internal-host:8000/api/v1/partnership/restaurants/7/reservations/?page=3', results: [reservationBody({ id: 2 })] }),
+      () =>
+        json({
+          next: 'http://internal-host:8000/api/v1/partnership/restaurants/7/reservations/?page=3',
+          results: [reservationBody({ id: 2 })],
+        }),
       () => json({ next: null, results: [reservationBody({ id: 3 })] }),
     );
     const items = await api.client().reservations.list(7).toArray();
@@ -67,38 +90,75 @@ describe('reservations.list', () => {
   });
 
   it('fails, rather than repeating items or cutting the list silently, when `next` points back to a page already read', async () => {
-    api.always((call) => json({ next: `${call.url.pathname}?page=2`, results: [reservationBody({ id: 1 })] }));
-    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
+    api.always((call) =>
+      json({ next: `${call.url.pathname}?page=2`, results: [reservationBody({ id: 1 })] }),
+    );
+    const error = await api
+      .client()
+      .reservations.list(7)
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({
+      field: 'next',
+      code: 'pagination_loop',
+    });
     expect(api.calls).toHaveLength(2);
   });
 
   it('detects a `next` leading back to the first page itself', async () => {
     api.always((call) => json({ next: call.url.pathname, results: [reservationBody({ id: 1 })] }));
-    const error = await api.client().reservations.list(7).toArray().catch((caught: unknown) => caught);
-    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'pagination_loop' });
+    const error = await api
+      .client()
+      .reservations.list(7)
+      .toArray()
+      .catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({
+      field: 'next',
+      code: 'pagination_loop',
+    });
     expect(api.calls).toHaveLength(1);
   });
 
   it('reads at most maxPages pages of a list whose `next` never ends', async () => {
     let page = 1;
-    api.always((call) => json({ next: `${call.url.pathname}?page=${++page}`, results: [reservationBody({ id: page })] }));
-    const error = await api.client({ maxPages: 5 }).reservations.list(7).toArray().catch((caught: unknown) => caught);
-    expect((error as ResponseValidationError).issues[0]).toMatchObject({ field: 'next', code: 'too_many_pages' });
+    api.always((call) =>
+      json({ next: `${call.url.pathname}?page=${++page}`, results: [reservationBody({ id: page })] }),
+    );
+    const error = await api
+      .client({ maxPages: 5 })
+      .reservations.list(7)
+      .toArray()
+      .catch((caught: unknown) => caught);
+    expect((error as ResponseValidationError).issues[0]).toMatchObject({
+      field: 'next',
+      code: 'too_many_pages',
+    });
     expect(api.calls).toHaveLength(5);
   });
 
   it('raises ResponseValidationError naming the field of a bad item', async () => {
     api.reply(() => json([reservationBody({ id: 1 }), reservationBody({ id: 'x' })]));
-    const error = await api.client().reservations.list(7).toArray().catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.list(7)
+      .toArray()
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.field).toBe('1.id');
   });
 
   it('applies time filters itself as well as sending them', async () => {
-    api.reply(() => json([reservationBody({ id: 1, start_time: '2026-12-05T18:00:00+01:00' }), reservationBody({ id: 2, start_time: '2026-12-05T21:00:00+01:00' })]));
-    const items = await api.client().reservations.list(7, { start_time_after: '2026-12-05T20:00:00+01:00' }).toArray();
+    api.reply(() =>
+      json([
+        reservationBody({ id: 1, start_time: '2026-12-05T18:00:00+01:00' }),
+        reservationBody({ id: 2, start_time: '2026-12-05T21:00:00+01:00' }),
+      ]),
+    );
+    const items = await api
+      .client()
+      .reservations.list(7, { start_time_after: '2026-12-05T20:00:00+01:00' })
+      .toArray();
     expect(items.map((item) => item.id)).toEqual([2]);
     expect(api.calls[0]!.url.searchParams.get('start_time_after')).toBe('2026-12-05T20:00:00+01:00');
   });
@@ -108,28 +168,52 @@ describe('reservations.list filters', () => {
   it('reads offset-less values in the cached restaurant zone', async () => {
     api.reply(
       () => json([restaurantBody()]),
-      () => json([reservationBody({ id: 1, start_time: '2026-07-05T19:00:00' }), reservationBody({ id: 2, start_time: '2026-07-05T21:00:00' })]),
+      () =>
+        json([
+          reservationBody({ id: 1, start_time: '2026-07-05T19:00:00' }),
+          reservationBody({ id: 2, start_time: '2026-07-05T21:00:00' }),
+        ]),
     );
     const client = api.client();
     await client.restaurants.list().toArray();
     // 18:30 UTC is 20:30 in Brussels (summer): only the 21:00 local reservation is after it.
-    const items = await client.reservations.list(7, { start_time_after: new Date('2026-07-05T18:30:00Z') }).toArray();
+    const items = await client.reservations
+      .list(7, { start_time_after: new Date('2026-07-05T18:30:00Z') })
+      .toArray();
     expect(items.map((item) => item.id)).toEqual([2]);
   });
 
   it('bad filters and ids reject without a request', async () => {
     const client = api.client();
-    await expect(client.reservations.list(7, { page_size: 0 }).toArray()).rejects.toMatchObject({ name: 'InputValidationError', field: 'page_size' });
-    await expect(client.reservations.list(0)).rejects.toMatchObject({ name: 'InputValidationError', field: 'restaurant_id' });
-    await expect(client.reservations.list(7, { colour: 'red' } as never).toArray()).rejects.toBeInstanceOf(InputValidationError);
+    await expect(client.reservations.list(7, { page_size: 0 }).toArray()).rejects.toMatchObject({
+      name: 'InputValidationError',
+      field: 'page_size',
+    });
+    await expect(client.reservations.list(0)).rejects.toMatchObject({
+      name: 'InputValidationError',
+      field: 'restaurant_id',
+    });
+    await expect(client.reservations.list(7, { colour: 'red' } as never).toArray()).rejects.toBeInstanceOf(
+      InputValidationError,
+    );
     expect(api.calls).toHaveLength(0);
   });
 });
 
 describe('reservations.create', () => {
   it('POSTs the body in the restaurant zone with Idempotency-Key header and the same key in metadata', async () => {
-    api.reply(RESTAURANTS, () => json([]), (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201));
-    const reservation = await api.client().reservations.create(7, { ...base, first_name: 'Ada', metadata: { order: 'A-1' } }, { idempotencyKey: 'order-A-1' });
+    api.reply(
+      RESTAURANTS,
+      () => json([]),
+      (call) => json(reservationBody({ ...(call.body as object), id: 9 }), 201),
+    );
+    const reservation = await api
+      .client()
+      .reservations.create(
+        7,
+        { ...base, first_name: 'Ada', metadata: { order: 'A-1' } },
+        { idempotencyKey: 'order-A-1' },
+      );
     expect(reservation.id).toBe(9);
     // The caller's own key is looked up before the first send.
     expect(api.calls[1]!.route).toBe('/restaurants/7/reservations/');
@@ -157,7 +241,11 @@ describe('reservations.create', () => {
   });
 
   it('reads the restaurant timezone once per client (cached)', async () => {
-    api.reply(RESTAURANTS, (call) => json(reservationBody(call.body as object), 201), (call) => json(reservationBody(call.body as object), 201));
+    api.reply(
+      RESTAURANTS,
+      (call) => json(reservationBody(call.body as object), 201),
+      (call) => json(reservationBody(call.body as object), 201),
+    );
     const client = api.client();
     await client.reservations.create(7, base);
     await client.reservations.create(7, { ...base, start_time: '2026-07-05T19:30:00' });
@@ -167,7 +255,9 @@ describe('reservations.create', () => {
 
   it('accepts create answered 200 or 201', async () => {
     for (const status of [200, 201]) {
-      api.reply(RESTAURANTS, (call) => json(reservationBody({ ...(call.body as object), id: status }), status));
+      api.reply(RESTAURANTS, (call) =>
+        json(reservationBody({ ...(call.body as object), id: status }), status),
+      );
       expect((await api.client().reservations.create(7, base)).id).toBe(status);
     }
   });
@@ -198,8 +288,17 @@ describe('reservations.create', () => {
 
   it('a 201 with an unreadable body and nothing found after the settle window is ambiguous, never a plain failure', async () => {
     const clock = createInstantClock();
-    api.always((call) => (call.method === 'POST' ? json({ id: 'not-a-number' }, 201) : call.route === '/restaurants/' ? RESTAURANTS() : json([])));
-    const error = await api.client({ clock }).reservations.create(7, base).catch((caught) => caught);
+    api.always((call) =>
+      call.method === 'POST'
+        ? json({ id: 'not-a-number' }, 201)
+        : call.route === '/restaurants/'
+          ? RESTAURANTS()
+          : json([]),
+    );
+    const error = await api
+      .client({ clock })
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.cause).toBeInstanceOf(ResponseValidationError);
     // Look-ups at once, then spread over the 10 s settle window on the client's clock.
@@ -222,7 +321,10 @@ describe('reservations.create', () => {
       ['start_time garbage', { start_time: 'tomorrow evening' }, 'start_time'],
     ];
     it.each(refused)('refuses %s', async (_label, change, field) => {
-      const error = await api.client().reservations.create(7, { ...base, ...change } as never).catch((caught) => caught);
+      const error = await api
+        .client()
+        .reservations.create(7, { ...base, ...change } as never)
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(InputValidationError);
       expect(error.field).toBe(field);
       expect(error.issues[0].code).toMatch(/too_big|too_small|invalid_type|invalid_union|invalid_format/);
@@ -236,7 +338,11 @@ describe('reservations.create', () => {
       ['children 0', { children: 0 }, { children: 0 }],
       ['children 50', { children: 50 }, { children: 50 }],
       ['children omitted -> 0', {}, { children: 0 }],
-      ['names 255', { first_name: 'a'.repeat(255), last_name: 'b'.repeat(255) }, { first_name: 'a'.repeat(255) }],
+      [
+        'names 255',
+        { first_name: 'a'.repeat(255), last_name: 'b'.repeat(255) },
+        { first_name: 'a'.repeat(255) },
+      ],
       ['phone 128', { phone: '1'.repeat(128) }, { phone: '1'.repeat(128) }],
     ];
     it.each(accepted)('accepts %s', async (_label, change, expected) => {
@@ -247,16 +353,28 @@ describe('reservations.create', () => {
 
     it('refuses a bad restaurant id and a "." id without a request', async () => {
       const client = api.client();
-      await expect(client.reservations.create('..' as never, base)).rejects.toMatchObject({ name: 'InputValidationError', field: 'restaurant_id' });
-      await expect(client.reservations.cancel(7, '../../webhooks')).rejects.toBeInstanceOf(InputValidationError);
+      await expect(client.reservations.create('..' as never, base)).rejects.toMatchObject({
+        name: 'InputValidationError',
+        field: 'restaurant_id',
+      });
+      await expect(client.reservations.cancel(7, '../../webhooks')).rejects.toBeInstanceOf(
+        InputValidationError,
+      );
       expect(api.calls).toHaveLength(0);
     });
   });
 
   it('maps 409 no_availability (in code, error or detail) to NoAvailabilityError', async () => {
-    for (const body of [{ detail: 'No table', code: 'no_availability' }, { error: 'no_availability' }, { detail: 'no_availability' }]) {
+    for (const body of [
+      { detail: 'No table', code: 'no_availability' },
+      { error: 'no_availability' },
+      { detail: 'no_availability' },
+    ]) {
       api.reply(RESTAURANTS, () => json(body, 409));
-      const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+      const error = await api
+        .client()
+        .reservations.create(7, base)
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(NoAvailabilityError);
       expect(error.status).toBe(409);
       expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
@@ -267,7 +385,10 @@ describe('reservations.create', () => {
   it('maps 400 and 422 to BadRequestError with field errors and never retries them', async () => {
     for (const status of [400, 422]) {
       api.reply(RESTAURANTS, () => json({ start_time: ['Outside opening hours.'] }, status));
-      const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+      const error = await api
+        .client()
+        .reservations.create(7, base)
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(BadRequestError);
       expect(error.fieldErrors).toEqual({ start_time: ['Outside opening hours.'] });
       expect(error.attempts).toBe(1);
@@ -302,7 +423,10 @@ describe('reservations.create', () => {
           ? RESTAURANTS()
           : json([reservationBody({ id: 1, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'someone-else' } })]),
     );
-    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.cause).toBeInstanceOf(ServerError);
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
@@ -310,18 +434,32 @@ describe('reservations.create', () => {
 
   it('hands its per-call options to its sub-requests: maxRetries reaches the timezone look-up and the look-up by key', async () => {
     api.reply(() => json({ detail: 'busy' }, 503));
-    const timezoneFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0 }).catch((caught) => caught);
+    const timezoneFailure = await api
+      .client({ maxRetries: 5 })
+      .reservations.create(7, base, { maxRetries: 0 })
+      .catch((caught) => caught);
     expect(timezoneFailure).toBeInstanceOf(ServerError);
     expect(api.calls).toHaveLength(1);
     api.calls.length = 0;
     api.reply(RESTAURANTS, () => json({ detail: 'busy' }, 503));
-    const lookupFailure = await api.client({ maxRetries: 5 }).reservations.create(7, base, { maxRetries: 0, idempotencyKey: 'order-7' }).catch((caught) => caught);
+    const lookupFailure = await api
+      .client({ maxRetries: 5 })
+      .reservations.create(7, base, { maxRetries: 0, idempotencyKey: 'order-7' })
+      .catch((caught) => caught);
     expect(lookupFailure).toBeInstanceOf(AmbiguousCreateError);
-    expect(api.calls.map((call) => `${call.method} ${call.route}`)).toEqual(['GET /restaurants/', 'GET /restaurants/7/reservations/']);
+    expect(api.calls.map((call) => `${call.method} ${call.route}`)).toEqual([
+      'GET /restaurants/',
+      'GET /restaurants/7/reservations/',
+    ]);
   });
 
   it('with idempotencyKeyHonoured, a 5xx is retried with the same key', async () => {
-    api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 503), (call) => json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201));
+    api.reply(
+      RESTAURANTS,
+      () => json({ detail: 'boom' }, 503),
+      (call) =>
+        json(reservationBody({ id: 2, metadata: (call.body as { metadata: unknown }).metadata }), 201),
+    );
     const reservation = await api.client({ idempotencyKeyHonoured: true }).reservations.create(7, base);
     expect(reservation.id).toBe(2);
     const posts = api.calls.filter((call) => call.method === 'POST');
@@ -332,18 +470,28 @@ describe('reservations.create', () => {
   it('after a dropped connection, looks the key up and never sends again', async () => {
     api.reply(RESTAURANTS, () => HttpResponse.error());
     api.always(() => json([]));
-    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'GET', 'GET', 'GET', 'GET']);
   });
 
   it('after a timeout with no reservation found, throws AmbiguousCreateError carrying the key and never resends', async () => {
-    api.reply(RESTAURANTS, () => json([]), async () => {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return json(reservationBody(), 201);
-    });
+    api.reply(
+      RESTAURANTS,
+      () => json([]),
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return json(reservationBody(), 201);
+      },
+    );
     api.always(() => json([]));
-    const error = await api.client({ timeoutMs: 30 }).reservations.create(7, base, { idempotencyKey: 'k-1' }).catch((caught) => caught);
+    const error = await api
+      .client({ timeoutMs: 30 })
+      .reservations.create(7, base, { idempotencyKey: 'k-1' })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.idempotencyKey).toBe('k-1');
     expect(error.restaurantId).toBe(7);
@@ -352,31 +500,53 @@ describe('reservations.create', () => {
   });
 
   it('after a timeout, returns the reservation when the lookup finds it', async () => {
-    api.reply(RESTAURANTS, () => json([]), async () => {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return json(reservationBody(), 201);
-    }, () => json([reservationBody({ id: 88, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'k-2' } })]));
-    const reservation = await api.client({ timeoutMs: 30 }).reservations.create(7, base, { idempotencyKey: 'k-2' });
+    api.reply(
+      RESTAURANTS,
+      () => json([]),
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return json(reservationBody(), 201);
+      },
+      () => json([reservationBody({ id: 88, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'k-2' } })]),
+    );
+    const reservation = await api
+      .client({ timeoutMs: 30 })
+      .reservations.create(7, base, { idempotencyKey: 'k-2' });
     expect(reservation.id).toBe(88);
   });
 
   it('when the lookup itself fails, throws AmbiguousCreateError', async () => {
-    api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 500), () => json({ detail: 'denied' }, 403));
-    const error = await api.client().reservations.create(7, base).catch((caught) => caught);
+    api.reply(
+      RESTAURANTS,
+      () => json({ detail: 'boom' }, 500),
+      () => json({ detail: 'denied' }, 403),
+    );
+    const error = await api
+      .client()
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(1);
   });
 
   it('with idempotencyMetadata off, a 500 is ambiguous at once (nothing to look up)', async () => {
     api.reply(RESTAURANTS, () => json({ detail: 'boom' }, 500));
-    const error = await api.client({ idempotencyMetadata: false }).reservations.create(7, base).catch((caught) => caught);
+    const error = await api
+      .client({ idempotencyMetadata: false })
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(api.calls).toHaveLength(2);
   });
 
   it('after a 429 on create, looks the key up and, the whole list read without it, retries with the same key, honouring Retry-After', async () => {
     const clock = createInstantClock();
-    api.reply(RESTAURANTS, () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }), () => json({ count: 0, next: null, results: [] }), (call) => json(reservationBody(call.body as object), 201));
+    api.reply(
+      RESTAURANTS,
+      () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }),
+      () => json({ count: 0, next: null, results: [] }),
+      (call) => json(reservationBody(call.body as object), 201),
+    );
     await api.client({ clock }).reservations.create(7, base);
     expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'POST']);
     const posts = api.calls.filter((call) => call.method === 'POST');
@@ -386,8 +556,17 @@ describe('reservations.create', () => {
   });
 
   it('with idempotencyKeyHonoured, gives up after maxRetries 500s and, nothing found, is ambiguous', async () => {
-    api.always((call) => (call.method === 'POST' ? json({ detail: 'boom' }, 500) : call.route.startsWith('/restaurants/7') ? json([]) : RESTAURANTS()));
-    const error = await api.client({ maxRetries: 1, idempotencyKeyHonoured: true }).reservations.create(7, base).catch((caught) => caught);
+    api.always((call) =>
+      call.method === 'POST'
+        ? json({ detail: 'boom' }, 500)
+        : call.route.startsWith('/restaurants/7')
+          ? json([])
+          : RESTAURANTS(),
+    );
+    const error = await api
+      .client({ maxRetries: 1, idempotencyKeyHonoured: true })
+      .reservations.create(7, base)
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
     expect(error.attempts).toBe(2);
     expect(api.calls.filter((call) => call.method === 'POST')).toHaveLength(2);
@@ -398,7 +577,11 @@ describe('reservations.findByIdempotencyKey', () => {
   it('finds the reservation across pages, or null', async () => {
     api.reply(
       () => json({ next: '?page=2', results: [reservationBody({ id: 1 })] }),
-      () => json({ next: null, results: [reservationBody({ id: 2, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'abc' } })] }),
+      () =>
+        json({
+          next: null,
+          results: [reservationBody({ id: 2, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'abc' } })],
+        }),
       () => json([]),
     );
     const client = api.client();
@@ -415,7 +598,10 @@ describe('reservations.retrieve', () => {
   });
 
   it('falls back to the list when the service has no detail route (405, or 404 without JSON)', async () => {
-    for (const answer of [() => json({ detail: 'Method "GET" not allowed.' }, 405), () => new HttpResponse('<h1>Not Found</h1>', { status: 404, headers: { 'content-type': 'text/html' } })]) {
+    for (const answer of [
+      () => json({ detail: 'Method "GET" not allowed.' }, 405),
+      () => new HttpResponse('<h1>Not Found</h1>', { status: 404, headers: { 'content-type': 'text/html' } }),
+    ]) {
       api.reply(answer, () => json([reservationBody({ id: 40 }), reservationBody({ id: 41 })]));
       const { data, response } = await api.client().reservations.retrieve(7, 41).withResponse();
       expect(data.id).toBe(41);
@@ -433,7 +619,11 @@ describe('reservations.retrieve', () => {
 
 describe('cancel, markArrived, markNoShow', () => {
   it('cancel PATCHes ?action=cancel with {} and returns the reservation, or null without a body', async () => {
-    api.reply(() => json(reservationBody({ cancelled: true })), () => empty(204), () => json({ detail: 'cancelled' }));
+    api.reply(
+      () => json(reservationBody({ cancelled: true })),
+      () => empty(204),
+      () => json({ detail: 'cancelled' }),
+    );
     const client = api.client();
     expect((await client.reservations.cancel(7, 41))?.cancelled).toBe(true);
     expect(await client.reservations.cancel(7, 41)).toBeNull();
@@ -444,7 +634,10 @@ describe('cancel, markArrived, markNoShow', () => {
   });
 
   it('markArrived and markNoShow PATCH the flag', async () => {
-    api.reply(() => json(reservationBody({ arrived: true })), () => json(reservationBody({ no_show: true })));
+    api.reply(
+      () => json(reservationBody({ arrived: true })),
+      () => json(reservationBody({ no_show: true })),
+    );
     const client = api.client();
     expect((await client.reservations.markArrived(7, 41))?.arrived).toBe(true);
     expect((await client.reservations.markNoShow('7', '41'))?.no_show).toBe(true);
@@ -455,7 +648,10 @@ describe('cancel, markArrived, markNoShow', () => {
   });
 
   it('cancel is retried after a 502 (repeating it does no harm)', async () => {
-    api.reply(() => json({ detail: 'bad gateway' }, 502), () => json(reservationBody({ cancelled: true })));
+    api.reply(
+      () => json({ detail: 'bad gateway' }, 502),
+      () => json(reservationBody({ cancelled: true })),
+    );
     expect((await api.client().reservations.cancel(7, 41))?.cancelled).toBe(true);
     expect(api.calls).toHaveLength(2);
   });
@@ -463,7 +659,14 @@ describe('cancel, markArrived, markNoShow', () => {
   it('a retry refused with 409 after a 502 reads the reservation: done already resolves with it', async () => {
     api.reply(
       () => json({ detail: 'bad gateway' }, 502),
-      () => json({ detail: 'Only a confirmed reservation can be marked as arrived (this one is arrived).', code: 'invalid_transition' }, 409),
+      () =>
+        json(
+          {
+            detail: 'Only a confirmed reservation can be marked as arrived (this one is arrived).',
+            code: 'invalid_transition',
+          },
+          409,
+        ),
       () => json(reservationBody({ arrived: true })),
     );
     expect((await api.client().reservations.markArrived(7, 41))?.arrived).toBe(true);
@@ -492,27 +695,40 @@ describe('waitForConfirmation', () => {
   it('refuses a negative or non-finite intervalMs before any request', async () => {
     const client = api.client();
     for (const intervalMs of [-1, Number.POSITIVE_INFINITY, Number.NaN]) {
-      await expect(client.reservations.waitForConfirmation(7, 41, { timeoutMs: 1000, intervalMs })).rejects.toMatchObject({ name: 'InputValidationError', field: 'intervalMs' });
+      await expect(
+        client.reservations.waitForConfirmation(7, 41, { timeoutMs: 1000, intervalMs }),
+      ).rejects.toMatchObject({ name: 'InputValidationError', field: 'intervalMs' });
     }
     expect(api.calls).toHaveLength(0);
   });
 
   it('polls through the clock until confirmed', async () => {
     const clock = createInstantClock();
-    api.reply(() => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: false })), () => json(reservationBody({ confirmed: true })));
-    const reservation = await api.client({ clock }).reservations.waitForConfirmation(7, 41, { timeoutMs: 60_000, intervalMs: 5000 });
+    api.reply(
+      () => json(reservationBody({ confirmed: false })),
+      () => json(reservationBody({ confirmed: false })),
+      () => json(reservationBody({ confirmed: true })),
+    );
+    const reservation = await api
+      .client({ clock })
+      .reservations.waitForConfirmation(7, 41, { timeoutMs: 60_000, intervalMs: 5000 });
     expect(reservation.confirmed).toBe(true);
     expect(clock.sleeps).toEqual([5000, 5000]);
   });
 
   it('throws ReservationCancelledError when cancelled first', async () => {
     api.reply(() => json(reservationBody({ confirmed: false, cancelled: true })));
-    await expect(api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 10_000 })).rejects.toBeInstanceOf(ReservationCancelledError);
+    await expect(
+      api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 10_000 }),
+    ).rejects.toBeInstanceOf(ReservationCancelledError);
   });
 
   it('throws TimeoutError at the deadline', async () => {
     api.always(() => json(reservationBody({ confirmed: false })));
-    const error = await api.client().reservations.waitForConfirmation(7, 41, { deadlineMs: 5000, intervalMs: 2000 }).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.waitForConfirmation(7, 41, { deadlineMs: 5000, intervalMs: 2000 })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     // Reads at 0, 2 and 4 s; none is sent once the wait's deadline has passed.
     expect(api.calls).toHaveLength(3);
@@ -520,15 +736,27 @@ describe('waitForConfirmation', () => {
 
   it('still accepts timeoutMs, the deprecated name of deadlineMs, and refuses neither given', async () => {
     api.always(() => json(reservationBody({ confirmed: false })));
-    const error = await api.client().reservations.waitForConfirmation(7, 41, { timeoutMs: 3000, intervalMs: 2000 }).catch((caught) => caught);
+    const error = await api
+      .client()
+      .reservations.waitForConfirmation(7, 41, { timeoutMs: 3000, intervalMs: 2000 })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(api.calls).toHaveLength(2);
-    await expect(api.client().reservations.waitForConfirmation(7, 41, {})).rejects.toMatchObject({ name: 'InputValidationError', field: 'timeoutMs' });
+    await expect(api.client().reservations.waitForConfirmation(7, 41, {})).rejects.toMatchObject({
+      name: 'InputValidationError',
+      field: 'timeoutMs',
+    });
   });
 
   it('hands its signal, per-read timeout and retries to every read', async () => {
-    api.reply(() => json({ detail: 'busy' }, 503), () => json({ detail: 'busy' }, 503));
-    const error = await api.client({ maxRetries: 5 }).reservations.waitForConfirmation(7, 41, { deadlineMs: 60_000, maxRetries: 1 }).catch((caught) => caught);
+    api.reply(
+      () => json({ detail: 'busy' }, 503),
+      () => json({ detail: 'busy' }, 503),
+    );
+    const error = await api
+      .client({ maxRetries: 5 })
+      .reservations.waitForConfirmation(7, 41, { deadlineMs: 60_000, maxRetries: 1 })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect(api.calls).toHaveLength(2);
   });

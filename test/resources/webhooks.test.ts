@@ -8,10 +8,18 @@ const api = mockApi();
 describe('webhooks', () => {
   it('create POSTs /webhooks/, hides auth_token from JSON and inspect, and keeps it on copies', async () => {
     api.reply((call) => json({ ...webhookBody(call.body as object), auth_token: 'whk_secret_123' }, 201));
-    const webhook = await api.client().webhooks.create({ url: 'https://partner.test/hooks', name: 'main', subscribed_events: { RESERVATION_CONFIRMED: true } });
+    const webhook = await api.client().webhooks.create({
+      url: 'https://partner.test/hooks',
+      name: 'main',
+      subscribed_events: { RESERVATION_CONFIRMED: true },
+    });
     expect(api.calls[0]!.method).toBe('POST');
     expect(api.calls[0]!.route).toBe('/webhooks/');
-    expect(api.calls[0]!.body).toEqual({ url: 'https://partner.test/hooks', name: 'main', subscribed_events: { RESERVATION_CONFIRMED: true } });
+    expect(api.calls[0]!.body).toEqual({
+      url: 'https://partner.test/hooks',
+      name: 'main',
+      subscribed_events: { RESERVATION_CONFIRMED: true },
+    });
     expect(webhook.auth_token).toBe('whk_secret_123');
     expect(JSON.stringify(webhook)).not.toContain('whk_secret_123');
     expect(inspect(webhook, { depth: 5 })).not.toContain('whk_secret_123');
@@ -27,21 +35,26 @@ describe('webhooks', () => {
 
   it('refuses an unknown key in a webhook input before any request, naming it', async () => {
     const client = api.client();
-    // @ts-expect-error misspelt field: the input types are exact
-    const error = await client.webhooks.create({ url: 'https://partner.test/hooks', nmae: 'main' }).catch((caught) => caught);
+    const error = await client.webhooks
+      // @ts-expect-error misspelt field: the input types are exact
+      .create({ url: 'https://partner.test/hooks', nmae: 'main' })
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect(error.field).toBe('nmae');
     expect(api.calls).toHaveLength(0);
   });
 
-  it.each(['token', 'secret', 'authToken'])('reads the token under `%s` and normalises it to auth_token', async (field) => {
-    api.reply(() => json({ ...webhookBody(), [field]: 'whk_other' }));
-    const webhook = await api.client().webhooks.regenerateToken(3);
-    expect(webhook.auth_token).toBe('whk_other');
-    expect(JSON.stringify(webhook)).not.toContain('whk_other');
-    expect(api.calls[0]!.route).toBe('/webhooks/3/auth-token/');
-    expect(api.calls[0]!.method).toBe('POST');
-  });
+  it.each(['token', 'secret', 'authToken'])(
+    'reads the token under `%s` and normalises it to auth_token',
+    async (field) => {
+      api.reply(() => json({ ...webhookBody(), [field]: 'whk_other' }));
+      const webhook = await api.client().webhooks.regenerateToken(3);
+      expect(webhook.auth_token).toBe('whk_other');
+      expect(JSON.stringify(webhook)).not.toContain('whk_other');
+      expect(api.calls[0]!.route).toBe('/webhooks/3/auth-token/');
+      expect(api.calls[0]!.method).toBe('POST');
+    },
+  );
 
   it('an answer that fails its check keeps no token on the error', async () => {
     api.reply(
@@ -96,13 +109,20 @@ describe('webhooks', () => {
 
   describe('delete retried after an answer that leaves its outcome unknown', () => {
     it('resolves when the retry finds the webhook gone (the first attempt deleted it)', async () => {
-      api.reply(() => json({ detail: 'Bad gateway' }, 502), () => json({ detail: 'Not found.' }, 404));
+      api.reply(
+        () => json({ detail: 'Bad gateway' }, 502),
+        () => json({ detail: 'Not found.' }, 404),
+      );
       await expect(api.client().webhooks.delete(3)).resolves.toBeUndefined();
       expect(api.calls.map((call) => call.method)).toEqual(['DELETE', 'DELETE']);
     });
 
     it('still answers NotFoundError for a webhook that never existed, or after a 429 (not processed)', async () => {
-      api.reply(() => json({ detail: 'Not found.' }, 404), () => json({ detail: 'slow down' }, 429, { 'retry-after': '0' }), () => json({ detail: 'Not found.' }, 404));
+      api.reply(
+        () => json({ detail: 'Not found.' }, 404),
+        () => json({ detail: 'slow down' }, 429, { 'retry-after': '0' }),
+        () => json({ detail: 'Not found.' }, 404),
+      );
       const client = api.client();
       await expect(client.webhooks.delete(3)).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
       await expect(client.webhooks.delete(4)).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
@@ -117,16 +137,24 @@ describe('webhooks', () => {
       ['javascript url', { url: 'javascript:alert(1)' }, 'url'],
       ['name of 126 characters', { url: 'https://p.test/h', name: 'n'.repeat(126) }, 'name'],
     ])('refuses %s', async (_label, input, field) => {
-      const error = await api.client().webhooks.create(input as never).catch((caught) => caught);
+      const error = await api
+        .client()
+        .webhooks.create(input as never)
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(InputValidationError);
       expect(error.field).toBe(field);
       expect(api.calls).toHaveLength(0);
     });
 
     it('names the rule a too-long url breaks: its length, not its scheme', async () => {
-      const error = await api.client().webhooks.create({ url: `https://p.test/${'a'.repeat(501 - 15)}` }).catch((caught) => caught);
+      const error = await api
+        .client()
+        .webhooks.create({ url: `https://p.test/${'a'.repeat(501 - 15)}` })
+        .catch((caught) => caught);
       expect(error).toBeInstanceOf(InputValidationError);
-      expect(error.issues).toEqual([expect.objectContaining({ field: 'url', code: 'too_big', message: expect.stringMatching(/500/) })]);
+      expect(error.issues).toEqual([
+        expect.objectContaining({ field: 'url', code: 'too_big', message: expect.stringMatching(/500/) }),
+      ]);
       expect(error.message).not.toMatch(/http or https/);
       expect(api.calls).toHaveLength(0);
     });

@@ -75,7 +75,12 @@ export interface HostileServer {
 
 /** A restaurant as the hostile server lists it: `restaurantBody` with this id. */
 export function restaurantWire(id = 1, overrides: Record<string, unknown> = {}) {
-  return restaurantBody({ id, schema_name: `restaurant_${id}`, display_name: `Restaurant ${id}`, ...overrides });
+  return restaurantBody({
+    id,
+    schema_name: `restaurant_${id}`,
+    display_name: `Restaurant ${id}`,
+    ...overrides,
+  });
 }
 
 /** A stored booking as the wire shows it: what the caller sent over `reservationBody`. */
@@ -91,7 +96,19 @@ export const wellBehaved: HostileHandler = (request, tools) => {
   tools.json(404, { detail: 'Not found.' });
 };
 
-export async function startHostileServer(clock: Clock, handler: HostileHandler = wellBehaved): Promise<HostileServer> {
+/** The ordinary answers, with a create that takes `ms` of real time before it books: two creates with one key overlap. */
+export const slowCreate =
+  (ms: number): HostileHandler =>
+  async (request, tools) => {
+    if (request.method !== 'POST') return wellBehaved(request, tools);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return tools.json(201, tools.commit(request));
+  };
+
+export async function startHostileServer(
+  clock: Clock,
+  handler: HostileHandler = wellBehaved,
+): Promise<HostileServer> {
   const bookings: Booking[] = [];
   const requests: HostileRequest[] = [];
   const sockets = new Set<Socket>();
@@ -107,7 +124,9 @@ export async function startHostileServer(clock: Clock, handler: HostileHandler =
     return bookingWire(booking);
   };
   const commitDue = () => {
-    for (const item of later.filter((entry) => entry.dueAt <= clock.now()).sort((a, b) => a.dueAt - b.dueAt)) {
+    for (const item of later
+      .filter((entry) => entry.dueAt <= clock.now())
+      .sort((a, b) => a.dueAt - b.dueAt)) {
       later.splice(later.indexOf(item), 1);
       commit(item.request);
     }
@@ -125,7 +144,14 @@ export async function startHostileServer(clock: Clock, handler: HostileHandler =
         body = raw;
       }
       const url = new URL(incoming.url ?? '/', `http://${incoming.headers.host}`);
-      const request: HostileRequest = { method: incoming.method ?? 'GET', url, path: url.pathname, headers: incoming.headers, body, raw };
+      const request: HostileRequest = {
+        method: incoming.method ?? 'GET',
+        url,
+        path: url.pathname,
+        headers: incoming.headers,
+        body,
+        raw,
+      };
       requests.push(request);
       commitDue();
       const tools: HostileTools = {
@@ -137,7 +163,11 @@ export async function startHostileServer(clock: Clock, handler: HostileHandler =
         json: (status, value, headers = {}) => {
           if (response.destroyed) return;
           const text = JSON.stringify(value);
-          response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+          response.writeHead(status, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            ...headers,
+          });
           response.end(text);
         },
         reset: () => incoming.socket.destroy(),
@@ -168,7 +198,9 @@ export async function startHostileServer(clock: Clock, handler: HostileHandler =
 }
 
 /** A raw TCP server: `answer` gets the request head as text and returns the bytes to write before closing. */
-export async function startRawServer(answer: (head: string) => string | Buffer): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRawServer(
+  answer: (head: string) => string | Buffer,
+): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createNetServer((socket) => {
     sockets.add(socket);
@@ -327,7 +359,14 @@ export function reservationBody(overrides: object = {}): Record<string, unknown>
 
 /** A responder answering a create 201 with its reservation, carrying the create's own metadata (its idempotency key) as a service stores it. */
 export function createdAnswer(overrides: object = {}): Responder {
-  return (call) => json(reservationBody({ ...overrides, metadata: (call.body as { metadata?: unknown } | undefined)?.metadata ?? null }), 201);
+  return (call) =>
+    json(
+      reservationBody({
+        ...overrides,
+        metadata: (call.body as { metadata?: unknown } | undefined)?.metadata ?? null,
+      }),
+      201,
+    );
 }
 
 export function restaurantBody(overrides: object = {}): Record<string, unknown> {

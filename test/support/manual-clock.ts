@@ -38,7 +38,9 @@ export function createManualClock(start = Date.UTC(2026, 10, 23, 12, 0, 0)): Man
       const target = now + ms;
       await flush();
       for (;;) {
-        const due = [...sleeps.entries()].filter(([, sleep]) => sleep.at <= target).sort((a, b) => a[1].at - b[1].at || a[0] - b[0]);
+        const due = [...sleeps.entries()]
+          .filter(([, sleep]) => sleep.at <= target)
+          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0]);
         const first = due[0];
         if (!first) break;
         now = Math.max(now, first[1].at);

@@ -19,7 +19,10 @@ afterEach(async () => {
 });
 
 /** Times (fake clock, ms) of the partner API requests that read reservation lists. */
-const listReads = () => world.fake.requests.filter((entry) => entry.operation === 'reservations.list').map((entry) => Date.parse(entry.at));
+const listReads = () =>
+  world.fake.requests
+    .filter((entry) => entry.operation === 'reservations.list')
+    .map((entry) => Date.parse(entry.at));
 
 /** The most requests found in any window of `windowMs` (closed at both ends). */
 function mostInAnyWindow(times: number[], windowMs: number): number {
@@ -36,25 +39,40 @@ describe('the sync within the budget', () => {
   it.each([
     [0.25, 2],
     [0.5, 5],
-  ])('with budgetShare %s of 1 request/s, never more than %s reads in any 10 s window; reads every restaurant once per period', async (budgetShare, most) => {
-    world = await createWorld({ restaurants: 20, confirmation: 'sync' });
-    for (const restaurantId of world.restaurantIds) await world.book(restaurantId, { days: 3 });
-    sync = createReservationSync({ client: world.client, onChange: () => undefined, restaurantIds: world.restaurantIds, clock: world.clock, logger: quietLogger, reconcile: { intervalMs: 15 * 60_000, budgetShare } });
-    const startedAt = world.fake.clock.now();
-    await sync.start();
-    for (let minute = 0; minute < 60; minute++) await world.clock.advance(60_000);
-    const reads = listReads();
-    expect(mostInAnyWindow(reads, 10_000)).toBe(most);
-    // No booking starts within two hours: 5 reads per restaurant per hour (every 12 min), at most a 6th begun on the hour.
-    expect(reads.length / 20).toBeGreaterThanOrEqual(5);
-    expect(reads.length / 20).toBeLessThanOrEqual(6);
-    // Every restaurant read within each intervalMs.
-    for (const restaurantId of world.restaurantIds) {
-      const times = world.fake.requests.filter((entry) => entry.path.includes(`/restaurants/${restaurantId}/reservations/`) && entry.method === 'GET').map((entry) => Date.parse(entry.at));
-      const gaps = [times[0]! - startedAt, ...times.slice(1).map((at, index) => at - times[index]!)];
-      expect(Math.max(...gaps)).toBeLessThanOrEqual(15 * 60_000);
-    }
-  });
+  ])(
+    'with budgetShare %s of 1 request/s, never more than %s reads in any 10 s window; reads every restaurant once per period',
+    async (budgetShare, most) => {
+      world = await createWorld({ restaurants: 20, confirmation: 'sync' });
+      for (const restaurantId of world.restaurantIds) await world.book(restaurantId, { days: 3 });
+      sync = createReservationSync({
+        client: world.client,
+        onChange: () => undefined,
+        restaurantIds: world.restaurantIds,
+        clock: world.clock,
+        logger: quietLogger,
+        reconcile: { intervalMs: 15 * 60_000, budgetShare },
+      });
+      const startedAt = world.fake.clock.now();
+      await sync.start();
+      for (let minute = 0; minute < 60; minute++) await world.clock.advance(60_000);
+      const reads = listReads();
+      expect(mostInAnyWindow(reads, 10_000)).toBe(most);
+      // No booking starts within two hours: 5 reads per restaurant per hour (every 12 min), at most a 6th begun on the hour.
+      expect(reads.length / 20).toBeGreaterThanOrEqual(5);
+      expect(reads.length / 20).toBeLessThanOrEqual(6);
+      // Every restaurant read within each intervalMs.
+      for (const restaurantId of world.restaurantIds) {
+        const times = world.fake.requests
+          .filter(
+            (entry) =>
+              entry.path.includes(`/restaurants/${restaurantId}/reservations/`) && entry.method === 'GET',
+          )
+          .map((entry) => Date.parse(entry.at));
+        const gaps = [times[0]! - startedAt, ...times.slice(1).map((at, index) => at - times[index]!)];
+        expect(Math.max(...gaps)).toBeLessThanOrEqual(15 * 60_000);
+      }
+    },
+  );
 
   it('reads a restaurant three times as often while a booking starts within two hours', async () => {
     world = await createWorld({ restaurants: 2, confirmation: 'sync' });
@@ -62,12 +80,23 @@ describe('the sync within the budget', () => {
     // The clock starts at 08:00 UTC (09:00 in Brussels); lunch opens at 12:00 local.
     await world.book(soon, { days: 0, time: '12:00' });
     await world.book(later, { days: 3 });
-    sync = createReservationSync({ client: world.client, onChange: () => undefined, restaurantIds: world.restaurantIds, clock: world.clock, logger: quietLogger });
+    sync = createReservationSync({
+      client: world.client,
+      onChange: () => undefined,
+      restaurantIds: world.restaurantIds,
+      clock: world.clock,
+      logger: quietLogger,
+    });
     await sync.start();
     // 09:00 to 11:00 local: the booking at 12:00 starts within two hours from 10:00 on.
     for (let minute = 0; minute < 120; minute++) await world.clock.advance(60_000);
     const count = (restaurantId: number, from: number) =>
-      world.fake.requests.filter((entry) => entry.operation === 'reservations.list' && entry.path.includes(`/restaurants/${restaurantId}/`) && Date.parse(entry.at) >= from).length;
+      world.fake.requests.filter(
+        (entry) =>
+          entry.operation === 'reservations.list' &&
+          entry.path.includes(`/restaurants/${restaurantId}/`) &&
+          Date.parse(entry.at) >= from,
+      ).length;
     const busyFrom = Date.parse('2026-12-01T09:00:00Z');
     expect(count(soon, busyFrom)).toBeGreaterThanOrEqual(14);
     expect(count(later, busyFrom)).toBeLessThanOrEqual(6);
@@ -75,7 +104,14 @@ describe('the sync within the budget', () => {
 
   it('an interactive call made while the sync reads 20 restaurants waits at most two intervals of the limiter', async () => {
     world = await createWorld({ restaurants: 20, confirmation: 'sync' });
-    sync = createReservationSync({ client: world.client, onChange: () => undefined, restaurantIds: world.restaurantIds, clock: world.clock, logger: quietLogger, reconcile: { budgetShare: 1 } });
+    sync = createReservationSync({
+      client: world.client,
+      onChange: () => undefined,
+      restaurantIds: world.restaurantIds,
+      clock: world.clock,
+      logger: quietLogger,
+      reconcile: { budgetShare: 1 },
+    });
     await sync.start();
     const waits: number[] = [];
     for (let call = 0; call < 10; call++) {

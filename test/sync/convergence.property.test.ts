@@ -19,19 +19,52 @@ type Action =
   | { kind: 'pauseWebhook' }
   | { kind: 'resumeWebhook' }
   | { kind: 'rotateToken' }
-  | { kind: 'confirm' | 'modify' | 'customerCancel' | 'partnerCancel' | 'arrived' | 'noShow'; target: number; adults: number }
+  | {
+      kind: 'confirm' | 'modify' | 'customerCancel' | 'partnerCancel' | 'arrived' | 'noShow';
+      target: number;
+      adults: number;
+    }
   | { kind: 'wait'; ms: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('book' as const), restaurant: fc.nat(2), days: fc.integer({ min: 1, max: 5 }), time: fc.constantFrom('12:00', '13:00', '19:00', '20:30') }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constantFrom('confirm' as const, 'modify' as const, 'customerCancel' as const, 'partnerCancel' as const, 'arrived' as const, 'noShow' as const), target: fc.nat(30), adults: fc.integer({ min: 1, max: 6 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 120_000 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('book' as const),
+      restaurant: fc.nat(2),
+      days: fc.integer({ min: 1, max: 5 }),
+      time: fc.constantFrom('12:00', '13:00', '19:00', '20:30'),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constantFrom(
+        'confirm' as const,
+        'modify' as const,
+        'customerCancel' as const,
+        'partnerCancel' as const,
+        'arrived' as const,
+        'noShow' as const,
+      ),
+      target: fc.nat(30),
+      adults: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 120_000 }) }),
+  },
   { weight: 1, arbitrary: fc.constant<Action>({ kind: 'pauseWebhook' }) },
   { weight: 2, arbitrary: fc.constant<Action>({ kind: 'resumeWebhook' }) },
   { weight: 2, arbitrary: fc.constant<Action>({ kind: 'rotateToken' }) },
 );
 
-async function perform(world: World, step: Action, booked: Array<{ restaurantId: number; id: number }>): Promise<void> {
+async function perform(
+  world: World,
+  step: Action,
+  booked: Array<{ restaurantId: number; id: number }>,
+): Promise<void> {
   if (step.kind === 'wait') return world.clock.advance(step.ms);
   if (step.kind === 'pauseWebhook' || step.kind === 'resumeWebhook') {
     await world.client.webhooks.update(world.webhookId, { is_enabled: step.kind === 'resumeWebhook' });
@@ -45,7 +78,9 @@ async function perform(world: World, step: Action, booked: Array<{ restaurantId:
   }
   if (step.kind === 'book') {
     const restaurantId = world.restaurantIds[step.restaurant]!;
-    const reservation = await world.book(restaurantId, { days: step.days, time: step.time }).catch(() => undefined);
+    const reservation = await world
+      .book(restaurantId, { days: step.days, time: step.time })
+      .catch(() => undefined);
     if (reservation) booked.push({ restaurantId, id: reservation.id });
     return world.clock.quiet();
   }
@@ -54,7 +89,11 @@ async function perform(world: World, step: Action, booked: Array<{ restaurantId:
   const { restaurantId, id } = target;
   const acts: Record<typeof step.kind, () => Promise<unknown>> = {
     confirm: () => world.fake.asRestaurant.confirm(restaurantId, id),
-    modify: () => world.fake.asCustomer.modify(restaurantId, id, { adults: step.adults, comment: `party of ${step.adults}` }),
+    modify: () =>
+      world.fake.asCustomer.modify(restaurantId, id, {
+        adults: step.adults,
+        comment: `party of ${step.adults}`,
+      }),
     customerCancel: () => world.fake.asCustomer.cancel(restaurantId, id),
     partnerCancel: () => world.client.reservations.cancel(restaurantId, id),
     arrived: () => world.client.reservations.markArrived(restaurantId, id),
@@ -74,7 +113,8 @@ function checkChain(changes: ReservationChange[]): void {
     expect(change.previous).toEqual(last);
     if (last) {
       expect(change.reservation).not.toEqual(last);
-      for (const flag of FLAGS) if (last[flag] === true) expect(change.reservation[flag], `${flag} reverted`).toBe(true);
+      for (const flag of FLAGS)
+        if (last[flag] === true) expect(change.reservation[flag], `${flag} reverted`).toBe(true);
     } else {
       expect(change.kind).toBe('created');
     }
@@ -82,13 +122,19 @@ function checkChain(changes: ReservationChange[]): void {
   }
 }
 
-describe('the sync converges (property, on the fake\'s clock)', () => {
+describe("the sync converges (property, on the fake's clock)", () => {
   it('after any actions under delivery chaos, the view equals the truth within one intervalMs, each reservation a clean chain', async () => {
     const chaosSeen = { dropped: 0, duplicated: 0, refused: 0 };
     await fc.assert(
       fc.asyncProperty(
         fc.array(action, { minLength: 6, maxLength: 24 }),
-        fc.record({ dropRate: fc.constantFrom(0, 0.3, 0.8), duplicateRate: fc.constantFrom(0, 0.3), reorder: fc.boolean(), maxDelayMs: fc.constantFrom(0, MAX_DELAY_MS), seed: fc.nat() }),
+        fc.record({
+          dropRate: fc.constantFrom(0, 0.3, 0.8),
+          duplicateRate: fc.constantFrom(0, 0.3),
+          reorder: fc.boolean(),
+          maxDelayMs: fc.constantFrom(0, MAX_DELAY_MS),
+          seed: fc.nat(),
+        }),
         async (actions, chaos) => {
           const world = await createWorld({ restaurants: 3 });
           world.fake.setDeliveryChaos(chaos);

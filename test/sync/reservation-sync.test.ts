@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputValidationError } from 'restaurant-partner-sdk';
-import { createMemorySyncStore, createReservationSync, type ReservationChange, type ReservationSync, type SyncStore } from 'restaurant-partner-sdk/sync';
+import {
+  createMemorySyncStore,
+  createReservationSync,
+  type ReservationChange,
+  type ReservationSync,
+  type SyncStore,
+} from 'restaurant-partner-sdk/sync';
 import { createWorld, truthOf, type World } from './support/world.js';
 
 const quietLogger = { warn: () => undefined, error: () => undefined };
@@ -26,7 +32,13 @@ async function settle(sync: ReservationSync): Promise<void> {
   await reading;
 }
 
-function startSync(options: { store?: SyncStore; onChange?: (change: ReservationChange) => void | Promise<void>; trackClientCreates?: boolean } = {}) {
+function startSync(
+  options: {
+    store?: SyncStore;
+    onChange?: (change: ReservationChange) => void | Promise<void>;
+    trackClientCreates?: boolean;
+  } = {},
+) {
   const changes: ReservationChange[] = [];
   const sync = createReservationSync({
     client: world.client,
@@ -67,9 +79,12 @@ describe('createReservationSync', () => {
       ['modified', 'webhook'],
       ['cancelled', 'webhook'],
     ]);
-    for (let index = 1; index < changes.length; index++) expect(changes[index]!.previous).toEqual(changes[index - 1]!.reservation);
+    for (let index = 1; index < changes.length; index++)
+      expect(changes[index]!.previous).toEqual(changes[index - 1]!.reservation);
     expect(changes[0]!.previous).toBeNull();
-    expect(await sync.get(restaurantId, booking.id)).toEqual(truthOf(world).get(`${restaurantId}:${booking.id}`));
+    expect(await sync.get(restaurantId, booking.id)).toEqual(
+      truthOf(world).get(`${restaurantId}:${booking.id}`),
+    );
   });
 
   it('collapses a duplicate delivery, and a delivery and a read of the same change, into one announcement', async () => {
@@ -81,7 +96,12 @@ describe('createReservationSync', () => {
     await world.fake.asRestaurant.confirm(restaurantId, booking.id);
     const [delivery] = world.fake.deliveries.filter((entry) => entry.event === 'RESERVATION_CONFIRMED');
     // Fed twice by hand (the receiver was not attached), then read.
-    const event = { type: 'RESERVATION_CONFIRMED' as const, created_at: new Date(world.fake.clock.now()).toISOString(), restaurant_id: restaurantId, reservation: await world.client.reservations.retrieve(restaurantId, booking.id) };
+    const event = {
+      type: 'RESERVATION_CONFIRMED' as const,
+      created_at: new Date(world.fake.clock.now()).toISOString(),
+      restaurant_id: restaurantId,
+      reservation: await world.client.reservations.retrieve(restaurantId, booking.id),
+    };
     expect(delivery).toBeDefined();
     await sync.ingest(event);
     await sync.ingest(event);
@@ -96,7 +116,12 @@ describe('createReservationSync', () => {
     const { sync, changes } = startSync();
     const booking = await world.book(restaurantId);
     await world.clock.quiet();
-    const early = { type: 'RESERVATION_MODIFIED' as const, created_at: new Date(world.fake.clock.now()).toISOString(), restaurant_id: restaurantId, reservation: { ...booking, comment: 'window seat' } };
+    const early = {
+      type: 'RESERVATION_MODIFIED' as const,
+      created_at: new Date(world.fake.clock.now()).toISOString(),
+      restaurant_id: restaurantId,
+      reservation: { ...booking, comment: 'window seat' },
+    };
     await world.fake.clock.advance(60_000);
     await world.fake.asRestaurant.confirm(restaurantId, booking.id);
     await world.fake.asCustomer.cancel(restaurantId, booking.id);
@@ -110,8 +135,17 @@ describe('createReservationSync', () => {
     expect(view?.comment).not.toBe('window seat');
     // A partial delivery claiming the booking is not cancelled cannot revive it either.
     await world.fake.clock.advance(60_000);
-    await sync.ingest({ type: 'RESERVATION_MODIFIED' as const, created_at: new Date(world.fake.clock.now()).toISOString(), restaurant_id: restaurantId, reservation: { id: booking.id, cancelled: false, confirmed: false, adults: 3 } });
-    expect(await sync.get(restaurantId, booking.id)).toMatchObject({ cancelled: true, confirmed: true, adults: 3 });
+    await sync.ingest({
+      type: 'RESERVATION_MODIFIED' as const,
+      created_at: new Date(world.fake.clock.now()).toISOString(),
+      restaurant_id: restaurantId,
+      reservation: { id: booking.id, cancelled: false, confirmed: false, adults: 3 },
+    });
+    expect(await sync.get(restaurantId, booking.id)).toMatchObject({
+      cancelled: true,
+      confirmed: true,
+      adults: 3,
+    });
     expect(changes.at(-1)!.kind).toBe('modified');
   });
 
@@ -191,7 +225,9 @@ describe('createReservationSync', () => {
     expect(delivery?.status).toBe(500);
     await world.clock.advance(60 * 60_000);
     expect(world.fake.requests.length).toBe(requests + 1);
-    await expect(sync.ingest({ type: 'RESERVATION_MODIFIED', restaurant_id: restaurantId, reservation: booking })).rejects.toThrow(/stopped/);
+    await expect(
+      sync.ingest({ type: 'RESERVATION_MODIFIED', restaurant_id: restaurantId, reservation: booking }),
+    ).rejects.toThrow(/stopped/);
   });
 
   it('refuses bad options with an InputValidationError naming the field, before any request', async () => {
@@ -231,7 +267,15 @@ describe('createReservationSync', () => {
     };
     const warnings: string[] = [];
     const changes: ReservationChange[] = [];
-    const sync = createReservationSync({ client: world.client, onChange: (change) => void changes.push(change), store, restaurantIds: world.restaurantIds, clock: world.clock, logger: { warn: (message) => void warnings.push(message), error: () => undefined }, trackClientCreates: false });
+    const sync = createReservationSync({
+      client: world.client,
+      onChange: (change) => void changes.push(change),
+      store,
+      restaurantIds: world.restaurantIds,
+      clock: world.clock,
+      logger: { warn: (message) => void warnings.push(message), error: () => undefined },
+      trackClientCreates: false,
+    });
     syncs.push(sync);
     const booking = await world.book(restaurantId);
     await sync.start();

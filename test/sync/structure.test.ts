@@ -15,10 +15,21 @@ describe('the /sync entry', () => {
     expect(sources).toContain('index.ts');
     for (const name of sources) {
       const text = readFileSync(join(folder, name), 'utf8');
-      const imports = [...text.matchAll(/^(import|export)(\s+type)?\s[^;]*?from\s+'([^']+)'/gm)].map(([, , typeOnly, target]) => ({ typeOnly: Boolean(typeOnly), target: target! }));
-      expect(imports.filter(({ target }) => target.startsWith('node:') || /\/(testing|redis)\//.test(target)), name).toEqual([]);
-      expect(imports.filter(({ target, typeOnly }) => target.includes('/webhooks/') && !typeOnly), name).toEqual([]);
-      expect(imports.filter(({ target }) => !target.startsWith('.')), `${name} imports packages`).toEqual([]);
+      const imports = [...text.matchAll(/^(import|export)(\s+type)?\s[^;]*?from\s+'([^']+)'/gm)].map(
+        ([, , typeOnly, target]) => ({ typeOnly: Boolean(typeOnly), target: target! }),
+      );
+      expect(
+        imports.filter(({ target }) => target.startsWith('node:') || /\/(testing|redis)\//.test(target)),
+        name,
+      ).toEqual([]);
+      expect(
+        imports.filter(({ target, typeOnly }) => target.includes('/webhooks/') && !typeOnly),
+        name,
+      ).toEqual([]);
+      expect(
+        imports.filter(({ target }) => !target.startsWith('.')),
+        `${name} imports packages`,
+      ).toEqual([]);
     }
   });
 });

@@ -14,7 +14,15 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
 
     it('answers 401 with WWW-Authenticate: Basic for missing, malformed, unknown or wrong credentials, before anything but an unknown path', async () => {
       const { partnerId, apiToken } = driver.partner;
-      for (const auth of [null, 'Bearer abc', 'Basic !!!', basic(partnerId, `${apiToken}x`), basic(partnerId, ''), basic(crypto.randomUUID(), apiToken), `Basic ${btoa(partnerId)}`]) {
+      for (const auth of [
+        null,
+        'Bearer abc',
+        'Basic !!!',
+        basic(partnerId, `${apiToken}x`),
+        basic(partnerId, ''),
+        basic(crypto.randomUUID(), apiToken),
+        `Basic ${btoa(partnerId)}`,
+      ]) {
         for (const path of ['/restaurants/', '/restaurants/1/reservations/', '/webhooks/99/']) {
           const answer = await driver.send('GET', path, { auth });
           expect(answer.status, `${auth} ${path}`).toBe(401);
@@ -32,7 +40,9 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
     });
 
     it('accepts the partner UUID in any letter case, as a UUID is case-insensitive', async () => {
-      const answer = await driver.send('GET', '/restaurants/', { auth: basic(driver.partner.partnerId.toUpperCase(), driver.partner.apiToken) });
+      const answer = await driver.send('GET', '/restaurants/', {
+        auth: basic(driver.partner.partnerId.toUpperCase(), driver.partner.apiToken),
+      });
       expect(answer.status).toBe(200);
     });
   });
@@ -51,7 +61,9 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
       }
       // Another partner has its own budget.
       const other = driver.fake.addPartner();
-      expect((await driver.send('GET', '/restaurants/', { auth: basic(other.partnerId, other.apiToken) })).status).toBe(200);
+      expect(
+        (await driver.send('GET', '/restaurants/', { auth: basic(other.partnerId, other.apiToken) })).status,
+      ).toBe(200);
       await driver.fake.clock.advance(600);
       expect((await driver.send('GET', '/restaurants/')).status).toBe(200);
     });
@@ -66,7 +78,8 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
       await driver.fake.clock.advance(1000);
       expect((await driver.send('GET', '/restaurants/')).headers.get('retry-after')).toBe('2');
       driver.fake.setRateLimit(false);
-      for (let index = 0; index < 20; index += 1) expect((await driver.send('GET', '/restaurants/')).status).toBe(200);
+      for (let index = 0; index < 20; index += 1)
+        expect((await driver.send('GET', '/restaurants/')).status).toBe(200);
     });
   });
 
@@ -79,16 +92,34 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
       for (const path of ['/profile/', '/profile']) {
         const answer = await driver.send('GET', path);
         expect(answer.status).toBe(200);
-        expect(answer.body).toEqual({ uuid: driver.partner.partnerId, name: 'Test partner', description: null, website_url: null });
+        expect(answer.body).toEqual({
+          uuid: driver.partner.partnerId,
+          name: 'Test partner',
+          description: null,
+          website_url: null,
+        });
       }
     });
 
     it('updates only the fields present, and answers 400 with a field map for bad ones', async () => {
-      const first = await driver.send('PATCH', '/profile/', { body: { name: 'Tables Online', description: { en: 'Book tables', fr: 'Réservez' } } });
+      const first = await driver.send('PATCH', '/profile/', {
+        body: { name: 'Tables Online', description: { en: 'Book tables', fr: 'Réservez' } },
+      });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ uuid: driver.partner.partnerId, name: 'Tables Online', description: { en: 'Book tables', fr: 'Réservez', nl: '', de: '' }, website_url: null });
-      const second = await driver.send('PATCH', '/profile/', { body: { website_url: 'https://tables.example', description: { nl: 'Boek' } } });
-      expect(second.body).toMatchObject({ name: 'Tables Online', website_url: 'https://tables.example', description: { en: 'Book tables', nl: 'Boek' } });
+      expect(first.body).toEqual({
+        uuid: driver.partner.partnerId,
+        name: 'Tables Online',
+        description: { en: 'Book tables', fr: 'Réservez', nl: '', de: '' },
+        website_url: null,
+      });
+      const second = await driver.send('PATCH', '/profile/', {
+        body: { website_url: 'https://tables.example', description: { nl: 'Boek' } },
+      });
+      expect(second.body).toMatchObject({
+        name: 'Tables Online',
+        website_url: 'https://tables.example',
+        description: { en: 'Book tables', nl: 'Boek' },
+      });
       for (const [patch, field] of [
         [{ website_url: 'ftp://x' }, 'website_url'],
         [{ name: 3 }, 'name'],
@@ -104,12 +135,26 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
     });
 
     it('lists only linked restaurants, as a bare array of the spec’s fields', async () => {
-      const linked = driver.fake.addRestaurant({ display_name: 'Chez Test', schema_name: 'chez_test', timezone: 'Europe/Paris', partnerIds: [driver.partner.partnerId] });
+      const linked = driver.fake.addRestaurant({
+        display_name: 'Chez Test',
+        schema_name: 'chez_test',
+        timezone: 'Europe/Paris',
+        partnerIds: [driver.partner.partnerId],
+      });
       driver.fake.addRestaurant({ display_name: 'Hidden' });
       const answer = await driver.send('GET', '/restaurants/');
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual([
-        { id: linked.id, display_name: 'Chez Test', schema_name: 'chez_test', address: '', website: '', latitude: expect.any(Number), longitude: expect.any(Number), timezone: 'Europe/Paris' },
+        {
+          id: linked.id,
+          display_name: 'Chez Test',
+          schema_name: 'chez_test',
+          address: '',
+          website: '',
+          latitude: expect.any(Number),
+          longitude: expect.any(Number),
+          timezone: 'Europe/Paris',
+        },
       ]);
     });
 

@@ -15,31 +15,59 @@ const SLOTS = Array.from({ length: 18 }, (_unused, index) => {
 });
 
 /** The rule over every reservation: seats free at every instant of the new one's stay. */
-function fitsByHand(held: { start: number; end: number; covers: number }[], start: number, end: number, covers: number, capacity: number): boolean {
+function fitsByHand(
+  held: { start: number; end: number; covers: number }[],
+  start: number,
+  end: number,
+  covers: number,
+  capacity: number,
+): boolean {
   const instants = [start, ...held.map((other) => other.start).filter((at) => at > start && at < end)];
-  return instants.every((at) => held.filter((other) => other.start <= at && other.end > at).reduce((sum, other) => sum + other.covers, covers) <= capacity);
+  return instants.every(
+    (at) =>
+      held
+        .filter((other) => other.start <= at && other.end > at)
+        .reduce((sum, other) => sum + other.covers, covers) <= capacity,
+  );
 }
 
 describe('availability through the index', () => {
   it('agrees with the rule read over every reservation', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ slot: fc.integer({ min: 0, max: 17 }), adults: fc.integer({ min: 1, max: 8 }), fate: fc.constantFrom('keep', 'keep', 'cancel', 'no_show', 'move'), moveTo: fc.integer({ min: 0, max: 17 }) }), { maxLength: 25 }),
+        fc.array(
+          fc.record({
+            slot: fc.integer({ min: 0, max: 17 }),
+            adults: fc.integer({ min: 1, max: 8 }),
+            fate: fc.constantFrom('keep', 'keep', 'cancel', 'no_show', 'move'),
+            moveTo: fc.integer({ min: 0, max: 17 }),
+          }),
+          { maxLength: 25 },
+        ),
         fc.integer({ min: 0, max: 17 }),
         fc.integer({ min: 1, max: 8 }),
         (bookings, slot, adults) => {
-          const fake = createFakeService({ rateLimit: false, clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' } });
+          const fake = createFakeService({
+            rateLimit: false,
+            clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' },
+          });
           try {
             const restaurant = fake.addRestaurant({ availability: { capacityCovers: 12 } as never });
             for (const booking of bookings) {
               let made;
               try {
-                made = fake.addOtherChannelBooking(restaurant.id, { start_time: `${DAY}T${SLOTS[booking.slot]}:00`, adults: booking.adults });
+                made = fake.addOtherChannelBooking(restaurant.id, {
+                  start_time: `${DAY}T${SLOTS[booking.slot]}:00`,
+                  adults: booking.adults,
+                });
               } catch {
                 continue;
               }
               if (booking.fate === 'cancel') void fake.asRestaurant.cancel(restaurant.id, made.id);
-              if (booking.fate === 'move') void fake.asRestaurant.modify(restaurant.id, made.id, { start_time: `${DAY}T${SLOTS[booking.moveTo]}:00` }).catch(() => undefined);
+              if (booking.fate === 'move')
+                void fake.asRestaurant
+                  .modify(restaurant.id, made.id, { start_time: `${DAY}T${SLOTS[booking.moveTo]}:00` })
+                  .catch(() => undefined);
             }
             const held = fake
               .allReservations(restaurant.id)

@@ -22,24 +22,51 @@ async function startBin(args: string[]) {
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout! });
-  const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [string | undefined];
+  const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [
+    string | undefined,
+  ];
   if (line === undefined) throw new Error(`the fake exited before listening: ${stderr}`);
   return { child, start: JSON.parse(line), stderr: () => stderr };
 }
 
 describe('restaurant-partner-fake bin', () => {
   it('prints one JSON start line with the seeded credentials, serves them, and stops cleanly on SIGINT', async () => {
-    const { child, start, stderr } = await startBin(['--port', '0', '--seed', 'demo', '--rate-limit', '2', '--dialect', 'list=array']);
+    const { child, start, stderr } = await startBin([
+      '--port',
+      '0',
+      '--seed',
+      'demo',
+      '--rate-limit',
+      '2',
+      '--dialect',
+      'list=array',
+    ]);
     expect(start).toEqual({
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       partners: [DEMO_PARTNER],
-      restaurants: expect.arrayContaining([expect.objectContaining({ id: 1, timezone: 'Europe/Brussels', confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS', partnerIds: [DEMO_PARTNER.partnerId] })]),
+      restaurants: expect.arrayContaining([
+        expect.objectContaining({
+          id: 1,
+          timezone: 'Europe/Brussels',
+          confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS',
+          partnerIds: [DEMO_PARTNER.partnerId],
+        }),
+      ]),
     });
-    expect(start.restaurants.map((restaurant: { timezone: string }) => restaurant.timezone)).toEqual(['Europe/Brussels', 'Europe/Paris', 'America/New_York', 'Europe/Amsterdam']);
+    expect(start.restaurants.map((restaurant: { timezone: string }) => restaurant.timezone)).toEqual([
+      'Europe/Brussels',
+      'Europe/Paris',
+      'America/New_York',
+      'Europe/Amsterdam',
+    ]);
     const headers = { authorization: basic(start.partners[0].partnerId, start.partners[0].apiToken) };
-    const reservations = await fetch(`${start.url}/api/v1/partnership/restaurants/1/reservations/`, { headers });
+    const reservations = await fetch(`${start.url}/api/v1/partnership/restaurants/1/reservations/`, {
+      headers,
+    });
     expect(await reservations.json()).toEqual([]); // list=array
-    expect((await fetch(`${start.url}/api/v1/partnership/restaurants/4/reservations/`, { headers })).status).toBe(404);
+    expect(
+      (await fetch(`${start.url}/api/v1/partnership/restaurants/4/reservations/`, { headers })).status,
+    ).toBe(404);
     const third = await fetch(`${start.url}/api/v1/partnership/restaurants/`, { headers });
     expect(third.status).toBe(429); // --rate-limit 2, real time
     expect(stderr()).toContain('listening on');
@@ -48,13 +75,15 @@ describe('restaurant-partner-fake bin', () => {
     expect(code).toBe(0);
   });
 
-  it('listens on 127.0.0.1:4010 without --port, the address the README\'s curl line uses', async () => {
+  it("listens on 127.0.0.1:4010 without --port, the address the README's curl line uses", async () => {
     const { child, start } = await startBin(['--seed', 'demo']);
     expect(start.url).toBe('http://127.0.0.1:4010');
     const restaurants = await fetch(`${start.url}/api/v1/partnership/restaurants/`, {
       headers: { authorization: basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken) },
     });
-    expect((await restaurants.json()).map((restaurant: { display_name: string }) => restaurant.display_name)).toContain('Le Petit Sablon');
+    expect(
+      (await restaurants.json()).map((restaurant: { display_name: string }) => restaurant.display_name),
+    ).toContain('Le Petit Sablon');
     child.kill('SIGTERM');
     expect((await once(child, 'exit'))[0]).toBe(0);
   });
@@ -69,7 +98,11 @@ describe('restaurant-partner-fake bin', () => {
       [['--max-sandboxes', 'many'], '--max-sandboxes must be'],
       [['--sandbox-idle-minutes', '0'], '--sandbox-idle-minutes must be'],
     ] as const) {
-      const result = spawnSync(process.execPath, [...bin, ...args], { cwd: root, encoding: 'utf8', timeout: 10_000 });
+      const result = spawnSync(process.execPath, [...bin, ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
       expect(result.status, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(message);
       expect(result.stdout).toBe('');
@@ -77,13 +110,20 @@ describe('restaurant-partner-fake bin', () => {
   });
 
   it('--help names every option the parser accepts and every dialect key with its values', () => {
-    const result = spawnSync(process.execPath, [...bin, '--help'], { cwd: root, encoding: 'utf8', timeout: 10_000 });
+    const result = spawnSync(process.execPath, [...bin, '--help'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(result.status).toBe(0);
     const source = readFileSync(`${root}src/bin/restaurant-partner-fake.ts`, 'utf8');
-    const options = [...source.matchAll(/^\s+'?([a-z-]+)'?: \{ type: '(?:string|boolean)'/gm)].map((match) => match[1]!);
+    const options = [...source.matchAll(/^\s+'?([a-z-]+)'?: \{ type: '(?:string|boolean)'/gm)].map(
+      (match) => match[1]!,
+    );
     expect(options).toEqual(expect.arrayContaining(['port', 'allow-remote-control', 'max-sandboxes']));
     for (const option of options) expect(result.stdout, option).toContain(`--${option}`);
-    for (const [key, values] of Object.entries(DIALECT_VALUES)) expect(result.stdout).toContain(`${key}=${values.join('|')}`);
+    for (const [key, values] of Object.entries(DIALECT_VALUES))
+      expect(result.stdout).toContain(`${key}=${values.join('|')}`);
   });
 
   it('starts empty with --seed none', async () => {

@@ -70,7 +70,9 @@ describe('the control API against a real browser', () => {
     const page = await browser.newPage();
     const answer = await page.goto(`http://rebind.test:${fake.port}/_fake/state`);
     expect(answer?.status()).toBe(403);
-    const status = await page.evaluate(async () => (await fetch('/_fake/reset', { method: 'POST', body: '{}' })).status);
+    const status = await page.evaluate(
+      async () => (await fetch('/_fake/reset', { method: 'POST', body: '{}' })).status,
+    );
     expect(status).toBe(403);
     expect(partnerNames()).toContain('Kept');
     await page.close();
@@ -79,7 +81,16 @@ describe('the control API against a real browser', () => {
   it('serves its own pages (same origin, its own host name), as the simulator page is served', async () => {
     const page = await browser.newPage();
     expect((await page.goto(`http://127.0.0.1:${fake.port}/_fake/state`))?.status()).toBe(200);
-    const created = await page.evaluate(async () => (await fetch('/_fake/partners', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": "From the page"}' })).status);
+    const created = await page.evaluate(
+      async () =>
+        (
+          await fetch('/_fake/partners', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"name": "From the page"}',
+          })
+        ).status,
+    );
     expect(created).toBe(201);
     expect(partnerNames()).toContain('From the page');
     await page.close();

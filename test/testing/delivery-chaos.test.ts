@@ -18,7 +18,10 @@ interface Received {
 }
 
 /** A fake with one webhook fed in-process, `count` bookings, then one cancel per booking. */
-async function run(chaos: DeliveryChaosInput | null, count = 20): Promise<{ received: Received[]; emitted: number[]; driver: Driver }> {
+async function run(
+  chaos: DeliveryChaosInput | null,
+  count = 20,
+): Promise<{ received: Received[]; emitted: number[]; driver: Driver }> {
   const driver = await createDriver('handle');
   const restaurant = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId] });
   const received: Received[] = [];
@@ -31,8 +34,13 @@ async function run(chaos: DeliveryChaosInput | null, count = 20): Promise<{ rece
   driver.fake.setDeliveryChaos(chaos);
   const emitted: number[] = [];
   for (let index = 0; index < count; index += 1) {
-    const booking = await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, { body: { start_time: '2026-12-03T19:00:00', adults: 1 } });
-    await driver.send('PATCH', `/restaurants/${restaurant.id}/reservations/${booking.body.id}/?action=cancel`);
+    const booking = await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, {
+      body: { start_time: '2026-12-03T19:00:00', adults: 1 },
+    });
+    await driver.send(
+      'PATCH',
+      `/restaurants/${restaurant.id}/reservations/${booking.body.id}/?action=cancel`,
+    );
     emitted.push(booking.body.id);
   }
   // Every delay and every retry falls due within a day.
@@ -73,7 +81,13 @@ describe('delivery chaos', () => {
     expect(received).toEqual([]);
     const log = driver.fake.deliveries;
     expect(log).toHaveLength(3);
-    for (const entry of log) expect(entry).toMatchObject({ status: null, ok: false, nextAttemptAt: null, error: expect.stringContaining('dropped by delivery chaos') });
+    for (const entry of log)
+      expect(entry).toMatchObject({
+        status: null,
+        ok: false,
+        nextAttemptAt: null,
+        error: expect.stringContaining('dropped by delivery chaos'),
+      });
     const webhook = (await driver.send('GET', '/webhooks/')).body[0];
     expect(webhook.last_use_at).toBeNull();
   });
@@ -81,7 +95,8 @@ describe('delivery chaos', () => {
   it('duplicateRate 1 sends each delivery twice with the same event id', async () => {
     const { received, emitted } = keep(await run({ duplicateRate: 1, seed: 1 }, 4));
     expect(received).toHaveLength(8);
-    for (const id of new Set(received.map((item) => item.id))) expect(received.filter((item) => item.id === id)).toHaveLength(2);
+    for (const id of new Set(received.map((item) => item.id)))
+      expect(received.filter((item) => item.id === id)).toHaveLength(2);
     // Without reorder, a copy never overtakes a later delivery's original.
     expect(received.map((item) => item.reservationId)).toEqual(emitted.flatMap((id) => [id, id]));
   });
@@ -91,13 +106,30 @@ describe('delivery chaos', () => {
     drivers.push(driver);
     const restaurant = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId] });
     const received: number[] = [];
-    driver.fake.registerDeliveryHandler(HOOK, async (request) => (received.push((await request.json()).reservation.id), new Response(null, { status: 204 })));
+    driver.fake.registerDeliveryHandler(
+      HOOK,
+      async (request) => (
+        received.push((await request.json()).reservation.id),
+        new Response(null, { status: 204 })
+      ),
+    );
     await driver.send('POST', '/webhooks/', { body: { url: HOOK } });
-    expect(driver.fake.setDeliveryChaos({ maxDelayMs: 30_000, seed: 9 })).toEqual({ dropRate: 0, duplicateRate: 0, reorder: false, maxDelayMs: 30_000, seed: 9 });
+    expect(driver.fake.setDeliveryChaos({ maxDelayMs: 30_000, seed: 9 })).toEqual({
+      dropRate: 0,
+      duplicateRate: 0,
+      reorder: false,
+      maxDelayMs: 30_000,
+      seed: 9,
+    });
     const ids: number[] = [];
     for (let index = 0; index < 10; index += 1) {
-      const booking = await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, { body: { start_time: '2026-12-03T19:00:00', adults: 1 } });
-      await driver.send('PATCH', `/restaurants/${restaurant.id}/reservations/${booking.body.id}/?action=cancel`);
+      const booking = await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, {
+        body: { start_time: '2026-12-03T19:00:00', adults: 1 },
+      });
+      await driver.send(
+        'PATCH',
+        `/restaurants/${restaurant.id}/reservations/${booking.body.id}/?action=cancel`,
+      );
       ids.push(booking.body.id);
     }
     expect(received.length).toBeLessThan(10);
@@ -132,7 +164,11 @@ describe('delivery chaos', () => {
       }
     })();
     expect(isFakeError(refusal) && refusal.status).toBe(400);
-    expect(isFakeError(refusal) && Object.keys(refusal.fields).sort()).toEqual(['dropRate', 'maxDelayMs', 'seed']);
+    expect(isFakeError(refusal) && Object.keys(refusal.fields).sort()).toEqual([
+      'dropRate',
+      'maxDelayMs',
+      'seed',
+    ]);
     expect(driver.fake.deliveryChaos).toBeNull();
     const settings = driver.fake.setDeliveryChaos({ duplicateRate: 0.5 })!;
     expect(Number.isInteger(settings.seed)).toBe(true);
@@ -147,33 +183,55 @@ describe.each(DRIVERS)('PUT /_fake/delivery-chaos through %s', (kind) => {
 
   it('answers 200 with the settings, 400 naming a field out of range or unknown, DELETE turns it off; listed in GET /_fake/', async () => {
     driver = await createDriver(kind);
-    const put = await driver.send('PUT', '/_fake/delivery-chaos', { body: { drop_rate: 0.25, reorder: true, maxDelayMs: 5000, seed: 7 }, auth: null });
+    const put = await driver.send('PUT', '/_fake/delivery-chaos', {
+      body: { drop_rate: 0.25, reorder: true, maxDelayMs: 5000, seed: 7 },
+      auth: null,
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ dropRate: 0.25, duplicateRate: 0, reorder: true, maxDelayMs: 5000, seed: 7 });
     expect(driver.fake.deliveryChaos).toEqual(put.body);
     expect((await driver.send('GET', '/_fake/delivery-chaos', { auth: null })).body).toEqual(put.body);
-    const bad = await driver.send('PUT', '/_fake/delivery-chaos', { body: { duplicateRate: 2, maxDelayMs: 1e12 }, auth: null });
+    const bad = await driver.send('PUT', '/_fake/delivery-chaos', {
+      body: { duplicateRate: 2, maxDelayMs: 1e12 },
+      auth: null,
+    });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body)).toEqual(expect.arrayContaining(['duplicateRate', 'maxDelayMs']));
-    const misspelt = await driver.send('PUT', '/_fake/delivery-chaos', { body: { dropRat: 0.1 }, auth: null });
+    const misspelt = await driver.send('PUT', '/_fake/delivery-chaos', {
+      body: { dropRat: 0.1 },
+      auth: null,
+    });
     expect(misspelt.status).toBe(400);
     expect(Object.keys(misspelt.body)).toContain('dropRat');
     expect(driver.fake.deliveryChaos).toEqual(put.body);
     expect((await driver.send('DELETE', '/_fake/delivery-chaos', { auth: null })).status).toBe(204);
     expect(driver.fake.deliveryChaos).toBeNull();
     const listed = (await driver.send('GET', '/_fake/', { auth: null })).body.routes as string[];
-    expect(listed).toEqual(expect.arrayContaining([expect.stringMatching(/^PUT \/_fake\/delivery-chaos/), 'DELETE /_fake/delivery-chaos']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PUT \/_fake\/delivery-chaos/),
+        'DELETE /_fake/delivery-chaos',
+      ]),
+    );
   });
 });
 
 describe('delivery chaos in a sandbox', () => {
-  it('is the sandbox\'s own', async () => {
+  it("is the sandbox's own", async () => {
     const server = await startFakeServer({ seed: 'none', rateLimit: false });
     try {
-      const sandbox = await (await fetch(`${server.url}/_fake/sandboxes`, { method: 'POST', body: '{}' })).json();
-      const put = await fetch(`${sandbox.controlUrl}/delivery-chaos`, { method: 'PUT', body: JSON.stringify({ dropRate: 1, seed: 3 }) });
+      const sandbox = await (
+        await fetch(`${server.url}/_fake/sandboxes`, { method: 'POST', body: '{}' })
+      ).json();
+      const put = await fetch(`${sandbox.controlUrl}/delivery-chaos`, {
+        method: 'PUT',
+        body: JSON.stringify({ dropRate: 1, seed: 3 }),
+      });
       expect(put.status).toBe(200);
-      expect(await (await fetch(`${sandbox.controlUrl}/delivery-chaos`)).json()).toMatchObject({ dropRate: 1, seed: 3 });
+      expect(await (await fetch(`${sandbox.controlUrl}/delivery-chaos`)).json()).toMatchObject({
+        dropRate: 1,
+        seed: 3,
+      });
       expect(server.fake.deliveryChaos).toBeNull();
       expect(await (await fetch(`${server.url}/_fake/delivery-chaos`)).json()).toBeNull();
     } finally {

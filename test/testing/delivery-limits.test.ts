@@ -21,7 +21,12 @@ const run = promisify(execFile);
  * request and how many of those closed. (undici may open a spare connection as a request is
  * aborted, idle until its keep-alive ends: it carries nothing and is not counted.)
  */
-async function silentTarget(): Promise<{ url: string; carried: () => number; closed: () => number; close: () => Promise<void> }> {
+async function silentTarget(): Promise<{
+  url: string;
+  carried: () => number;
+  closed: () => number;
+  close: () => Promise<void>;
+}> {
   const sockets: Socket[] = [];
   let carried = 0;
   let closed = 0;
@@ -49,33 +54,62 @@ async function bookedOnServer(server: RunningFakeServer, hooks: string[]) {
   const fake = server.fake;
   const partner = fake.addPartner();
   const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
-  const headers = { authorization: basic(partner.partnerId, partner.apiToken), 'content-type': 'application/json' };
-  for (const url of hooks) await fetch(`${server.url}${API}/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ url }) });
+  const headers = {
+    authorization: basic(partner.partnerId, partner.apiToken),
+    'content-type': 'application/json',
+  };
+  for (const url of hooks)
+    await fetch(`${server.url}${API}/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ url }) });
   const day = new Date(fake.clock.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-  const booking = await (await fetch(`${server.url}${API}/restaurants/${restaurant.id}/reservations/`, { method: 'POST', headers, body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }) })).json();
-  const cancel = () => fetch(`${server.url}${API}/restaurants/${restaurant.id}/reservations/${booking.id}/?action=cancel`, { method: 'PATCH', headers });
+  const booking = await (
+    await fetch(`${server.url}${API}/restaurants/${restaurant.id}/reservations/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }),
+    })
+  ).json();
+  const cancel = () =>
+    fetch(`${server.url}${API}/restaurants/${restaurant.id}/reservations/${booking.id}/?action=cancel`, {
+      method: 'PATCH',
+      headers,
+    });
   return { cancel };
 }
 
 const waitFor = async (condition: () => boolean, ms: number) => {
-  for (let waited = 0; !condition() && waited < ms; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let waited = 0; !condition() && waited < ms; waited += 25)
+    await new Promise((resolve) => setTimeout(resolve, 25));
 };
 
 describe('every delivery attempt ends within its time limit', () => {
-  it.each(['standalone', 'msw'])('through the %s adapter, with garbage collected while it waits', async (adapter) => {
-    const timeoutMs = 1500;
-    const { stdout } = await run(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/testing/support/delivery-gc-probe.ts', adapter, String(timeoutMs)], { cwd: root, timeout: 30_000 });
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    expect(result.status).toBe(200);
-    expect(result.error).toMatch(/^TimeoutError/);
-    expect(result.targetConnections).toBeGreaterThan(0);
-    // Ends at the limit, never at undici's own 300 s (generous for a loaded machine).
-    expect(result.tookMs).toBeGreaterThanOrEqual(timeoutMs - 50);
-    expect(result.tookMs).toBeLessThan(timeoutMs + 4000);
-    // Over plain fetch the target sees its socket closed. (MSW's interceptor keeps a passthrough
-    // socket open after its request was aborted; the attempt itself still ends on time.)
-    if (adapter === 'standalone') expect(result.socketsClosed).toBe(result.targetConnections);
-  });
+  it.each(['standalone', 'msw'])(
+    'through the %s adapter, with garbage collected while it waits',
+    async (adapter) => {
+      const timeoutMs = 1500;
+      const { stdout } = await run(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--import',
+          'tsx',
+          'test/testing/support/delivery-gc-probe.ts',
+          adapter,
+          String(timeoutMs),
+        ],
+        { cwd: root, timeout: 30_000 },
+      );
+      const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(result.status).toBe(200);
+      expect(result.error).toMatch(/^TimeoutError/);
+      expect(result.targetConnections).toBeGreaterThan(0);
+      // Ends at the limit, never at undici's own 300 s (generous for a loaded machine).
+      expect(result.tookMs).toBeGreaterThanOrEqual(timeoutMs - 50);
+      expect(result.tookMs).toBeLessThan(timeoutMs + 4000);
+      // Over plain fetch the target sees its socket closed. (MSW's interceptor keeps a passthrough
+      // socket open after its request was aborted; the attempt itself still ends on time.)
+      if (adapter === 'standalone') expect(result.socketsClosed).toBe(result.targetConnections);
+    },
+  );
 
   describe('on the standalone server', () => {
     let server: RunningFakeServer;
@@ -97,7 +131,11 @@ describe('every delivery attempt ends within its time limit', () => {
       expect(target.carried()).toBe(3);
       // One after another would take 6 s at least.
       expect(took).toBeLessThan(3 * timeoutMs - 1000);
-      expect(server.fake.deliveries.map((entry) => entry.error)).toEqual([expect.stringMatching(/^TimeoutError/), expect.stringMatching(/^TimeoutError/), expect.stringMatching(/^TimeoutError/)]);
+      expect(server.fake.deliveries.map((entry) => entry.error)).toEqual([
+        expect.stringMatching(/^TimeoutError/),
+        expect.stringMatching(/^TimeoutError/),
+        expect.stringMatching(/^TimeoutError/),
+      ]);
       await waitFor(() => target.closed() === 3, 2000);
       expect(target.closed()).toBe(3);
     });
@@ -136,10 +174,21 @@ describe('what a target answers is read with a cap and kept truncated', () => {
     fake = createFakeService({ rateLimit: false });
     const partner = fake.addPartner();
     const authorization = basic(partner.partnerId, partner.apiToken);
-    const created = await fake.handle(new Request(`http://fake.test${API}/webhooks/`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ url }) }));
+    const created = await fake.handle(
+      new Request(`http://fake.test${API}/webhooks/`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ url }),
+      }),
+    );
     const webhook = await created.json();
     for (let index = 0; index < 5; index += 1) {
-      const tested = await fake.handle(new Request(`http://fake.test${API}/webhooks/${webhook.id}/test/`, { method: 'POST', headers: { authorization } }));
+      const tested = await fake.handle(
+        new Request(`http://fake.test${API}/webhooks/${webhook.id}/test/`, {
+          method: 'POST',
+          headers: { authorization },
+        }),
+      );
       expect(await tested.json()).toMatchObject({ last_response_status_code: 200, last_response: null });
     }
     const log = fake.deliveries;

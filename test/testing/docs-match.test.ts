@@ -10,12 +10,22 @@ import { API, basic } from './helpers.js';
 let fake: FakeService;
 afterEach(() => fake.dispose());
 
-async function send(method: string, path: string, partner: { partnerId: string; apiToken: string }, body?: unknown) {
-  const response = await fake.handle(new Request(`http://fake.test${path.startsWith('/_fake') ? path : `${API}${path}`}`, {
-    method,
-    headers: { authorization: basic(partner.partnerId, partner.apiToken), 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }));
+async function send(
+  method: string,
+  path: string,
+  partner: { partnerId: string; apiToken: string },
+  body?: unknown,
+) {
+  const response = await fake.handle(
+    new Request(`http://fake.test${path.startsWith('/_fake') ? path : `${API}${path}`}`, {
+      method,
+      headers: {
+        authorization: basic(partner.partnerId, partner.apiToken),
+        'content-type': 'application/json',
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -29,14 +39,24 @@ describe('the README and the fake agree', () => {
     const patched = await send('PATCH', '/profile/', partner, { description: { en: '🍽'.repeat(5000) } });
     expect(patched.status).toBe(200);
     expect(patched.body.description).toEqual({ fr: '', nl: '', en: '🍽'.repeat(5000), de: '' });
-    expect((await send('PATCH', '/profile/', partner, { description: { en: '🍽'.repeat(5001) } })).body['description.en']).toEqual([expect.stringContaining('5000 characters')]);
+    expect(
+      (await send('PATCH', '/profile/', partner, { description: { en: '🍽'.repeat(5001) } })).body[
+        'description.en'
+      ],
+    ).toEqual([expect.stringContaining('5000 characters')]);
   });
 
   it('server-set times are whole seconds even on a clock that follows real time', async () => {
-    fake = createFakeService({ rateLimit: false, clock: { startAt: Date.parse('2026-12-01T08:00:00.123Z') } });
+    fake = createFakeService({
+      rateLimit: false,
+      clock: { startAt: Date.parse('2026-12-01T08:00:00.123Z') },
+    });
     const partner = fake.addPartner();
     const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
-    const created = await send('POST', `/restaurants/${restaurant.id}/reservations/`, partner, { start_time: '2026-12-02T19:00:00', adults: 2 });
+    const created = await send('POST', `/restaurants/${restaurant.id}/reservations/`, partner, {
+      start_time: '2026-12-02T19:00:00',
+      adults: 2,
+    });
     expect(created.body.confirmed_at).toMatch(/^2026-12-01T09:00:0\d\+01:00$/);
     const webhook = await send('POST', '/webhooks/', partner, { url: 'https://partner.example/hooks' });
     expect(webhook.body.created_at).toMatch(/^2026-12-01T08:00:0\dZ$/);
@@ -61,10 +81,19 @@ describe('the README and the fake agree', () => {
       received.push((await request.json()).event);
       return Response.json({ ok: true });
     });
-    const webhook = (await send('POST', '/webhooks/', partner, { url: 'https://partner.example/hooks', is_enabled: false })).body;
-    expect((await send('POST', `/webhooks/${webhook.id}/test/`, partner)).body).toMatchObject({ last_response_status_code: 200 });
+    const webhook = (
+      await send('POST', '/webhooks/', partner, { url: 'https://partner.example/hooks', is_enabled: false })
+    ).body;
+    expect((await send('POST', `/webhooks/${webhook.id}/test/`, partner)).body).toMatchObject({
+      last_response_status_code: 200,
+    });
     const start = new Date(fake.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-    const booking = (await send('POST', `/restaurants/${restaurant.id}/reservations/`, partner, { start_time: `${start}T19:00:00`, adults: 2 })).body;
+    const booking = (
+      await send('POST', `/restaurants/${restaurant.id}/reservations/`, partner, {
+        start_time: `${start}T19:00:00`,
+        adults: 2,
+      })
+    ).body;
     await send('PATCH', `/restaurants/${restaurant.id}/reservations/${booking.id}/?action=cancel`, partner);
     expect(received).toEqual(['TEST']);
   });

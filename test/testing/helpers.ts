@@ -9,7 +9,8 @@ export const API = '/api/v1/partnership';
 /** A Tuesday, 09:00 in Brussels. */
 export const START = '2026-12-01T08:00:00Z';
 
-export const basic = (partnerId: string, apiToken: string): string => `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}`;
+export const basic = (partnerId: string, apiToken: string): string =>
+  `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}`;
 
 export interface SendOptions {
   body?: unknown;
@@ -49,7 +50,10 @@ async function toAnswer(response: Response): Promise<Answer> {
 export type DriverKind = 'handle' | 'node:http';
 
 /** Creates a fake (frozen clock at START, no rate limit unless asked) with one partner and a linked restaurant. */
-export async function createDriver(kind: DriverKind, options: FakeServiceOptions = {}): Promise<Driver & { partner: { partnerId: string; apiToken: string }; auth: string }> {
+export async function createDriver(
+  kind: DriverKind,
+  options: FakeServiceOptions = {},
+): Promise<Driver & { partner: { partnerId: string; apiToken: string }; auth: string }> {
   const fake = createFakeService({ clock: { frozen: true, startAt: START }, rateLimit: false, ...options });
   const partner = fake.addPartner({ name: 'Test partner' });
   const auth = basic(partner.partnerId, partner.apiToken);
@@ -69,7 +73,11 @@ export async function createDriver(kind: DriverKind, options: FakeServiceOptions
       body = JSON.stringify(sendOptions.body);
       headers['content-type'] = 'application/json';
     }
-    const request = new Request(`${baseUrl}${path.startsWith('/_fake') ? path : `${API}${path}`}`, { method, headers, body });
+    const request = new Request(`${baseUrl}${path.startsWith('/_fake') ? path : `${API}${path}`}`, {
+      method,
+      headers,
+      body,
+    });
     return toAnswer(kind === 'handle' ? await fake.handle(request) : await fetch(request));
   };
   return { name: kind, fake, baseUrl, send, close, partner, auth };

@@ -19,17 +19,66 @@ describe.each(DRIVERS)('journal and nearest routes through %s', (kind) => {
     driver = await createDriver(kind, { journalLimit: 5 });
     const restaurant = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId] });
     await driver.send('GET', '/restaurants/');
-    await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, { body: { start_time: '2026-12-02T19:00:00', adults: 2 } });
+    await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, {
+      body: { start_time: '2026-12-02T19:00:00', adults: 2 },
+    });
     await driver.send('GET', '/profile/', { auth: basic(driver.partner.partnerId, 'wrong-token') });
-    await driver.send('POST', '/_fake/faults', { body: { status: 503, operation: 'webhooks.list' }, auth: null });
+    await driver.send('POST', '/_fake/faults', {
+      body: { status: 503, operation: 'webhooks.list' },
+      auth: null,
+    });
     await driver.send('GET', '/webhooks/?token=s3cret&page=2');
     const journal = driver.fake.requests;
-    expect(journal.map(({ method, path, status, face, operation, partnerId }) => ({ method, path, status, face, operation, partnerId }))).toEqual([
-      { method: 'GET', path: `${API}/restaurants/`, status: 200, face: 'partner', operation: 'restaurants.list', partnerId: driver.partner.partnerId },
-      { method: 'POST', path: `${API}/restaurants/${restaurant.id}/reservations/`, status: 201, face: 'partner', operation: 'reservations.create', partnerId: driver.partner.partnerId },
-      { method: 'GET', path: `${API}/profile/`, status: 401, face: 'partner', operation: null, partnerId: null },
-      { method: 'POST', path: '/_fake/faults', status: 201, face: 'control', operation: null, partnerId: null },
-      { method: 'GET', path: `${API}/webhooks/?token=%5Bredacted%5D&page=2`, status: 503, face: 'partner', operation: 'webhooks.list', partnerId: driver.partner.partnerId },
+    expect(
+      journal.map(({ method, path, status, face, operation, partnerId }) => ({
+        method,
+        path,
+        status,
+        face,
+        operation,
+        partnerId,
+      })),
+    ).toEqual([
+      {
+        method: 'GET',
+        path: `${API}/restaurants/`,
+        status: 200,
+        face: 'partner',
+        operation: 'restaurants.list',
+        partnerId: driver.partner.partnerId,
+      },
+      {
+        method: 'POST',
+        path: `${API}/restaurants/${restaurant.id}/reservations/`,
+        status: 201,
+        face: 'partner',
+        operation: 'reservations.create',
+        partnerId: driver.partner.partnerId,
+      },
+      {
+        method: 'GET',
+        path: `${API}/profile/`,
+        status: 401,
+        face: 'partner',
+        operation: null,
+        partnerId: null,
+      },
+      {
+        method: 'POST',
+        path: '/_fake/faults',
+        status: 201,
+        face: 'control',
+        operation: null,
+        partnerId: null,
+      },
+      {
+        method: 'GET',
+        path: `${API}/webhooks/?token=%5Bredacted%5D&page=2`,
+        status: 503,
+        face: 'partner',
+        operation: 'webhooks.list',
+        partnerId: driver.partner.partnerId,
+      },
     ]);
     expect(journal[0]!.at).toBe('2026-12-01T08:00:00.000Z');
     expect(JSON.stringify(journal)).not.toMatch(new RegExp(`${driver.partner.apiToken}|s3cret|wrong-token`));
@@ -51,7 +100,9 @@ describe.each(DRIVERS)('journal and nearest routes through %s', (kind) => {
     const control = await driver.send('POST', '/_fake/clock/advanse', { body: {}, auth: null });
     expect(control.status).toBe(404);
     expect(control.body.detail).toContain('Nearest: /_fake/clock/advance');
-    expect((await driver.send('POST', '/_fake/sandbox', { body: {}, auth: null })).body.detail).toContain('Nearest: /_fake/sandboxes');
+    expect((await driver.send('POST', '/_fake/sandbox', { body: {}, auth: null })).body.detail).toContain(
+      'Nearest: /_fake/sandboxes',
+    );
   });
 });
 
@@ -62,7 +113,10 @@ describe('deliveries are attempted before the call that caused them returns', ()
   async function setUp() {
     fake = createFakeService({ clock: { frozen: true, startAt: START }, rateLimit: false });
     const partner = fake.addPartner();
-    const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId], confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS' });
+    const restaurant = fake.addRestaurant({
+      partnerIds: [partner.partnerId],
+      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+    });
     const received: string[] = [];
     fake.registerDeliveryHandler(HOOK, async (request) => {
       received.push((await request.json()).event);
@@ -75,7 +129,10 @@ describe('deliveries are attempted before the call that caused them returns', ()
 
   it('a partner cancel and restaurant actions alike, without fake.flush()', async () => {
     const { restaurant, client, received } = await setUp();
-    const booking = await client.reservations.create(restaurant.id, { start_time: '2026-12-02T19:00:00', adults: 2 });
+    const booking = await client.reservations.create(restaurant.id, {
+      start_time: '2026-12-02T19:00:00',
+      adults: 2,
+    });
     const confirmed = await fake.asRestaurant.confirm(restaurant.id, booking.id);
     expect(received).toEqual(['RESERVATION_CONFIRMED']);
     await client.reservations.cancel(restaurant.id, booking.id);
@@ -85,10 +142,18 @@ describe('deliveries are attempted before the call that caused them returns', ()
 
   it('waitForDelivery resolves with the answered attempt, each once, waits for a later one, and times out naming what it saw', async () => {
     const { restaurant, client } = await setUp();
-    const booking = await client.reservations.create(restaurant.id, { start_time: '2026-12-02T19:00:00', adults: 2 });
+    const booking = await client.reservations.create(restaurant.id, {
+      start_time: '2026-12-02T19:00:00',
+      adults: 2,
+    });
     await fake.asRestaurant.confirm(restaurant.id, booking.id);
     const confirmed = await fake.waitForDelivery('RESERVATION_CONFIRMED');
-    expect(confirmed).toMatchObject({ event: 'RESERVATION_CONFIRMED', status: 200, ok: true, reservationId: booking.id });
+    expect(confirmed).toMatchObject({
+      event: 'RESERVATION_CONFIRMED',
+      status: 200,
+      ok: true,
+      reservationId: booking.id,
+    });
     // Not the same attempt twice: a second wait waits for the next one.
     const pending = fake.waitForDelivery('RESERVATION_CANCELLED', { timeoutMs: 2000 });
     await fake.asCustomer.cancel(restaurant.id, booking.id);
@@ -100,7 +165,7 @@ describe('deliveries are attempted before the call that caused them returns', ()
     });
   });
 
-  it('types the fake\'s action results as reservations', () => {
+  it("types the fake's action results as reservations", () => {
     expectTypeOf<Awaited<ReturnType<FakeService['asRestaurant']['confirm']>>>().toEqualTypeOf<Reservation>();
     expectTypeOf<ReturnType<FakeService['allReservations']>>().toEqualTypeOf<FakeReservation[]>();
     expectTypeOf<FakeReservation['channel']>().toEqualTypeOf<string>();

@@ -17,12 +17,18 @@ afterAll(() => {
   fake.dispose();
 });
 
-describe('MSW, a frozen fake clock and the app\'s own client', () => {
+describe("MSW, a frozen fake clock and the app's own client", () => {
   it('gets through: a caller that waits in real time is admitted when the window has moved in real time', async () => {
     const partner = fake.addPartner();
     fake.addRestaurant({ partnerIds: [partner.partnerId] });
     // The app's own client, as its production code builds it: a real-time limiter, no fake clock.
-    const client = new PartnerClient({ baseUrl: 'https://partner-api.example', partnerId: partner.partnerId, apiToken: partner.apiToken, rateLimit: { requestsPerSecond: 3 }, maxRetries: 3 });
+    const client = new PartnerClient({
+      baseUrl: 'https://partner-api.example',
+      partnerId: partner.partnerId,
+      apiToken: partner.apiToken,
+      rateLimit: { requestsPerSecond: 3 },
+      maxRetries: 3,
+    });
     for (let call = 0; call < 8; call += 1) expect(await client.restaurants.list().toArray()).toHaveLength(1);
     // The fake's own clock never moved.
     expect(fake.clock.now()).toBe(Date.parse(START));

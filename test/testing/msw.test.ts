@@ -29,11 +29,18 @@ describe('MSW handlers', () => {
   it('serve the partner API on any host through global fetch', async () => {
     const partner = fake.addPartner();
     const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
-    const headers = { authorization: basic(partner.partnerId, partner.apiToken), 'content-type': 'application/json' };
+    const headers = {
+      authorization: basic(partner.partnerId, partner.apiToken),
+      'content-type': 'application/json',
+    };
     const listed = await fetch(`${BASE}/restaurants/`, { headers });
     expect(listed.status).toBe(200);
     expect(await listed.json()).toEqual([expect.objectContaining({ id: restaurant.id })]);
-    const created = await fetch(`${BASE}/restaurants/${restaurant.id}/reservations/`, { method: 'POST', headers, body: JSON.stringify({ start_time: '2026-12-02T19:00:00', adults: 2 }) });
+    const created = await fetch(`${BASE}/restaurants/${restaurant.id}/reservations/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ start_time: '2026-12-02T19:00:00', adults: 2 }),
+    });
     expect(created.status).toBe(201);
     expect((await fetch(`${BASE}/profile`, { headers })).status).toBe(200);
     expect((await fetch(`${BASE}/restaurants/`)).status).toBe(401);
@@ -44,7 +51,9 @@ describe('MSW handlers', () => {
   it('turn an injected network error into a failed fetch', async () => {
     const partner = fake.addPartner();
     fake.injectFault({ operation: 'profile.retrieve', networkError: true });
-    await expect(fetch(`${BASE}/profile/`, { headers: { authorization: basic(partner.partnerId, partner.apiToken) } })).rejects.toThrow(TypeError);
+    await expect(
+      fetch(`${BASE}/profile/`, { headers: { authorization: basic(partner.partnerId, partner.apiToken) } }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('let webhook deliveries through to a real server in the same process (bypass)', async () => {
@@ -60,10 +69,17 @@ describe('MSW handlers', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
       const partner = fake.addPartner();
-      const headers = { authorization: basic(partner.partnerId, partner.apiToken), 'content-type': 'application/json' };
+      const headers = {
+        authorization: basic(partner.partnerId, partner.apiToken),
+        'content-type': 'application/json',
+      };
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      const webhook = await (await fetch(`${BASE}/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ url }) })).json();
-      const tested = await (await fetch(`${BASE}/webhooks/${webhook.id}/test/`, { method: 'POST', headers, body: '{}' })).json();
+      const webhook = await (
+        await fetch(`${BASE}/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ url }) })
+      ).json();
+      const tested = await (
+        await fetch(`${BASE}/webhooks/${webhook.id}/test/`, { method: 'POST', headers, body: '{}' })
+      ).json();
       expect(tested).toMatchObject({ last_response_status_code: 200, last_response: { ok: true } });
       expect(bodies).toHaveLength(1);
       expect(JSON.parse(bodies[0]!)).toMatchObject({ event: 'TEST' });

@@ -15,7 +15,11 @@ export interface RawAnswer {
  * Sends `bytes` on a fresh connection, half-closes it (unless `keepOpen`), and collects what comes
  * back until the server closes or `timeoutMs` passes (then the socket is destroyed).
  */
-export function rawRequest(port: number, bytes: string | Buffer, options: { timeoutMs?: number; keepOpen?: boolean; destroyAfterWrite?: boolean } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  bytes: string | Buffer,
+  options: { timeoutMs?: number; keepOpen?: boolean; destroyAfterWrite?: boolean } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -24,7 +28,9 @@ export function rawRequest(port: number, bytes: string | Buffer, options: { time
       socket.destroy();
       const text = Buffer.concat(chunks).toString('latin1');
       // Interim answers (100 Continue) come first; the status is the first final one.
-      const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.[01] (\d{3})/g)].map((match) => Number(match[1]));
+      const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.[01] (\d{3})/g)].map((match) =>
+        Number(match[1]),
+      );
       resolve({ status: statuses.find((status) => status >= 200), text });
     };
     const timer = setTimeout(finish, options.timeoutMs ?? 3000);
@@ -44,7 +50,10 @@ export function rawRequest(port: number, bytes: string | Buffer, options: { time
 
 /** A request head and optional body with CRLF line ends. */
 export function httpText(method: string, target: string, headers: Record<string, string>, body = ''): string {
-  const lines = [`${method} ${target} HTTP/1.1`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 

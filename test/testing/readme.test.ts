@@ -15,6 +15,17 @@ describe('docs/fake.md tables', () => {
   });
 
   it('names every option of the bin', () => {
-    for (const option of ['--port', '--host', '--seed', '--rate-limit', '--dialect', '--allow-remote-control', '--max-sandboxes', '--sandbox-idle-minutes', '--quiet']) expect(readme).toContain(option);
+    for (const option of [
+      '--port',
+      '--host',
+      '--seed',
+      '--rate-limit',
+      '--dialect',
+      '--allow-remote-control',
+      '--max-sandboxes',
+      '--sandbox-idle-minutes',
+      '--quiet',
+    ])
+      expect(readme).toContain(option);
   });
 });

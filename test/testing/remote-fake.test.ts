@@ -19,10 +19,16 @@ let receiver: Server;
 let receiverUrl: string;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/restaurant-partner-fake.ts', '--port', '0', '--seed', 'demo', '--quiet'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/bin/restaurant-partner-fake.ts', '--port', '0', '--seed', 'demo', '--quiet'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   url = JSON.parse(line).url;
-  receiver = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')).listen(0, '127.0.0.1');
+  receiver = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+  ).listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 }, 30_000);
@@ -39,10 +45,14 @@ async function evening(fake: { clock: { now(): Promise<Date> } }): Promise<strin
 }
 
 describe('connectFake(url)', () => {
-  it('gives the seeded partner\'s client options, restaurant and customer actions, the clock, faults, dialect, deliveries and the journal', async () => {
+  it("gives the seeded partner's client options, restaurant and customer actions, the clock, faults, dialect, deliveries and the journal", async () => {
     const fake = await connectFake(url);
     expect(fake.url).toBe(url);
-    expect(fake.clientOptions()).toEqual({ baseUrl: url, partnerId: DEMO_PARTNER.partnerId, apiToken: DEMO_PARTNER.apiToken });
+    expect(fake.clientOptions()).toEqual({
+      baseUrl: url,
+      partnerId: DEMO_PARTNER.partnerId,
+      apiToken: DEMO_PARTNER.apiToken,
+    });
     await fake.setRateLimit(false);
     const client = new PartnerClient({ ...fake.clientOptions(), rateLimit: false, maxRetries: 0 });
     await client.webhooks.create({ url: receiverUrl });
@@ -55,13 +65,19 @@ describe('connectFake(url)', () => {
     expect(cancelled.cancelled).toBe(true);
     expect((await fake.waitForDelivery('RESERVATION_CANCELLED')).status).toBe(200);
     // Each delivery is returned once; none is waiting now.
-    await expect(fake.waitForDelivery('RESERVATION_CANCELLED', { timeoutMs: 100 })).rejects.toMatchObject({ status: 408 });
+    await expect(fake.waitForDelivery('RESERVATION_CANCELLED', { timeoutMs: 100 })).rejects.toMatchObject({
+      status: 408,
+    });
 
     const before = await fake.clock.now();
-    expect((await fake.clock.advance('PT2H')).getTime()).toBeGreaterThanOrEqual(before.getTime() + 2 * 3_600_000);
+    expect((await fake.clock.advance('PT2H')).getTime()).toBeGreaterThanOrEqual(
+      before.getTime() + 2 * 3_600_000,
+    );
 
     await fake.injectFault({ operation: 'restaurants.list', status: 503 });
-    expect(await fake.faults()).toEqual([expect.objectContaining({ operation: 'restaurants.list', status: 503 })]);
+    expect(await fake.faults()).toEqual([
+      expect.objectContaining({ operation: 'restaurants.list', status: 503 }),
+    ]);
     await expect(client.restaurants.list()).rejects.toMatchObject({ status: 503 });
 
     expect(await fake.setDialect({ list: 'array' })).toMatchObject({ list: 'array' });
@@ -69,11 +85,13 @@ describe('connectFake(url)', () => {
     expect((await client.reservations.list(2)).count).toBeUndefined();
 
     const journal = await fake.requests();
-    expect(journal.map((entry) => entry.operation)).toEqual(expect.arrayContaining(['reservations.create', 'restaurants.list']));
+    expect(journal.map((entry) => entry.operation)).toEqual(
+      expect.arrayContaining(['reservations.create', 'restaurants.list']),
+    );
     expect(JSON.stringify(journal)).not.toContain(DEMO_PARTNER.apiToken);
 
     await fake.reset();
-    expect((await fake.faults())).toEqual([]);
+    expect(await fake.faults()).toEqual([]);
     expect((await fake.setDialect({})).list).toBe('envelope');
   });
 
@@ -81,16 +99,22 @@ describe('connectFake(url)', () => {
     const fake = await connectFake(url);
     const refused = await fake.setDialect({ list: 'tree' as never }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(FakeError);
-    expect(refused).toMatchObject({ status: 400, fields: { dialect: [expect.stringContaining('envelope')] } });
+    expect(refused).toMatchObject({
+      status: 400,
+      fields: { dialect: [expect.stringContaining('envelope')] },
+    });
     await expect(fake.asRestaurant.confirm(1, 999_999)).rejects.toMatchObject({ status: 404 });
     await expect(fake.clock.set('2030-02-30T00:00:00Z')).rejects.toMatchObject({ status: 400 });
   });
 });
 
 describe('createSandbox(url)', () => {
-  it('makes a new world bound to the same API, invisible to the server\'s own, and delete() ends it', async () => {
+  it("makes a new world bound to the same API, invisible to the server's own, and delete() ends it", async () => {
     const server = await connectFake(url);
-    const [first, second] = await Promise.all([createSandbox(url, { rateLimit: false }), createSandbox(url, { rateLimit: false, seed: 'none' })]);
+    const [first, second] = await Promise.all([
+      createSandbox(url, { rateLimit: false }),
+      createSandbox(url, { rateLimit: false, seed: 'none' }),
+    ]);
     expect(first.url).toBe(`${url}/sandboxes/${first.id}`);
     expect(second.seed.partners).toEqual([]);
     expect(() => second.clientOptions()).toThrow(/no partner/);

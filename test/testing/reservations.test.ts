@@ -11,14 +11,22 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
 
   beforeEach(async () => {
     driver = await createDriver(kind);
-    brussels = driver.fake.addRestaurant({ timezone: 'Europe/Brussels', partnerIds: [driver.partner.partnerId] }).id;
-    paris = driver.fake.addRestaurant({ timezone: 'Europe/Paris', confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS', partnerIds: [driver.partner.partnerId] }).id;
+    brussels = driver.fake.addRestaurant({
+      timezone: 'Europe/Brussels',
+      partnerIds: [driver.partner.partnerId],
+    }).id;
+    paris = driver.fake.addRestaurant({
+      timezone: 'Europe/Paris',
+      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+      partnerIds: [driver.partner.partnerId],
+    }).id;
   });
   afterEach(() => driver.close());
 
   const create = (restaurantId: number, body: unknown, headers?: Record<string, string>) =>
     driver.send('POST', `/restaurants/${restaurantId}/reservations/`, { body, headers });
-  const list = async (restaurantId: number, query = '') => (await driver.send('GET', `/restaurants/${restaurantId}/reservations/${query}`)).body;
+  const list = async (restaurantId: number, query = '') =>
+    (await driver.send('GET', `/restaurants/${restaurantId}/reservations/${query}`)).body;
 
   describe('create', () => {
     it('answers 201 and decides every server-set field itself', async () => {
@@ -57,7 +65,11 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
 
     it('leaves an asynchronous restaurant’s booking unconfirmed until the restaurant confirms', async () => {
       const created = await create(paris, { start_time: '2026-12-02T20:00:00', adults: 2 });
-      expect(created.body).toMatchObject({ confirmed: false, confirmed_at: null, confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS' });
+      expect(created.body).toMatchObject({
+        confirmed: false,
+        confirmed_at: null,
+        confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+      });
       await driver.fake.clock.advance('PT10M');
       await driver.fake.asRestaurant.confirm(paris, created.body.id);
       const read = await driver.send('GET', `/restaurants/${paris}/reservations/${created.body.id}/`);
@@ -65,10 +77,19 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
     });
 
     it('reads a naive time in the restaurant zone, converts an offset, and answers local time with offset', async () => {
-      expect((await create(brussels, { start_time: '2026-12-02T18:00:00Z', adults: 2 })).body.start_time).toBe('2026-12-02T19:00:00+01:00');
-      expect((await create(brussels, { start_time: '2026-12-02T14:00:00-05:00', adults: 2 })).body.start_time).toBe('2026-12-02T20:00:00+01:00');
-      const newYork = driver.fake.addRestaurant({ timezone: 'America/New_York', partnerIds: [driver.partner.partnerId] }).id;
-      expect((await create(newYork, { start_time: '2026-12-02T19:00:00', adults: 2 })).body.start_time).toBe('2026-12-02T19:00:00-05:00');
+      expect(
+        (await create(brussels, { start_time: '2026-12-02T18:00:00Z', adults: 2 })).body.start_time,
+      ).toBe('2026-12-02T19:00:00+01:00');
+      expect(
+        (await create(brussels, { start_time: '2026-12-02T14:00:00-05:00', adults: 2 })).body.start_time,
+      ).toBe('2026-12-02T20:00:00+01:00');
+      const newYork = driver.fake.addRestaurant({
+        timezone: 'America/New_York',
+        partnerIds: [driver.partner.partnerId],
+      }).id;
+      expect((await create(newYork, { start_time: '2026-12-02T19:00:00', adults: 2 })).body.start_time).toBe(
+        '2026-12-02T19:00:00-05:00',
+      );
     });
 
     it('refuses a local time in a DST gap with 400, and reads an ambiguous one as its first occurrence', async () => {
@@ -82,7 +103,9 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
           partnerIds: [autumn.partner.partnerId],
           availability: { openingPeriods: [{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }] },
         }).id;
-        const ambiguous = await autumn.send('POST', `/restaurants/${allNight}/reservations/`, { body: { start_time: '2027-10-31T02:30:00', adults: 2 } });
+        const ambiguous = await autumn.send('POST', `/restaurants/${allNight}/reservations/`, {
+          body: { start_time: '2027-10-31T02:30:00', adults: 2 },
+        });
         expect(ambiguous.status).toBe(201);
         expect(ambiguous.body.start_time).toBe('2027-10-31T02:30:00+02:00');
       } finally {
@@ -91,13 +114,26 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
     });
 
     it('sets the duration by party size', async () => {
-      expect((await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 3 })).body.duration).toBe('PT2H');
-      expect((await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 5, children: 2 })).body.duration).toBe('PT2H30M');
+      expect((await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 3 })).body.duration).toBe(
+        'PT2H',
+      );
+      expect(
+        (await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 5, children: 2 })).body.duration,
+      ).toBe('PT2H30M');
     });
 
     it('answers 409 no_availability outside opening periods, off the slot grid, inside the lead time and beyond the horizon', async () => {
-      const strict = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId], availability: { minimumLeadTimeMinutes: 240, horizonDays: 30 } }).id;
-      for (const start_time of ['2026-12-02T16:00:00', '2026-12-02T19:07:00', '2026-12-01T12:00:00', '2027-01-15T19:00:00', '2026-12-02T22:30:00']) {
+      const strict = driver.fake.addRestaurant({
+        partnerIds: [driver.partner.partnerId],
+        availability: { minimumLeadTimeMinutes: 240, horizonDays: 30 },
+      }).id;
+      for (const start_time of [
+        '2026-12-02T16:00:00',
+        '2026-12-02T19:07:00',
+        '2026-12-01T12:00:00',
+        '2027-01-15T19:00:00',
+        '2026-12-02T22:30:00',
+      ]) {
         const answer = await create(strict, { start_time, adults: 2 });
         expect(answer.status, start_time).toBe(409);
         expect(answer.body.code).toBe('no_availability');
@@ -108,7 +144,10 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
     });
 
     it('counts covers of every channel, only where reservations overlap', async () => {
-      const small = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId], availability: { capacityCovers: 4 } }).id;
+      const small = driver.fake.addRestaurant({
+        partnerIds: [driver.partner.partnerId],
+        availability: { capacityCovers: 4 },
+      }).id;
       expect((await create(small, { start_time: '2026-12-02T19:00:00', adults: 2 })).status).toBe(201); // until 20:30
       driver.fake.addOtherChannelBooking(small, { start_time: '2026-12-02T19:30:00', adults: 2 }); // until 21:00
       const full = await create(small, { start_time: '2026-12-02T20:00:00', adults: 1 });
@@ -121,10 +160,15 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
     });
 
     it('frees capacity when a reservation is cancelled', async () => {
-      const small = driver.fake.addRestaurant({ partnerIds: [driver.partner.partnerId], availability: { capacityCovers: 2 } }).id;
+      const small = driver.fake.addRestaurant({
+        partnerIds: [driver.partner.partnerId],
+        availability: { capacityCovers: 2 },
+      }).id;
       const first = await create(small, { start_time: '2026-12-02T19:00:00', adults: 2 });
       expect((await create(small, { start_time: '2026-12-02T19:00:00', adults: 2 })).status).toBe(409);
-      await driver.send('PATCH', `/restaurants/${small}/reservations/${first.body.id}/?action=cancel`, { body: {} });
+      await driver.send('PATCH', `/restaurants/${small}/reservations/${first.body.id}/?action=cancel`, {
+        body: {},
+      });
       expect((await create(small, { start_time: '2026-12-02T19:00:00', adults: 2 })).status).toBe(201);
     });
 
@@ -158,7 +202,10 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
         expect(answer.body[field], JSON.stringify(body).slice(0, 80)).toEqual([expect.any(String)]);
         expect(answer.body.detail).toEqual(expect.any(String));
       }
-      const malformed = await driver.send('POST', `/restaurants/${brussels}/reservations/`, { raw: '{"start_time": "2026-12-02T19:00:00", adults: 2', headers: { 'content-type': 'application/json' } });
+      const malformed = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
+        raw: '{"start_time": "2026-12-02T19:00:00", adults: 2',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body.non_field_errors[0]).toMatch(/JSON/);
       const empty = await driver.send('POST', `/restaurants/${brussels}/reservations/`, { raw: '' });
@@ -167,13 +214,24 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       expect(driver.fake.allReservations(brussels)).toEqual([]);
     });
 
-    it('counts the spec\'s maximum lengths in characters, not UTF-16 units, as the client does', async () => {
+    it("counts the spec's maximum lengths in characters, not UTF-16 units, as the client does", async () => {
       // 255 emoji are 255 characters (510 UTF-16 units): within the spec's limit for names.
       const emoji = '\u{1F600}';
-      const atLimit = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2, first_name: emoji.repeat(255), last_name: emoji.repeat(255), phone: emoji.repeat(128) });
+      const atLimit = await create(brussels, {
+        start_time: '2026-12-02T19:00:00',
+        adults: 2,
+        first_name: emoji.repeat(255),
+        last_name: emoji.repeat(255),
+        phone: emoji.repeat(128),
+      });
       expect(atLimit.status).toBe(201);
       expect(atLimit.body.first_name).toBe(emoji.repeat(255));
-      const overLimit = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2, first_name: emoji.repeat(256), phone: emoji.repeat(129) });
+      const overLimit = await create(brussels, {
+        start_time: '2026-12-02T19:00:00',
+        adults: 2,
+        first_name: emoji.repeat(256),
+        phone: emoji.repeat(129),
+      });
       expect(overLimit.status).toBe(400);
       expect(Object.keys(overLimit.body).sort()).toEqual(['detail', 'first_name', 'phone']);
     });
@@ -207,9 +265,17 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
 
   describe('Idempotency-Key', () => {
     it('replays the first answer for the same key and body, and refuses another body with 422', async () => {
-      const body = { start_time: '2026-12-02T19:00:00', adults: 2, metadata: { 'restaurant_partner_sdk.idempotency_key': 'key-1' } };
+      const body = {
+        start_time: '2026-12-02T19:00:00',
+        adults: 2,
+        metadata: { 'restaurant_partner_sdk.idempotency_key': 'key-1' },
+      };
       const first = await create(brussels, body, { 'idempotency-key': 'key-1' });
-      const again = await create(brussels, { metadata: body.metadata, adults: 2, start_time: body.start_time }, { 'idempotency-key': 'key-1' });
+      const again = await create(
+        brussels,
+        { metadata: body.metadata, adults: 2, start_time: body.start_time },
+        { 'idempotency-key': 'key-1' },
+      );
       expect(first.status).toBe(201);
       expect(again.status).toBe(201);
       expect(again.body).toEqual(first.body);
@@ -234,17 +300,23 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
 
   describe('list', () => {
     it('shows only the partner’s own reservations of that restaurant, by start time then id, paged with absolute next links', async () => {
-      for (const time of ['21:00', '19:00', '20:00', '19:00', '12:30']) await create(brussels, { start_time: `2026-12-02T${time}:00`, adults: 1 });
+      for (const time of ['21:00', '19:00', '20:00', '19:00', '12:30'])
+        await create(brussels, { start_time: `2026-12-02T${time}:00`, adults: 1 });
       await create(paris, { start_time: '2026-12-02T19:00:00', adults: 1 });
       driver.fake.addOtherChannelBooking(brussels, { start_time: '2026-12-02T19:00:00', adults: 2 });
       const stranger = driver.fake.addPartner();
       driver.fake.link(stranger.partnerId, brussels);
-      await driver.send('POST', `/restaurants/${brussels}/reservations/`, { body: { start_time: '2026-12-02T19:00:00', adults: 1 }, auth: basic(stranger.partnerId, stranger.apiToken) });
+      await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
+        body: { start_time: '2026-12-02T19:00:00', adults: 1 },
+        auth: basic(stranger.partnerId, stranger.apiToken),
+      });
 
       const first = await list(brussels, '?page_size=2');
       expect(first.count).toBe(5);
       expect(first.previous).toBeNull();
-      expect(first.next).toBe(`${driver.baseUrl}${API}/restaurants/${brussels}/reservations/?page_size=2&page=2`);
+      expect(first.next).toBe(
+        `${driver.baseUrl}${API}/restaurants/${brussels}/reservations/?page_size=2&page=2`,
+      );
       const seen = [...first.results];
       let next: string | null = first.next;
       while (next) {
@@ -253,7 +325,9 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
         seen.push(...page.results);
         next = page.next;
       }
-      expect(seen.map((item: { start_time: string; id: number }) => [item.start_time.slice(11, 16), item.id])).toEqual([
+      expect(
+        seen.map((item: { start_time: string; id: number }) => [item.start_time.slice(11, 16), item.id]),
+      ).toEqual([
         ['12:30', 5],
         ['19:00', 2],
         ['19:00', 4],
@@ -281,30 +355,50 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
 
       const stranger = driver.fake.addPartner();
       driver.fake.link(stranger.partnerId, brussels);
-      const theirs = await driver.send('POST', `/restaurants/${brussels}/reservations/`, { body: { start_time: '2026-12-02T19:00:00', adults: 1 }, auth: basic(stranger.partnerId, stranger.apiToken) });
-      const other = driver.fake.addOtherChannelBooking(brussels, { start_time: '2026-12-02T19:00:00', adults: 1 });
+      const theirs = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
+        body: { start_time: '2026-12-02T19:00:00', adults: 1 },
+        auth: basic(stranger.partnerId, stranger.apiToken),
+      });
+      const other = driver.fake.addOtherChannelBooking(brussels, {
+        start_time: '2026-12-02T19:00:00',
+        adults: 1,
+      });
       for (const id of [theirs.body.id, other.id, 777]) {
         expect((await driver.send('GET', `/restaurants/${brussels}/reservations/${id}/`)).status).toBe(404);
-        expect((await driver.send('PATCH', `/restaurants/${brussels}/reservations/${id}/?action=cancel`, { body: {} })).status).toBe(404);
+        expect(
+          (
+            await driver.send('PATCH', `/restaurants/${brussels}/reservations/${id}/?action=cancel`, {
+              body: {},
+            })
+          ).status,
+        ).toBe(404);
       }
       // Refused calls changed nothing.
       expect(driver.fake.allReservations(brussels).every((item) => item.cancelled === false)).toBe(true);
       // A reservation is only reachable under its own restaurant.
       const mine = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 1 });
-      expect((await driver.send('GET', `/restaurants/${paris}/reservations/${mine.body.id}/`)).status).toBe(404);
+      expect((await driver.send('GET', `/restaurants/${paris}/reservations/${mine.body.id}/`)).status).toBe(
+        404,
+      );
     });
   });
 
   describe('cancel, arrived and no-show', () => {
-    const cancel = (restaurantId: number, id: number, query = '?action=cancel') => driver.send('PATCH', `/restaurants/${restaurantId}/reservations/${id}/${query}`, { body: {} });
-    const mark = (restaurantId: number, id: number, body: unknown) => driver.send('PATCH', `/restaurants/${restaurantId}/reservations/${id}/`, { body });
+    const cancel = (restaurantId: number, id: number, query = '?action=cancel') =>
+      driver.send('PATCH', `/restaurants/${restaurantId}/reservations/${id}/${query}`, { body: {} });
+    const mark = (restaurantId: number, id: number, body: unknown) =>
+      driver.send('PATCH', `/restaurants/${restaurantId}/reservations/${id}/`, { body });
 
     it('cancels with 200 and the reservation; a repeat is 200 again', async () => {
       const { body } = await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2 });
       await driver.fake.clock.advance('PT1M');
       const first = await cancel(brussels, body.id);
       expect(first.status).toBe(200);
-      expect(first.body).toMatchObject({ id: body.id, cancelled: true, cancelled_at: '2026-12-01T09:01:00+01:00' });
+      expect(first.body).toMatchObject({
+        id: body.id,
+        cancelled: true,
+        cancelled_at: '2026-12-01T09:01:00+01:00',
+      });
       await driver.fake.clock.advance('PT1M');
       const again = await cancel(brussels, body.id);
       expect(again.status).toBe(200);
@@ -319,14 +413,20 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       const missing = await cancel(brussels, body.id, '');
       expect(missing.status).toBe(400);
       expect(missing.body.action).toEqual([expect.any(String)]);
-      expect((await driver.send('GET', `/restaurants/${brussels}/reservations/${body.id}/`)).body.cancelled).toBe(false);
+      expect(
+        (await driver.send('GET', `/restaurants/${brussels}/reservations/${body.id}/`)).body.cancelled,
+      ).toBe(false);
     });
 
     it('marks arrived only from confirmed, no-show from created or confirmed, and 409 otherwise', async () => {
       const confirmed = (await create(brussels, { start_time: '2026-12-02T19:00:00', adults: 2 })).body;
       const arrived = await mark(brussels, confirmed.id, { arrived: true });
       expect(arrived.status).toBe(200);
-      expect(arrived.body).toMatchObject({ arrived: true, arrived_at: '2026-12-01T09:00:00+01:00', no_show: false });
+      expect(arrived.body).toMatchObject({
+        arrived: true,
+        arrived_at: '2026-12-01T09:00:00+01:00',
+        no_show: false,
+      });
       expect((await mark(brussels, confirmed.id, { arrived: true })).status).toBe(409);
       expect((await mark(brussels, confirmed.id, { no_show: true })).status).toBe(409);
       const cancelAfterArrival = await cancel(brussels, confirmed.id);
@@ -359,7 +459,9 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
         expect(answer.status, JSON.stringify(patch)).toBe(400);
         expect(answer.body[field], JSON.stringify(patch)).toEqual([expect.any(String)]);
       }
-      expect((await driver.send('GET', `/restaurants/${brussels}/reservations/${body.id}/`)).body).toMatchObject({ arrived: false, no_show: false, adults: 2, first_name: '' });
+      expect(
+        (await driver.send('GET', `/restaurants/${brussels}/reservations/${body.id}/`)).body,
+      ).toMatchObject({ arrived: false, no_show: false, adults: 2, first_name: '' });
     });
   });
 
@@ -377,7 +479,11 @@ it('keeps two fakes side by side fully apart', async () => {
   const partner = one.addPartner();
   one.addRestaurant({ partnerIds: [partner.partnerId] });
   expect(two.describeSeed()).toEqual({ partners: [], restaurants: [] });
-  const answer = await two.handle(new Request(`http://x${API}/restaurants/`, { headers: { authorization: basic(partner.partnerId, partner.apiToken) } }));
+  const answer = await two.handle(
+    new Request(`http://x${API}/restaurants/`, {
+      headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+    }),
+  );
   expect(answer.status).toBe(401);
   await one.clock.advance('PT1H');
   expect(two.clock.now()).toBe(Date.parse(START));

@@ -20,16 +20,41 @@ afterEach(async () => {
 const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
 
 async function start(options: Parameters<typeof startFakeServer>[0] = {}) {
-  server = await startFakeServer({ seed: 'demo', rateLimit: false, logger: (line) => lines.push(line), ...options });
+  server = await startFakeServer({
+    seed: 'demo',
+    rateLimit: false,
+    logger: (line) => lines.push(line),
+    ...options,
+  });
   const host = `127.0.0.1:${server.port}`;
   const send = (method: string, target: string, headers: Record<string, string> = {}, body = '') =>
-    rawRequest(server!.port, httpText(method, target, { host, connection: 'close', ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers }, body));
-  const control = (method: string, path: string, body?: unknown) => send(method, `/_fake/${path}`, { 'content-type': 'application/json' }, body === undefined ? '' : JSON.stringify(body));
+    rawRequest(
+      server!.port,
+      httpText(
+        method,
+        target,
+        {
+          host,
+          connection: 'close',
+          ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+          ...headers,
+        },
+        body,
+      ),
+    );
+  const control = (method: string, path: string, body?: unknown) =>
+    send(
+      method,
+      `/_fake/${path}`,
+      { 'content-type': 'application/json' },
+      body === undefined ? '' : JSON.stringify(body),
+    );
   const alive = async () => expect((await send('GET', '/_fake/')).status).toBe(200);
   return { server, host, send, control, alive };
 }
 
-const noInternalErrors = () => expect(lines.filter((line) => / -> 500|internal error|\n\s+at /.test(line))).toEqual([]);
+const noInternalErrors = () =>
+  expect(lines.filter((line) => / -> 500|internal error|\n\s+at /.test(line))).toEqual([]);
 
 describe('requests that used to kill or break the standalone fake', () => {
   it('TRACE answers 405 instead of killing the process', async () => {
@@ -43,18 +68,30 @@ describe('requests that used to kill or break the standalone fake', () => {
 
   it('an absolute-form target that does not parse answers 400', async () => {
     const { send, alive } = await start();
-    for (const target of ['http://[::1/', 'http://%zz/x', 'http://a:99999/']) expect((await send('GET', target)).status).toBe(400);
+    for (const target of ['http://[::1/', 'http://%zz/x', 'http://a:99999/'])
+      expect((await send('GET', target)).status).toBe(400);
     await alive();
   });
 
   it('a foreign absolute-form target is refused (421), never served nor echoed into next links', async () => {
     const { send, host, alive } = await start();
-    const foreign = await send('GET', 'http://evil.example/api/v1/partnership/restaurants/1/reservations/?page_size=1', { authorization: demoAuth });
+    const foreign = await send(
+      'GET',
+      'http://evil.example/api/v1/partnership/restaurants/1/reservations/?page_size=1',
+      { authorization: demoAuth },
+    );
     expect(foreign.status).toBe(421);
     expect(foreign.text).not.toContain('evil.example');
     // Its own address in absolute form is served, and links name the server's own origin.
-    for (const time of ['19:00', '20:00']) server!.fake.addOtherChannelBooking(1, { start_time: `2030-01-0${time === '19:00' ? 8 : 9}T${time}:00`, adults: 2 });
-    const own = await send('GET', `http://${host}/api/v1/partnership/restaurants/1/reservations/`, { authorization: demoAuth, host: 'evil.example' });
+    for (const time of ['19:00', '20:00'])
+      server!.fake.addOtherChannelBooking(1, {
+        start_time: `2030-01-0${time === '19:00' ? 8 : 9}T${time}:00`,
+        adults: 2,
+      });
+    const own = await send('GET', `http://${host}/api/v1/partnership/restaurants/1/reservations/`, {
+      authorization: demoAuth,
+      host: 'evil.example',
+    });
     expect(own.status).toBe(200);
     expect(own.text).not.toContain('evil.example');
     await alive();
@@ -72,7 +109,7 @@ describe('requests that used to kill or break the standalone fake', () => {
     await alive();
   });
 
-  it('a virtual sleep past the clock\'s end stops at the end of year 9999 instead of breaking it', async () => {
+  it("a virtual sleep past the clock's end stops at the end of year 9999 instead of breaking it", async () => {
     const fake = createFakeService({ clock: { frozen: true, startAt: START } });
     await fake.clock.sleep(Number.MAX_SAFE_INTEGER);
     expect(new Date(fake.clock.now()).toISOString()).toBe('9999-12-31T23:59:59.999Z');
@@ -81,11 +118,29 @@ describe('requests that used to kill or break the standalone fake', () => {
 
   it('faults: 1xx statuses and headers no HTTP answer can carry are refused; 205 answers without a body', async () => {
     const { send, control, alive } = await start();
-    for (const status of [101, 199]) expect(rawJson(await control('POST', 'faults', { status })).status).toEqual([expect.any(String)]);
-    const badHeaders = await control('POST', 'faults', { status: 503, headers: { 'bad name': 'x', 'x-split': 'a\r\nset-cookie: evil=1', 'content-length': '5', 'x-nul': 'a\u0000b' } });
+    for (const status of [101, 199])
+      expect(rawJson(await control('POST', 'faults', { status })).status).toEqual([expect.any(String)]);
+    const badHeaders = await control('POST', 'faults', {
+      status: 503,
+      headers: {
+        'bad name': 'x',
+        'x-split': 'a\r\nset-cookie: evil=1',
+        'content-length': '5',
+        'x-nul': 'a\u0000b',
+      },
+    });
     expect(badHeaders.status).toBe(400);
-    expect(Object.keys(rawJson(badHeaders))).toEqual(expect.arrayContaining(['headers.bad name', 'headers.x-split', 'headers.content-length', 'headers.x-nul']));
-    expect((await control('POST', 'faults', { status: 205, operation: 'restaurants.list' })).status).toBe(201);
+    expect(Object.keys(rawJson(badHeaders))).toEqual(
+      expect.arrayContaining([
+        'headers.bad name',
+        'headers.x-split',
+        'headers.content-length',
+        'headers.x-nul',
+      ]),
+    );
+    expect((await control('POST', 'faults', { status: 205, operation: 'restaurants.list' })).status).toBe(
+      201,
+    );
     const answer = await send('GET', `${API}/restaurants/`, { authorization: demoAuth });
     expect(answer.status).toBe(205);
     await alive();
@@ -102,14 +157,24 @@ describe('requests that used to kill or break the standalone fake', () => {
 
   it('a webhook URL with credentials is refused when registered (it could never be delivered)', async () => {
     const { send } = await start();
-    const answer = await send('POST', `${API}/webhooks/`, { authorization: demoAuth, 'content-type': 'application/json' }, JSON.stringify({ url: 'https://user:secret@partner.example/hooks' }));
+    const answer = await send(
+      'POST',
+      `${API}/webhooks/`,
+      { authorization: demoAuth, 'content-type': 'application/json' },
+      JSON.stringify({ url: 'https://user:secret@partner.example/hooks' }),
+    );
     expect(answer.status).toBe(400);
     expect(rawJson(answer).url).toEqual([expect.stringContaining('credentials')]);
   });
 
   it('a client that drops mid-body is logged in one line, not as an internal error with a stack', async () => {
     const { host, alive } = await start();
-    const head = httpText('POST', `${API}/webhooks/`, { host, authorization: demoAuth, 'content-type': 'application/json', 'content-length': '1000' }, '{"url": "https://par');
+    const head = httpText(
+      'POST',
+      `${API}/webhooks/`,
+      { host, authorization: demoAuth, 'content-type': 'application/json', 'content-length': '1000' },
+      '{"url": "https://par',
+    );
     await rawRequest(server!.port, head, { destroyAfterWrite: true });
     await alive();
     noInternalErrors();
@@ -121,7 +186,11 @@ describe('requests that used to kill or break the standalone fake', () => {
     let admitted = 0;
     // One request every 100 ms of fake time for a minute.
     for (let step = 0; step < 600; step += 1) {
-      const answer = await fake.handle(new Request(`http://fake.test${API}/profile/`, { headers: { authorization: basic(partner.partnerId, partner.apiToken) } }));
+      const answer = await fake.handle(
+        new Request(`http://fake.test${API}/profile/`, {
+          headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+        }),
+      );
       if (answer.status === 200) admitted += 1;
       await fake.clock.advance(100);
     }
@@ -148,49 +217,185 @@ describe('the control plane refuses what a web page could send it', () => {
     }
     // Its own pages (the same origin) and tools without an Origin pass.
     expect((await reset({ origin: `http://${host}` })).status).toBe(200);
-    expect((await reset({ origin: `http://localhost:${server!.port}`, host: `localhost:${server!.port}` })).status).toBe(200);
+    expect(
+      (await reset({ origin: `http://localhost:${server!.port}`, host: `localhost:${server!.port}` })).status,
+    ).toBe(200);
     expect((await reset({})).status).toBe(200);
     // The partner API is not guarded this way: it has credentials.
-    expect((await send('GET', `${API}/profile/`, { authorization: demoAuth, origin: 'http://evil.example' })).status).toBe(200);
+    expect(
+      (await send('GET', `${API}/profile/`, { authorization: demoAuth, origin: 'http://evil.example' }))
+        .status,
+    ).toBe(200);
     await alive();
   });
 
   it('--allow-remote-control lifts the guards', async () => {
     const { send } = await start({ allowRemoteControl: true });
-    expect((await send('POST', '/_fake/reset', { origin: 'http://evil.example', host: 'rebind.example' })).status).toBe(200);
+    expect(
+      (await send('POST', '/_fake/reset', { origin: 'http://evil.example', host: 'rebind.example' })).status,
+    ).toBe(200);
   });
 });
 
 /** Request pieces a fuzzer combines: real routes, broken ones, and values that once broke the fake. */
 const targets = fc.oneof(
   fc.constantFrom(
-    '/', '*', '/_fake', '/_fake/', '/_fake/clock', '/_fake/clock/advance', '/_fake/clock/set', '/_fake/faults', '/_fake/reset',
-    '/_fake/snapshots', '/_fake/snapshots/a/restore', '/_fake/snapshots/%zz/restore', '/_fake/partners', '/_fake/restaurants',
-    '/_fake/restaurants/1/reservations', '/_fake/restaurants/1/reservations/1/confirm', '/_fake/rate-limit', '/_fake/deliveries',
-    '/_fake/deliveries/flush', '/_fake/links', '/_fake/requests', '/_fake/sandboxes',
-    `${API}/profile/`, `${API}/profile`, `${API}/restaurants/`, `${API}/restaurants/1/reservations/`, `${API}/restaurants/1/reservations/1/`,
-    `${API}/restaurants/1/reservations/1/?action=cancel`, `${API}/restaurants/99999999999999999999/reservations/`, `${API}/webhooks/`,
-    `${API}/webhooks/1/`, `${API}/webhooks/1/test/`, `${API}/webhooks/1/auth-token/`, `${API}/restaurants/1/reservations/?page=0&page_size=-1`,
-    '/sandboxes/', '/sandboxes/sbx_nope/_fake/clock', '/sandboxes/%zz/api/v1/partnership/profile/', '/_fake/sandboxes/sbx_nope', '/_fake/state', '/_fake/requests?token=x',
-    'http://[::1/', 'http://%zz/x', 'http://a:99999/', 'http://evil.example/api/v1/partnership/profile/', 'https://x/', '//double/slash', '/%', '/%%30',
+    '/',
+    '*',
+    '/_fake',
+    '/_fake/',
+    '/_fake/clock',
+    '/_fake/clock/advance',
+    '/_fake/clock/set',
+    '/_fake/faults',
+    '/_fake/reset',
+    '/_fake/snapshots',
+    '/_fake/snapshots/a/restore',
+    '/_fake/snapshots/%zz/restore',
+    '/_fake/partners',
+    '/_fake/restaurants',
+    '/_fake/restaurants/1/reservations',
+    '/_fake/restaurants/1/reservations/1/confirm',
+    '/_fake/rate-limit',
+    '/_fake/deliveries',
+    '/_fake/deliveries/flush',
+    '/_fake/links',
+    '/_fake/requests',
+    '/_fake/sandboxes',
+    `${API}/profile/`,
+    `${API}/profile`,
+    `${API}/restaurants/`,
+    `${API}/restaurants/1/reservations/`,
+    `${API}/restaurants/1/reservations/1/`,
+    `${API}/restaurants/1/reservations/1/?action=cancel`,
+    `${API}/restaurants/99999999999999999999/reservations/`,
+    `${API}/webhooks/`,
+    `${API}/webhooks/1/`,
+    `${API}/webhooks/1/test/`,
+    `${API}/webhooks/1/auth-token/`,
+    `${API}/restaurants/1/reservations/?page=0&page_size=-1`,
+    '/sandboxes/',
+    '/sandboxes/sbx_nope/_fake/clock',
+    '/sandboxes/%zz/api/v1/partnership/profile/',
+    '/_fake/sandboxes/sbx_nope',
+    '/_fake/state',
+    '/_fake/requests?token=x',
+    'http://[::1/',
+    'http://%zz/x',
+    'http://a:99999/',
+    'http://evil.example/api/v1/partnership/profile/',
+    'https://x/',
+    '//double/slash',
+    '/%',
+    '/%%30',
   ),
   fc.stringMatching(/^\/[!-~]{0,60}$/),
-  fc.tuple(fc.constantFrom(`${API}/`, '/_fake/'), fc.array(fc.constantFrom('restaurants', 'reservations', '1', '0', '-1', '%00', '..', 'x', 'webhooks', 'confirm'), { maxLength: 5 })).map(
-    ([root, segments]) => `${root}${segments.join('/')}`,
-  ),
+  fc
+    .tuple(
+      fc.constantFrom(`${API}/`, '/_fake/'),
+      fc.array(
+        fc.constantFrom(
+          'restaurants',
+          'reservations',
+          '1',
+          '0',
+          '-1',
+          '%00',
+          '..',
+          'x',
+          'webhooks',
+          'confirm',
+        ),
+        { maxLength: 5 },
+      ),
+    )
+    .map(([root, segments]) => `${root}${segments.join('/')}`),
 );
-const methods = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'PURGE', 'MKCOL', 'SEARCH', 'LINK');
+const methods = fc.constantFrom(
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+  'TRACE',
+  'PROPFIND',
+  'PURGE',
+  'MKCOL',
+  'SEARCH',
+  'LINK',
+);
 const jsonKeys = fc.constantFrom(
-  'duration', 'milliseconds', 'now', 'status', 'headers', 'operation', 'times', 'phase', 'commitDelayMs', 'latencyMs', 'networkError', 'body', 'name',
-  'requestsPerSecond', 'start_time', 'adults', 'children', 'url', 'partnerId', 'restaurantId', 'timezone', 'availability', 'by', 'description',
-  'website_url', 'subscribed_events', 'is_enabled', 'metadata', 'language', 'seed', 'rateLimit', 'dialect', 'first_name', 'arrived', 'no_show',
+  'duration',
+  'milliseconds',
+  'now',
+  'status',
+  'headers',
+  'operation',
+  'times',
+  'phase',
+  'commitDelayMs',
+  'latencyMs',
+  'networkError',
+  'body',
+  'name',
+  'requestsPerSecond',
+  'start_time',
+  'adults',
+  'children',
+  'url',
+  'partnerId',
+  'restaurantId',
+  'timezone',
+  'availability',
+  'by',
+  'description',
+  'website_url',
+  'subscribed_events',
+  'is_enabled',
+  'metadata',
+  'language',
+  'seed',
+  'rateLimit',
+  'dialect',
+  'first_name',
+  'arrived',
+  'no_show',
 );
 const jsonValues = fc.oneof(
-  fc.constantFrom('P300000Y', 'PT1H', '-PT1H', '+275760-09-13T00:00:00Z', '9999-12-31T23:59:59Z', 'http://127.0.0.1:1/hook', 'https://u:p@x.example/', 'reservations.create', 'after', 'before', 'Mars/Olympus', '2030-01-08T19:00:00', 'en', 'x'.repeat(300)),
+  fc.constantFrom(
+    'P300000Y',
+    'PT1H',
+    '-PT1H',
+    '+275760-09-13T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    'http://127.0.0.1:1/hook',
+    'https://u:p@x.example/',
+    'reservations.create',
+    'after',
+    'before',
+    'Mars/Olympus',
+    '2030-01-08T19:00:00',
+    'en',
+    'x'.repeat(300),
+  ),
   fc.constantFrom(101, 199, 204, 205, 304, 429, 500, 503, 0, -1, 1e300, 2.5, Number.MAX_SAFE_INTEGER),
   fc.boolean(),
   fc.constant(null),
-  fc.dictionary(fc.constantFrom('retry-after', 'bad name', 'x\r\ny', 'content-length', 'RESERVATION_CONFIRMED', 'fr', 'capacityCovers'), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.constantFrom(
+      'retry-after',
+      'bad name',
+      'x\r\ny',
+      'content-length',
+      'RESERVATION_CONFIRMED',
+      'fr',
+      'capacityCovers',
+    ),
+    fc.oneof(fc.string(), fc.integer(), fc.boolean()),
+    { maxKeys: 3 },
+  ),
   fc.string({ maxLength: 20 }),
   fc.integer(),
 );
@@ -204,9 +409,24 @@ const bodies = fc.oneof(
 );
 const headerSets = fc.record(
   {
-    authorization: fc.constantFrom(demoAuth, 'Basic !!!', 'Basic ' + Buffer.from('a:b').toString('base64'), 'Bearer x', `Basic ${'A'.repeat(4000)}`),
+    authorization: fc.constantFrom(
+      demoAuth,
+      'Basic !!!',
+      'Basic ' + Buffer.from('a:b').toString('base64'),
+      'Bearer x',
+      `Basic ${'A'.repeat(4000)}`,
+    ),
     'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', ''),
-    origin: fc.constantFrom('http://evil.example', 'null', 'http://127.0.0.1', undefined, undefined, undefined, undefined, undefined),
+    origin: fc.constantFrom(
+      'http://evil.example',
+      'null',
+      'http://127.0.0.1',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ),
     'idempotency-key': fc.constantFrom('k', '', 'x'.repeat(300)),
     'x-random': fc.stringMatching(/^[ -~]{0,40}$/),
     expect: fc.constant('100-continue'),
@@ -222,25 +442,43 @@ describe('fuzz over raw sockets', () => {
     let thrown = 0;
     const started = performance.now();
     await fc.assert(
-      fc.asyncProperty(methods, targets, headerSets, bodies, fc.boolean(), async (method, target, headers, body, lengthMatches) => {
-        const { 'transfer-encoding': chunked, origin, ...others } = headers;
-        const rest = origin === undefined ? others : { ...others, origin };
-        const framing: Record<string, string> = chunked
-          ? { 'transfer-encoding': 'chunked' }
-          : { 'content-length': String(Buffer.byteLength(body, 'latin1') + (lengthMatches ? 0 : 7)) };
-        const payload = chunked ? `${Buffer.byteLength(body, 'latin1').toString(16)}\r\n${body}\r\n${lengthMatches ? '0\r\n\r\n' : 'zz\r\n'}` : body;
-        const head = [`${method} ${target} HTTP/1.1`, `host: ${host}`, 'connection: close', ...Object.entries({ ...rest, ...framing }).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
-        const answer = await rawRequest(server!.port, Buffer.from(`${head}\r\n\r\n${payload}`, 'latin1'), { timeoutMs: 1500 });
-        thrown += 1;
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        expect(answer.status).not.toBe(500);
-      }),
+      fc.asyncProperty(
+        methods,
+        targets,
+        headerSets,
+        bodies,
+        fc.boolean(),
+        async (method, target, headers, body, lengthMatches) => {
+          const { 'transfer-encoding': chunked, origin, ...others } = headers;
+          const rest = origin === undefined ? others : { ...others, origin };
+          const framing: Record<string, string> = chunked
+            ? { 'transfer-encoding': 'chunked' }
+            : { 'content-length': String(Buffer.byteLength(body, 'latin1') + (lengthMatches ? 0 : 7)) };
+          const payload = chunked
+            ? `${Buffer.byteLength(body, 'latin1').toString(16)}\r\n${body}\r\n${lengthMatches ? '0\r\n\r\n' : 'zz\r\n'}`
+            : body;
+          const head = [
+            `${method} ${target} HTTP/1.1`,
+            `host: ${host}`,
+            'connection: close',
+            ...Object.entries({ ...rest, ...framing }).map(([name, value]) => `${name}: ${value}`),
+          ].join('\r\n');
+          const answer = await rawRequest(server!.port, Buffer.from(`${head}\r\n\r\n${payload}`, 'latin1'), {
+            timeoutMs: 1500,
+          });
+          thrown += 1;
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          expect(answer.status).not.toBe(500);
+        },
+      ),
       { numRuns: 3000, interruptAfterTimeLimit: 40_000, endOnFailure: true },
     );
     // Bounded: a run cut short by the time limit still threw a meaningful number of requests.
     expect(thrown).toBeGreaterThanOrEqual(100);
     await alive();
     noInternalErrors();
-    console.info(`fuzz: ${thrown} requests in ${Math.round(performance.now() - started)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.info(
+      `fuzz: ${thrown} requests in ${Math.round(performance.now() - started)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
   }, 60_000);
 });

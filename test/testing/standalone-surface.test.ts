@@ -20,11 +20,32 @@ afterEach(async () => {
 const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
 
 async function start(options: Parameters<typeof startFakeServer>[0] = {}) {
-  server = await startFakeServer({ seed: 'demo', rateLimit: false, clock: { frozen: true, startAt: START }, ...options });
+  server = await startFakeServer({
+    seed: 'demo',
+    rateLimit: false,
+    clock: { frozen: true, startAt: START },
+    ...options,
+  });
   const host = `127.0.0.1:${server.port}`;
   const send = (method: string, target: string, headers: Record<string, string> = {}, body = '') =>
-    rawRequest(server!.port, httpText(method, target, { host, connection: 'close', ...(body ? { 'content-length': String(Buffer.byteLength(body)), 'content-type': 'application/json' } : {}), ...headers }, body));
-  const control = (method: string, path: string, body?: unknown) => send(method, `/_fake/${path}`, {}, body === undefined ? '' : JSON.stringify(body));
+    rawRequest(
+      server!.port,
+      httpText(
+        method,
+        target,
+        {
+          host,
+          connection: 'close',
+          ...(body
+            ? { 'content-length': String(Buffer.byteLength(body)), 'content-type': 'application/json' }
+            : {}),
+          ...headers,
+        },
+        body,
+      ),
+    );
+  const control = (method: string, path: string, body?: unknown) =>
+    send(method, `/_fake/${path}`, {}, body === undefined ? '' : JSON.stringify(body));
   return { server, host, send, control };
 }
 
@@ -61,9 +82,13 @@ function parseAnswers(text: string): { status: number; body: string }[] {
     const head = rest.slice(0, end);
     const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
     if (Buffer.byteLength(rest.slice(end + 4)) < length) break;
-    const body = Buffer.from(rest.slice(end + 4)).subarray(0, length).toString('utf8');
+    const body = Buffer.from(rest.slice(end + 4))
+      .subarray(0, length)
+      .toString('utf8');
     answers.push({ status: Number(head.slice(9, 12)), body });
-    rest = Buffer.from(rest.slice(end + 4)).subarray(length).toString('utf8');
+    rest = Buffer.from(rest.slice(end + 4))
+      .subarray(length)
+      .toString('utf8');
   }
   return answers;
 }
@@ -72,10 +97,23 @@ describe('one request per connection at a time', () => {
   it('a POST then a GET in one write: the GET sees the booking, ten runs out of ten, answers in order', async () => {
     const { host } = await start();
     for (let run = 0; run < 10; run += 1) {
-      const booking = JSON.stringify({ start_time: `2026-12-${String(3 + run).padStart(2, '0')}T19:00:00`, adults: 2 });
+      const booking = JSON.stringify({
+        start_time: `2026-12-${String(3 + run).padStart(2, '0')}T19:00:00`,
+        adults: 2,
+      });
       const collection = `${API}/restaurants/1/reservations/`;
       const bytes =
-        httpText('POST', collection, { host, authorization: demoAuth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(booking)) }, booking) +
+        httpText(
+          'POST',
+          collection,
+          {
+            host,
+            authorization: demoAuth,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(booking)),
+          },
+          booking,
+        ) +
         httpText('GET', `${collection}?page_size=100`, { host, authorization: demoAuth }) +
         httpText('GET', '/_fake/clock', { host });
       const [created, list, clock] = await pipelined(server!.port, bytes, 3);
@@ -83,7 +121,9 @@ describe('one request per connection at a time', () => {
       const id = JSON.parse(created!.body).id;
       expect(list!.status).toBe(200);
       const listed = JSON.parse(list!.body);
-      const ids = (Array.isArray(listed) ? listed : listed.results).map((reservation: { id: number }) => reservation.id);
+      const ids = (Array.isArray(listed) ? listed : listed.results).map(
+        (reservation: { id: number }) => reservation.id,
+      );
       expect(ids).toContain(id);
       expect(JSON.parse(clock!.body).now).toBe(new Date(START).toISOString());
     }
@@ -91,8 +131,17 @@ describe('one request per connection at a time', () => {
 
   it('a slow first request holds the ones behind it on its connection only', async () => {
     const { host, control, send } = await start();
-    expect((await control('POST', 'faults', { operation: 'profile.retrieve', latencyMs: 400 })).status).toBe(201);
-    const bytes = httpText('GET', `${API}/profile/`, { host, authorization: demoAuth }) + httpText('POST', '/_fake/partners', { host, 'content-type': 'application/json', 'content-length': '2' }, '{}');
+    expect((await control('POST', 'faults', { operation: 'profile.retrieve', latencyMs: 400 })).status).toBe(
+      201,
+    );
+    const bytes =
+      httpText('GET', `${API}/profile/`, { host, authorization: demoAuth }) +
+      httpText(
+        'POST',
+        '/_fake/partners',
+        { host, 'content-type': 'application/json', 'content-length': '2' },
+        '{}',
+      );
     const answers = pipelined(server!.port, bytes, 2);
     // Another connection is served meanwhile, before the slow one answers.
     const other = await send('GET', '/_fake/clock');
@@ -105,7 +154,7 @@ describe('one request per connection at a time', () => {
 });
 
 describe('the partner API checks Host (DNS rebinding)', () => {
-  it('refuses a host name that is not the server\'s own, with the credentials of the demo seed', async () => {
+  it("refuses a host name that is not the server's own, with the credentials of the demo seed", async () => {
     const { send } = await start();
     const webhook = JSON.stringify({ url: 'http://127.0.0.1:6379/' });
     for (const host of [`rebind.example:${server!.port}`, 'rebind.example', `attacker.test:80`]) {
@@ -115,18 +164,34 @@ describe('the partner API checks Host (DNS rebinding)', () => {
     }
     expect(server!.fake.requests.filter((entry) => entry.operation === 'webhooks.create')).toEqual([]);
     // IP addresses and localhost (any port: a mapped container port) are the server itself.
-    for (const host of [`127.0.0.1:${server!.port}`, `localhost:${server!.port}`, 'localhost:8080', `[::1]:${server!.port}`, '10.0.0.5:4010']) {
-      expect((await send('GET', `${API}/profile/`, { host, authorization: demoAuth })).status, host).toBe(200);
+    for (const host of [
+      `127.0.0.1:${server!.port}`,
+      `localhost:${server!.port}`,
+      'localhost:8080',
+      `[::1]:${server!.port}`,
+      '10.0.0.5:4010',
+    ]) {
+      expect((await send('GET', `${API}/profile/`, { host, authorization: demoAuth })).status, host).toBe(
+        200,
+      );
     }
   });
 
-  it('allowedHosts (--allowed-host) accepts a container\'s name, a domain with its subdomains, or any name', async () => {
+  it("allowedHosts (--allowed-host) accepts a container's name, a domain with its subdomains, or any name", async () => {
     const { send } = await start({ allowedHosts: ['fake', '.ci.internal'] });
-    for (const host of ['fake:4010', 'FAKE', 'ci.internal', 'shard-3.ci.internal:4010']) expect((await send('GET', `${API}/profile/`, { host, authorization: demoAuth })).status, host).toBe(200);
-    expect((await send('GET', `${API}/profile/`, { host: 'notfake', authorization: demoAuth })).status).toBe(403);
+    for (const host of ['fake:4010', 'FAKE', 'ci.internal', 'shard-3.ci.internal:4010'])
+      expect((await send('GET', `${API}/profile/`, { host, authorization: demoAuth })).status, host).toBe(
+        200,
+      );
+    expect((await send('GET', `${API}/profile/`, { host: 'notfake', authorization: demoAuth })).status).toBe(
+      403,
+    );
     await server!.close();
     const any = await start({ allowedHosts: ['*'] });
-    expect((await any.send('GET', `${API}/profile/`, { host: 'whatever.example', authorization: demoAuth })).status).toBe(200);
+    expect(
+      (await any.send('GET', `${API}/profile/`, { host: 'whatever.example', authorization: demoAuth }))
+        .status,
+    ).toBe(200);
     // The control API keeps its own guard: any name for the partner API is not any name for control.
     expect((await any.send('POST', '/_fake/reset', { host: 'whatever.example' })).status).toBe(403);
   });
@@ -136,9 +201,21 @@ describe('smaller points an audit found', () => {
   it('an origin-form target starting with // is a path on this server, never another host', async () => {
     const { send, host } = await start();
     server!.fake.addOtherChannelBooking(1, { start_time: '2026-12-08T19:00:00', adults: 2 });
-    await send('POST', `${API}/restaurants/1/reservations/`, { authorization: demoAuth }, JSON.stringify({ start_time: '2026-12-09T19:00:00', adults: 2 }));
-    await send('POST', `${API}/restaurants/1/reservations/`, { authorization: demoAuth }, JSON.stringify({ start_time: '2026-12-10T19:00:00', adults: 2 }));
-    const answer = await send('GET', `//evil.example${API}/restaurants/1/reservations/?page_size=1`, { authorization: demoAuth });
+    await send(
+      'POST',
+      `${API}/restaurants/1/reservations/`,
+      { authorization: demoAuth },
+      JSON.stringify({ start_time: '2026-12-09T19:00:00', adults: 2 }),
+    );
+    await send(
+      'POST',
+      `${API}/restaurants/1/reservations/`,
+      { authorization: demoAuth },
+      JSON.stringify({ start_time: '2026-12-10T19:00:00', adults: 2 }),
+    );
+    const answer = await send('GET', `//evil.example${API}/restaurants/1/reservations/?page_size=1`, {
+      authorization: demoAuth,
+    });
     expect(answer.status).toBe(200);
     // The next link stays on this server: `//evil.example` is part of its path.
     expect(new URL(rawJson(answer).next).host).toBe(host);
@@ -157,13 +234,21 @@ describe('smaller points an audit found', () => {
     expect(rawJson(sandbox).detail).toContain('"sed"');
     expect((await control('POST', 'restaurants/1/reservations/1/confirm', { force: true })).status).toBe(400);
     // Documented keys, and their snake_case spellings, still pass.
-    expect((await control('POST', 'faults', { operation: 'reservations.create', status: 503, latency_ms: 0 })).status).toBe(201);
+    expect(
+      (await control('POST', 'faults', { operation: 'reservations.create', status: 503, latency_ms: 0 }))
+        .status,
+    ).toBe(201);
     expect((await control('POST', 'rate-limit', { requests_per_second: 5 })).status).toBe(200);
   });
 
   it('the clock refuses days its month does not have and stays within the year 9999', async () => {
     const { control } = await start();
-    for (const now of ['2030-02-30T00:00:00Z', '2031-02-29T12:00:00Z', '2030-04-31', '2030-13-01T00:00:00Z']) {
+    for (const now of [
+      '2030-02-30T00:00:00Z',
+      '2031-02-29T12:00:00Z',
+      '2030-04-31',
+      '2030-13-01T00:00:00Z',
+    ]) {
       const answer = await control('POST', 'clock/set', { now });
       expect(answer.status, now).toBe(400);
       expect(rawJson(answer).now).toEqual([expect.any(String)]);
@@ -187,8 +272,16 @@ describe('smaller points an audit found', () => {
   it('no control answer hands a partner token to a viewer not on loopback', async () => {
     const fake = createFakeService({ seed: 'demo' });
     const remote = { controlAllowed: true, remoteViewer: true };
-    const post = (path: string, body: unknown) => fake.handle(new Request(`http://fake.test/_fake/${path}`, { method: 'POST', body: JSON.stringify(body) }), remote);
-    for (const [path, body] of [['reset', {}], ['sandboxes', {}], ['partners', {}]] as const) {
+    const post = (path: string, body: unknown) =>
+      fake.handle(
+        new Request(`http://fake.test/_fake/${path}`, { method: 'POST', body: JSON.stringify(body) }),
+        remote,
+      );
+    for (const [path, body] of [
+      ['reset', {}],
+      ['sandboxes', {}],
+      ['partners', {}],
+    ] as const) {
       const text = await (await post(path, body)).text();
       expect(text, path).not.toContain(DEMO_PARTNER.apiToken);
       expect(text, path).toContain('"apiToken":null');
@@ -196,7 +289,9 @@ describe('smaller points an audit found', () => {
     // A token the caller chose itself is shown back to it.
     const chosen = await (await post('partners', { apiToken: 'chosen-by-the-suite' })).json();
     expect(chosen.apiToken).toBe('chosen-by-the-suite');
-    const local = await (await fake.handle(new Request('http://fake.test/_fake/reset', { method: 'POST' }))).json();
+    const local = await (
+      await fake.handle(new Request('http://fake.test/_fake/reset', { method: 'POST' }))
+    ).json();
     expect(local.partners[0].apiToken).toBe(DEMO_PARTNER.apiToken);
     fake.dispose();
   });
@@ -204,11 +299,30 @@ describe('smaller points an audit found', () => {
 
 describe('GET /_fake/state for a page left open', () => {
   it('answers 304 while only reads happen, a new tag after any change, and caps the reservations it lists', async () => {
-    const fake = createFakeService({ seed: 'demo', rateLimit: false, clock: { frozen: true, startAt: START } });
-    const state = (headers: Record<string, string> = {}, query = '') => fake.handle(new Request(`http://fake.test/_fake/state${query}`, { headers }));
+    const fake = createFakeService({
+      seed: 'demo',
+      rateLimit: false,
+      clock: { frozen: true, startAt: START },
+    });
+    const state = (headers: Record<string, string> = {}, query = '') =>
+      fake.handle(new Request(`http://fake.test/_fake/state${query}`, { headers }));
     for (let day = 0; day < 60; day += 1) {
-      for (const time of ['12:00', '12:15', '12:30', '12:45', '13:00', '13:15', '13:30', '13:45', '18:00', '18:15']) {
-        fake.addOtherChannelBooking(1 + (day % 3), { start_time: `${new Date(Date.parse(START) + (day + 1) * 86_400_000).toISOString().slice(0, 10)}T${time}:00`, adults: 1 });
+      for (const time of [
+        '12:00',
+        '12:15',
+        '12:30',
+        '12:45',
+        '13:00',
+        '13:15',
+        '13:30',
+        '13:45',
+        '18:00',
+        '18:15',
+      ]) {
+        fake.addOtherChannelBooking(1 + (day % 3), {
+          start_time: `${new Date(Date.parse(START) + (day + 1) * 86_400_000).toISOString().slice(0, 10)}T${time}:00`,
+          adults: 1,
+        });
       }
     }
     const first = await state();
@@ -219,7 +333,9 @@ describe('GET /_fake/state for a page left open', () => {
     expect((await (await state({}, '?reservations=10')).json()).reservations).toHaveLength(10);
     expect((await state({}, '?reservations=999999')).status).toBe(400);
     // Partner reads change nothing a viewer sees.
-    await fake.handle(new Request(`http://fake.test${API}/restaurants/`, { headers: { authorization: demoAuth } }));
+    await fake.handle(
+      new Request(`http://fake.test${API}/restaurants/`, { headers: { authorization: demoAuth } }),
+    );
     expect((await state({ 'if-none-match': tag })).status).toBe(304);
     // Any change, through HTTP or the JavaScript API, gives a new tag.
     fake.injectFault({ operation: 'restaurants.list', status: 503 });
@@ -227,7 +343,13 @@ describe('GET /_fake/state for a page left open', () => {
     expect(afterFault.status).toBe(200);
     const faultTag = afterFault.headers.get('etag')!;
     // The fault hitting a GET changes the pending list, so the tag moves again.
-    expect((await fake.handle(new Request(`http://fake.test${API}/restaurants/`, { headers: { authorization: demoAuth } }))).status).toBe(503);
+    expect(
+      (
+        await fake.handle(
+          new Request(`http://fake.test${API}/restaurants/`, { headers: { authorization: demoAuth } }),
+        )
+      ).status,
+    ).toBe(503);
     expect((await state({ 'if-none-match': faultTag })).status).toBe(200);
     fake.dispose();
   });

@@ -23,7 +23,9 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files(source)) {
     const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g)].map((match) => resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')));
+    const targets = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g)].map((match) =>
+      resolve(dirname(file), match[1]!.replace(/\.js$/, '.ts')),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -52,7 +54,7 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
   return undefined;
 }
 
-describe('the fake\'s structure', () => {
+describe("the fake's structure", () => {
   it('has no import cycles in src/testing', () => {
     const graph = new Map([...importGraph()].filter(([file]) => file.startsWith(join(source, 'testing'))));
     const cycle = findCycle(graph);
@@ -61,22 +63,39 @@ describe('the fake\'s structure', () => {
 
   it('the backend imports neither face nor any adapter; the faces import no adapter', () => {
     const graph = importGraph();
-    const inside = (file: string, folder: string) => relative(join(source, 'testing', folder), file).startsWith('..') === false;
+    const inside = (file: string, folder: string) =>
+      relative(join(source, 'testing', folder), file).startsWith('..') === false;
     for (const [file, targets] of graph) {
-      if (inside(file, 'backend')) expect(targets.filter((target) => /testing\/(api|control|adapters)\//.test(target)), relative(source, file)).toEqual([]);
-      if (inside(file, 'api') || inside(file, 'control')) expect(targets.filter((target) => /testing\/adapters\//.test(target)), relative(source, file)).toEqual([]);
+      if (inside(file, 'backend'))
+        expect(
+          targets.filter((target) => /testing\/(api|control|adapters)\//.test(target)),
+          relative(source, file),
+        ).toEqual([]);
+      if (inside(file, 'api') || inside(file, 'control'))
+        expect(
+          targets.filter((target) => /testing\/adapters\//.test(target)),
+          relative(source, file),
+        ).toEqual([]);
     }
   });
 
   it('marks nothing @internal in src/testing (public classes carry no hidden members)', () => {
-    const marked = files(join(source, 'testing')).filter((file) => readFileSync(file, 'utf8').includes('@internal'));
+    const marked = files(join(source, 'testing')).filter((file) =>
+      readFileSync(file, 'utf8').includes('@internal'),
+    );
     expect(marked.map((file) => relative(source, file))).toEqual([]);
   });
 
   it('/testing loads neither node:http nor msw at import, and clientOptions() works with msw not installed', () => {
-    const output = execFileSync(process.execPath, ['--import', 'tsx', join(root, 'test/testing/support/import-probe.mjs')], { cwd: root, encoding: 'utf8' });
+    const output = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test/testing/support/import-probe.mjs')],
+      { cwd: root, encoding: 'utf8' },
+    );
     const probe = JSON.parse(output.trim().split('\n').pop()!);
-    expect(probe.atImport.filter((specifier: string) => /^(node:)?(http|https|net)$|^msw/.test(specifier))).toEqual([]);
+    expect(
+      probe.atImport.filter((specifier: string) => /^(node:)?(http|https|net)$|^msw/.test(specifier)),
+    ).toEqual([]);
     expect(probe.restaurants).toBe(3);
     expect(probe.handlersError).toMatch(/needs msw.*npm install --save-dev msw/);
   });

@@ -21,14 +21,21 @@ const booking = { start_time: { date: '2026-12-05', time: '19:30' }, adults: 2 }
 
 type Answer = Response | Error;
 
-/** A fetch answering each request from `answer`, recording method and path; an Error is thrown as is. */
-function scriptedFetch(answer: (method: string, path: string) => Answer) {
+/** A fetch answering each request from `answer` (given its JSON body), recording method and path; an Error is thrown as is. */
+function scriptedFetch(
+  answer: (method: string, path: string, body: Record<string, unknown> | undefined) => Answer,
+) {
   const requests: string[] = [];
   const fetch = (async (input: Request | string | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : new Request(input, init);
     const path = new URL(request.url).pathname;
     requests.push(`${request.method} ${path}`);
-    const result = answer(request.method, path);
+    const text = await request.text();
+    const result = answer(
+      request.method,
+      path,
+      text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+    );
     if (result instanceof Error) throw result;
     return result;
   }) as typeof globalThis.fetch;
@@ -72,7 +79,9 @@ describe("error.sent: 'no' only when the request provably never left", () => {
   });
 
   it("EHOSTUNREACH on a socket already carrying the create is 'maybe': the create is not sent again", async () => {
-    const { fetch, requests } = scriptedFetch((method) => (method === 'POST' ? fetchFailed('read', 'EHOSTUNREACH') : Response.json([])));
+    const { fetch, requests } = scriptedFetch((method) =>
+      method === 'POST' ? fetchFailed('read', 'EHOSTUNREACH') : Response.json([]),
+    );
     const error = await client({ fetch, maxRetries: 3 })
       .reservations.create(12, booking, { timezone: 'Europe/Brussels' })
       .catch((caught: unknown) => caught);
@@ -84,12 +93,17 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 
   it("EHOSTUNREACH while connecting is 'no': the create is sent again and books once", async () => {
     let posts = 0;
-    const { fetch, requests } = scriptedFetch((method) => {
+    const { fetch, requests } = scriptedFetch((method, _path, body) => {
       if (method !== 'POST') return Response.json([]);
       posts += 1;
-      return posts === 1 ? fetchFailed('connect', 'EHOSTUNREACH') : Response.json(reservationBody({ id: 7 }), { status: 201 });
+      // A booking answers with the metadata it was sent (the create's key among it).
+      return posts === 1
+        ? fetchFailed('connect', 'EHOSTUNREACH')
+        : Response.json(reservationBody({ id: 7, metadata: body?.metadata }), { status: 201 });
     });
-    const reservation = await client({ fetch, maxRetries: 3 }).reservations.create(12, booking, { timezone: 'Europe/Brussels' });
+    const reservation = await client({ fetch, maxRetries: 3 }).reservations.create(12, booking, {
+      timezone: 'Europe/Brussels',
+    });
     expect(reservation.id).toBe(7);
     expect(requests.filter((request) => request.startsWith('POST'))).toHaveLength(2);
   });
@@ -114,7 +128,9 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 
   it("a retry that fails to connect after an answered attempt still says 'yes' for the call", async () => {
     let calls = 0;
-    const { fetch } = scriptedFetch(() => (++calls === 1 ? Response.json({}, { status: 502 }) : fetchFailed('connect', 'ECONNREFUSED')));
+    const { fetch } = scriptedFetch(() =>
+      ++calls === 1 ? Response.json({}, { status: 502 }) : fetchFailed('connect', 'ECONNREFUSED'),
+    );
     const error = await client({ fetch, maxRetries: 1 })
       .profile.retrieve()
       .catch((caught: unknown) => caught);
@@ -141,7 +157,8 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 
   it("an abort while waiting for a rate-limit slot is 'no', with no attempt made", async () => {
     const limiter: RateLimiter = {
-      acquire: ({ signal } = {}) => new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+      acquire: ({ signal } = {}) =>
+        new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
       pause: () => undefined,
       queueDepth: 0,
     };
@@ -159,13 +176,23 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 describe('priority travels with the call to the rate limiter', () => {
   const recordingLimiter = () => {
     const seen: (AcquireOptions | undefined)[] = [];
-    const limiter: RateLimiter = { acquire: async (options) => void seen.push(options), pause: () => undefined, queueDepth: 0 };
+    const limiter: RateLimiter = {
+      acquire: async (options) => void seen.push(options),
+      pause: () => undefined,
+      queueDepth: 0,
+    };
     return { limiter, seen };
   };
 
   it("is 'interactive' by default and 'background' when the call says so, for every request the call makes", async () => {
     const { limiter, seen } = recordingLimiter();
-    const { fetch } = scriptedFetch((method, path) => (path.endsWith('/restaurants/') ? Response.json([restaurantBody({ id: 12, timezone: 'Europe/Brussels' })]) : Response.json(reservationBody(), { status: 201 })));
+    const { fetch } = scriptedFetch((method, path, body) => {
+      if (path.endsWith('/restaurants/'))
+        return Response.json([restaurantBody({ id: 12, timezone: 'Europe/Brussels' })]);
+      return method === 'POST'
+        ? Response.json(reservationBody({ metadata: body?.metadata }), { status: 201 })
+        : Response.json([]);
+    });
     const partner = client({ fetch, rateLimit: limiter });
     await partner.profile.retrieve().catch(() => undefined);
     expect(seen.map((options) => options?.priority)).toEqual(['interactive']);

@@ -4,7 +4,16 @@ import { AbortError, PartnerClient, TimeoutError, silentLogger } from 'restauran
 // A fetch that never answers and ignores its signal, as a careless custom fetch or test double may.
 const deafFetch = (() => new Promise<Response>(() => undefined)) as typeof fetch;
 const client = (options: object = {}) =>
-  new PartnerClient({ baseUrl: 'https://api.partner.test', partnerId: 'partner', apiToken: 'token', rateLimit: false, maxRetries: 0, fetch: deafFetch, logger: silentLogger, ...options });
+  new PartnerClient({
+    baseUrl: 'https://api.partner.test',
+    partnerId: 'partner',
+    apiToken: 'token',
+    rateLimit: false,
+    maxRetries: 0,
+    fetch: deafFetch,
+    logger: silentLogger,
+    ...options,
+  });
 
 describe('each attempt is bounded even when fetch ignores its signal', () => {
   it('times out after timeoutMs', async () => {

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  RateLimitWaitTooLongError,
   InputValidationError,
   PartnerApiError,
   PartnerClient,
@@ -33,13 +34,28 @@ async function serve(handler: Handler): Promise<{ url: string; requests: string[
 }
 
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())));
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())),
+  );
 });
 
 const clientFor = (baseUrl: string, options: Partial<ConstructorParameters<typeof PartnerClient>[0]> = {}) =>
-  new PartnerClient({ baseUrl, partnerId: PARTNER_ID, apiToken: API_TOKEN, rateLimit: false, logger: silentLogger, clock: createInstantClock(), ...options });
+  new PartnerClient({
+    baseUrl,
+    partnerId: PARTNER_ID,
+    apiToken: API_TOKEN,
+    rateLimit: false,
+    logger: silentLogger,
+    clock: createInstantClock(),
+    ...options,
+  });
 
-const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+const sendJson = (
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 };
@@ -59,7 +75,10 @@ describe('maxResponseBytes', () => {
       response.on('close', () => (closed = true));
       pump();
     });
-    const error = await clientFor(server.url, { maxResponseBytes: 1024 * 1024 }).restaurants.list().toArray().catch((caught: unknown) => caught);
+    const error = await clientFor(server.url, { maxResponseBytes: 1024 * 1024 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as ResponseTooLargeError).maxResponseBytes).toBe(1024 * 1024);
     // The server is cut off shortly after the limit (socket buffers aside), not left streaming.
@@ -68,8 +87,12 @@ describe('maxResponseBytes', () => {
   });
 
   it('refuses an answer whose Content-Length already says it is too large, before reading it', async () => {
-    const server = await serve((_request, response) => sendJson(response, 200, [restaurantBody({ display_name: 'x'.repeat(5000) })]));
-    await expect(clientFor(server.url, { maxResponseBytes: 1000 }).restaurants.list().toArray()).rejects.toBeInstanceOf(ResponseTooLargeError);
+    const server = await serve((_request, response) =>
+      sendJson(response, 200, [restaurantBody({ display_name: 'x'.repeat(5000) })]),
+    );
+    await expect(
+      clientFor(server.url, { maxResponseBytes: 1000 }).restaurants.list().toArray(),
+    ).rejects.toBeInstanceOf(ResponseTooLargeError);
   });
 
   it('is checked at construction', () => {
@@ -80,9 +103,14 @@ describe('maxResponseBytes', () => {
 
 describe('deadlineMs and Retry-After', () => {
   it('fails at once with the 429 when its Retry-After would outlast the deadline, instead of waiting', async () => {
-    const server = await serve((_request, response) => sendJson(response, 429, { detail: 'slow down' }, { 'retry-after': '3600' }));
+    const server = await serve((_request, response) =>
+      sendJson(response, 429, { detail: 'slow down' }, { 'retry-after': '3600' }),
+    );
     const clock = createInstantClock();
-    const error = await clientFor(server.url, { clock, deadlineMs: 30_000 }).restaurants.list().toArray().catch((caught: unknown) => caught);
+    const error = await clientFor(server.url, { clock, deadlineMs: 30_000 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(clock.sleeps).toEqual([]);
     expect(server.requests).toHaveLength(1);
@@ -91,7 +119,9 @@ describe('deadlineMs and Retry-After', () => {
   it('honours Retry-After on a 503 as on a 429', async () => {
     let calls = 0;
     const server = await serve((_request, response) =>
-      calls++ === 0 ? sendJson(response, 503, { detail: 'maintenance' }, { 'retry-after': '7' }) : sendJson(response, 200, [restaurantBody()]),
+      calls++ === 0
+        ? sendJson(response, 503, { detail: 'maintenance' }, { 'retry-after': '7' })
+        : sendJson(response, 200, [restaurantBody()]),
     );
     const clock = createInstantClock();
     const restaurants = await clientFor(server.url, { clock }).restaurants.list().toArray();
@@ -100,8 +130,13 @@ describe('deadlineMs and Retry-After', () => {
   });
 
   it('keeps the 503 with its retryAfterMs when retries run out', async () => {
-    const server = await serve((_request, response) => sendJson(response, 503, { detail: 'maintenance' }, { 'retry-after': '2' }));
-    const error = await clientFor(server.url, { maxRetries: 0 }).restaurants.list().toArray().catch((caught: unknown) => caught);
+    const server = await serve((_request, response) =>
+      sendJson(response, 503, { detail: 'maintenance' }, { 'retry-after': '2' }),
+    );
+    const error = await clientFor(server.url, { maxRetries: 0 })
+      .restaurants.list()
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as ServerError).retryAfterMs).toBe(2000);
   });
@@ -111,15 +146,25 @@ describe('deadlineMs and Retry-After', () => {
     const client = clientFor(server.url, { clock: undefined, rateLimit: { requestsPerSecond: 1 } });
     await client.restaurants.list().toArray();
     // The next slot is a second away; this call may wait a quarter of that.
-    const error = await client.restaurants.list({ deadlineMs: 250 }).toArray().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as Error).message).toContain('deadline of 250 ms');
+    // Its place in the queue already puts it past its deadline: refused at once, typed, nothing sent.
+    const error = await client.restaurants
+      .list({ deadlineMs: 250 })
+      .toArray()
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RateLimitWaitTooLongError);
+    expect((error as RateLimitWaitTooLongError).estimatedWaitMs).toBeGreaterThan(
+      (error as RateLimitWaitTooLongError).maxWaitMs,
+    );
+    expect((error as Error).message).toContain('refused without being sent');
     expect(server.requests).toHaveLength(1);
   });
 
   it('bounds an attempt by the deadline when it is shorter than timeoutMs', async () => {
     const server = await serve(() => undefined);
-    const error = await clientFor(server.url, { timeoutMs: 60_000 }).restaurants.list({ deadlineMs: 100 }).toArray().catch((caught: unknown) => caught);
+    const error = await clientFor(server.url, { timeoutMs: 60_000 })
+      .restaurants.list({ deadlineMs: 100 })
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('deadline of 100 ms');
   });
@@ -127,7 +172,10 @@ describe('deadlineMs and Retry-After', () => {
   it('sleeps no retry back-off past the deadline', async () => {
     const server = await serve((_request, response) => sendJson(response, 500, { detail: 'boom' }));
     const clock = createInstantClock();
-    const error = await clientFor(server.url, { clock, maxRetries: 50 }).restaurants.list({ deadlineMs: 5_000 }).toArray().catch((caught: unknown) => caught);
+    const error = await clientFor(server.url, { clock, maxRetries: 50 })
+      .restaurants.list({ deadlineMs: 5_000 })
+      .toArray()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect(clock.sleeps.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(5_000);
   });
@@ -144,8 +192,13 @@ describe('redirects', () => {
     });
     let slots = 0;
     const countingLimiter = { acquire: async () => void (slots += 1), pause: () => undefined, queueDepth: 0 };
-    expect(await clientFor(server.url, { rateLimit: countingLimiter }).restaurants.list().toArray()).toHaveLength(1);
-    expect(server.requests).toEqual(['GET /api/v1/partnership/restaurants/ auth', 'GET /api/v1/partnership/restaurants/?moved=1 auth']);
+    expect(
+      await clientFor(server.url, { rateLimit: countingLimiter }).restaurants.list().toArray(),
+    ).toHaveLength(1);
+    expect(server.requests).toEqual([
+      'GET /api/v1/partnership/restaurants/ auth',
+      'GET /api/v1/partnership/restaurants/?moved=1 auth',
+    ]);
     // The followed redirect is a request like any other: it waited for its own rate-limit slot.
     expect(slots).toBe(2);
   });
@@ -158,7 +211,9 @@ describe('redirects', () => {
       }
       sendJson(response, 200, { uuid: PARTNER_ID, name: 'x' });
     });
-    const error = await clientFor(server.url).profile.update({ name: 'New name' }).catch((caught: unknown) => caught);
+    const error = await clientFor(server.url)
+      .profile.update({ name: 'New name' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PartnerApiError);
     expect((error as PartnerApiError).status).toBe(307);
     expect(server.requests).toEqual(['PATCH /api/v1/partnership/profile/ auth']);

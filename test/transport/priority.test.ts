@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter, isRateLimitWaitTooLongError, PartnerClient, RateLimitWaitTooLongError, silentLogger, type AcquireOptions, type RateLimiter } from 'restaurant-partner-sdk';
+import {
+  createRateLimiter,
+  isRateLimitWaitTooLongError,
+  PartnerClient,
+  RateLimitWaitTooLongError,
+  silentLogger,
+  type AcquireOptions,
+  type RateLimiter,
+} from 'restaurant-partner-sdk';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID } from '../support/hostile-server.js';
@@ -11,7 +19,9 @@ describe('priority: interactive calls before background ones', () => {
     const clock = createManualClock();
     const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock });
     const order: string[] = [];
-    const background = Array.from({ length: 20 }, (_, index) => limiter.acquire({ priority: 'background' }).then(() => order.push(`b${index}`)));
+    const background = Array.from({ length: 20 }, (_, index) =>
+      limiter.acquire({ priority: 'background' }).then(() => order.push(`b${index}`)),
+    );
     await clock.advance(2500);
     const askedAt = clock.now();
     let interactiveAt = 0;
@@ -24,7 +34,9 @@ describe('priority: interactive calls before background ones', () => {
     expect(interactiveAt - askedAt).toBeLessThanOrEqual(2 * 1000);
     // It went ahead of the 17 background calls still waiting, which kept their arrival order.
     expect(order.indexOf('i')).toBe(3);
-    expect(order.filter((name) => name !== 'i')).toEqual(Array.from({ length: 20 }, (_, index) => `b${index}`));
+    expect(order.filter((name) => name !== 'i')).toEqual(
+      Array.from({ length: 20 }, (_, index) => `b${index}`),
+    );
   });
 
   it('on the real-time limiter: a background call waits while interactive ones do, and the estimate says so', async () => {
@@ -33,7 +45,9 @@ describe('priority: interactive calls before background ones', () => {
     const order: string[] = [];
     const first = limiter.acquire();
     const background = limiter.acquire({ priority: 'background' }).then(() => order.push('background'));
-    const interactive = [1, 2, 3].map((index) => limiter.acquire().then(() => order.push(`interactive ${index}`)));
+    const interactive = [1, 2, 3].map((index) =>
+      limiter.acquire().then(() => order.push(`interactive ${index}`)),
+    );
     // Three interactive calls are served before a new background call, none before a new interactive one.
     expect(limiter.estimateWaitMs('background')).toBeGreaterThan(limiter.estimateWaitMs('interactive'));
     expect(limiter.estimateWaitMs('background') - limiter.estimateWaitMs()).toBeGreaterThanOrEqual(50);
@@ -53,13 +67,28 @@ describe('priority: interactive calls before background ones', () => {
     const client = api.client({ rateLimit: limiter });
     await client.profile.retrieve().catch(() => undefined);
     await client.profile.retrieve({ priority: 'background' }).catch(() => undefined);
-    await client.withOptions({ priority: 'background' }).profile.retrieve().catch(() => undefined);
-    await client.withOptions({ priority: 'background' }).profile.retrieve({ priority: 'interactive' }).catch(() => undefined);
+    await client
+      .withOptions({ priority: 'background' })
+      .profile.retrieve()
+      .catch(() => undefined);
+    await client
+      .withOptions({ priority: 'background' })
+      .profile.retrieve({ priority: 'interactive' })
+      .catch(() => undefined);
     expect(seen).toEqual(['interactive', 'background', 'background', 'interactive']);
   });
 
   it('an unknown priority is refused by name before any request', async () => {
-    expect(() => new PartnerClient({ baseUrl: BASE_URL, partnerId: PARTNER_ID, apiToken: API_TOKEN, logger: silentLogger, priority: 'urgent' as never })).toThrow(/priority/);
+    expect(
+      () =>
+        new PartnerClient({
+          baseUrl: BASE_URL,
+          partnerId: PARTNER_ID,
+          apiToken: API_TOKEN,
+          logger: silentLogger,
+          priority: 'urgent' as never,
+        }),
+    ).toThrow(/priority/);
     const client = api.client();
     await expect(client.profile.retrieve({ priority: 'urgent' as never })).rejects.toThrow(/priority/);
   });
@@ -76,7 +105,11 @@ describe('fail fast: a call whose place is past its deadline', () => {
     await expect(late).rejects.toBeInstanceOf(RateLimitWaitTooLongError);
     const error = await late.catch((caught: unknown) => caught);
     expect(isRateLimitWaitTooLongError(error)).toBe(true);
-    expect(error).toMatchObject({ name: 'RateLimitWaitTooLongError', priority: 'interactive', maxWaitMs: 3000 });
+    expect(error).toMatchObject({
+      name: 'RateLimitWaitTooLongError',
+      priority: 'interactive',
+      maxWaitMs: 3000,
+    });
     expect((error as RateLimitWaitTooLongError).estimatedWaitMs).toBeGreaterThan(3000);
     expect(clock.now()).toBe(start);
     expect(limiter.queueDepth).toBe(4);
@@ -89,10 +122,12 @@ describe('fail fast: a call whose place is past its deadline', () => {
     const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock });
     await limiter.acquire();
     let refusedAt: number | undefined;
-    const background = limiter.acquire({ priority: 'background', maxWaitMs: 2500 }).catch((error: unknown) => {
-      refusedAt = clock.now();
-      return error;
-    });
+    const background = limiter
+      .acquire({ priority: 'background', maxWaitMs: 2500 })
+      .catch((error: unknown) => {
+        refusedAt = clock.now();
+        return error;
+      });
     const interactive = Array.from({ length: 4 }, () => limiter.acquire());
     const askedAt = clock.now();
     await clock.runAll();
@@ -111,7 +146,9 @@ describe('fail fast: a call whose place is past its deadline', () => {
     const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock });
     const client = api.client({ clock, rateLimit: limiter });
     const queued = Array.from({ length: 5 }, () => limiter.acquire());
-    await expect(client.profile.retrieve({ deadlineMs: 2000 })).rejects.toBeInstanceOf(RateLimitWaitTooLongError);
+    await expect(client.profile.retrieve({ deadlineMs: 2000 })).rejects.toBeInstanceOf(
+      RateLimitWaitTooLongError,
+    );
     expect(requests).toBe(0);
     await clock.runAll();
     await Promise.all(queued);
@@ -124,7 +161,11 @@ describe('one partner, one budget in a process', () => {
   it('clients of the same partner and service share one limiter by default, localhost and 127.0.0.1 alike', () => {
     const first = new PartnerClient({ ...options, baseUrl: 'http://localhost:8123' });
     const second = new PartnerClient({ ...options, baseUrl: 'http://127.0.0.1:8123/' });
-    const third = new PartnerClient({ ...options, baseUrl: 'http://127.0.0.1:8123', rateLimit: { requestsPerSecond: 1 } });
+    const third = new PartnerClient({
+      ...options,
+      baseUrl: 'http://127.0.0.1:8123',
+      rateLimit: { requestsPerSecond: 1 },
+    });
     expect(first.rateLimiter).toBeDefined();
     expect(second.rateLimiter).toBe(first.rateLimiter);
     expect(third.rateLimiter).toBe(first.rateLimiter);
@@ -133,11 +174,24 @@ describe('one partner, one budget in a process', () => {
 
   it('another partner, another service or another rate gets its own; a limiter given is kept', () => {
     const base = new PartnerClient({ ...options, baseUrl: 'https://api.example.com' });
-    expect(new PartnerClient({ ...options, baseUrl: 'https://api.example.com', partnerId: 'another-partner' }).rateLimiter).not.toBe(base.rateLimiter);
-    expect(new PartnerClient({ ...options, baseUrl: 'https://sandbox.example.com' }).rateLimiter).not.toBe(base.rateLimiter);
-    expect(new PartnerClient({ ...options, baseUrl: 'https://api.example.com', rateLimit: { requestsPerSecond: 2 } }).rateLimiter).not.toBe(base.rateLimiter);
+    expect(
+      new PartnerClient({ ...options, baseUrl: 'https://api.example.com', partnerId: 'another-partner' })
+        .rateLimiter,
+    ).not.toBe(base.rateLimiter);
+    expect(new PartnerClient({ ...options, baseUrl: 'https://sandbox.example.com' }).rateLimiter).not.toBe(
+      base.rateLimiter,
+    );
+    expect(
+      new PartnerClient({
+        ...options,
+        baseUrl: 'https://api.example.com',
+        rateLimit: { requestsPerSecond: 2 },
+      }).rateLimiter,
+    ).not.toBe(base.rateLimiter);
     const own = createRateLimiter({ requestsPerSecond: 1 });
-    expect(new PartnerClient({ ...options, baseUrl: 'https://api.example.com', rateLimit: own }).rateLimiter).toBe(own);
+    expect(
+      new PartnerClient({ ...options, baseUrl: 'https://api.example.com', rateLimit: own }).rateLimiter,
+    ).toBe(own);
   });
 
   it('three clients of one partner send at most one request per second together', async () => {

@@ -4,7 +4,11 @@ import { grantSpacingMs, RateLimitQueueFullError } from '../../src/transport/thr
 import { createManualClock } from '../support/manual-clock.js';
 
 /** Acquires `count` slots at once and records the clock time each one was granted. */
-function acquireMany(limiter: ReturnType<typeof createClockRateLimiter>, clock: { now(): number }, count: number) {
+function acquireMany(
+  limiter: ReturnType<typeof createClockRateLimiter>,
+  clock: { now(): number },
+  count: number,
+) {
   const grantedAt: number[] = [];
   const all = Array.from({ length: count }, () => limiter.acquire().then(() => grantedAt.push(clock.now())));
   return { grantedAt, all: Promise.all(all) };
@@ -33,7 +37,10 @@ describe('createClockRateLimiter (a limiter on a Clock of your choice)', () => {
   it('does not let timer lateness add up into a lower rate', async () => {
     const clock = createManualClock();
     // A clock whose timers fire 1 ms late, as real timers do under load.
-    const lateClock = { now: () => clock.now(), sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + 1, signal) };
+    const lateClock = {
+      now: () => clock.now(),
+      sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + 1, signal),
+    };
     const rate = 20;
     const limiter = createClockRateLimiter({ requestsPerSecond: rate, clock: lateClock });
     const { grantedAt, all } = acquireMany(limiter, clock, 101);
@@ -97,7 +104,9 @@ describe('createClockRateLimiter (a limiter on a Clock of your choice)', () => {
 
   it('rejects at once when the signal is already aborted', async () => {
     const limiter = createClockRateLimiter({ requestsPerSecond: 1, clock: createManualClock() });
-    await expect(limiter.acquire({ signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow('already');
+    await expect(limiter.acquire({ signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow(
+      'already',
+    );
     expect(limiter.queueDepth).toBe(0);
   });
 
@@ -167,6 +176,8 @@ describe('createClockRateLimiter (a limiter on a Clock of your choice)', () => {
   });
 
   it('rejects a non-positive rate', () => {
-    expect(() => createClockRateLimiter({ requestsPerSecond: 0, clock: createManualClock() })).toThrow(RangeError);
+    expect(() => createClockRateLimiter({ requestsPerSecond: 0, clock: createManualClock() })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -1,5 +1,10 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createRateLimiter, grantSpacingMs, prepareFirstRequest, RateLimitQueueFullError } from '../../src/transport/throttle.js';
+import {
+  createRateLimiter,
+  grantSpacingMs,
+  prepareFirstRequest,
+  RateLimitQueueFullError,
+} from '../../src/transport/throttle.js';
 import type { RateLimiter } from '../../src/transport/rate-limiter.js';
 
 // The real-time limiter runs on Date.now and timers (p-throttle's own), so these tests drive it
@@ -118,7 +123,9 @@ describe('createRateLimiter (p-throttle paced, real time)', () => {
 
   it('rejects at once when the signal is already aborted', async () => {
     const limiter = createRateLimiter({ requestsPerSecond: 1 });
-    await expect(limiter.acquire({ signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow('already');
+    await expect(limiter.acquire({ signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow(
+      'already',
+    );
     expect(limiter.queueDepth).toBe(0);
   });
 
@@ -181,7 +188,9 @@ describe('createRateLimiter (p-throttle paced, real time)', () => {
   it('one limiter shared by several callers grants in arrival order', async () => {
     const limiter = createRateLimiter({ requestsPerSecond: 5 });
     const order: string[] = [];
-    const calls = ['a1', 'b1', 'a2', 'b2', 'c1'].map((name) => limiter.acquire().then(() => order.push(name)));
+    const calls = ['a1', 'b1', 'a2', 'b2', 'c1'].map((name) =>
+      limiter.acquire().then(() => order.push(name)),
+    );
     await vi.runAllTimersAsync();
     await Promise.all(calls);
     expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'c1']);
@@ -199,7 +208,9 @@ describe('createRateLimiter (p-throttle paced, real time)', () => {
   });
 
   it('refuses a clock, pointing to the limiter that takes one', () => {
-    expect(() => createRateLimiter({ requestsPerSecond: 1, clock: { now: Date.now } } as never)).toThrow(/createClockRateLimiter/);
+    expect(() => createRateLimiter({ requestsPerSecond: 1, clock: { now: Date.now } } as never)).toThrow(
+      /createClockRateLimiter/,
+    );
   });
 
   it('rejects a non-positive rate and a bad maxQueue', () => {

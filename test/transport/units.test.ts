@@ -66,7 +66,13 @@ describe('createBasicAuth and createSecrets', () => {
     const scrubbed = secrets.scrub(answer);
     expect(JSON.stringify(scrubbed)).not.toContain('tok-123456');
     expect(JSON.stringify(scrubbed)).not.toContain(encoded);
-    expect(scrubbed).toMatchObject({ detail: 'bad token [REDACTED]', nested: [{ header: 'Basic [REDACTED]' }, '[REDACTED]'], link: 'https://x.test/?t=[REDACTED]', '[REDACTED]': 'as a key', count: 3 });
+    expect(scrubbed).toMatchObject({
+      detail: 'bad token [REDACTED]',
+      nested: [{ header: 'Basic [REDACTED]' }, '[REDACTED]'],
+      link: 'https://x.test/?t=[REDACTED]',
+      '[REDACTED]': 'as a key',
+      count: 3,
+    });
     expect(answer.detail).toBe('bad token tok-123456/+=');
     expect(secrets.scrub('plain text')).toBe('plain text');
   });
@@ -86,8 +92,13 @@ describe('createBasicAuth and createSecrets', () => {
 
   it('replaces a foreign cause by a plain copy without its extra fields (undici keeps the raw bytes)', () => {
     const secrets = createSecrets('partner-1', 'tok-123456');
-    const raw = Object.assign(new Error('Parse Error: tok-123456'), { code: 'HPE_INVALID', data: Buffer.from('Authorization: tok-123456') });
-    const error = new ConnectionError('Connection failed', { cause: new TypeError('fetch failed', { cause: raw }) });
+    const raw = Object.assign(new Error('Parse Error: tok-123456'), {
+      code: 'HPE_INVALID',
+      data: Buffer.from('Authorization: tok-123456'),
+    });
+    const error = new ConnectionError('Connection failed', {
+      cause: new TypeError('fetch failed', { cause: raw }),
+    });
     const safe = secrets.scrubError(error);
     expect(safe).toBe(error);
     const inner = (safe.cause as Error).cause as Error & { code?: string; data?: unknown };

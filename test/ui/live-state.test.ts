@@ -32,7 +32,10 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ hostname, port, path, headers }, (incoming) => {
       let body = '';
-      incoming.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ status: incoming.statusCode!, body }));
+      incoming
+        .setEncoding('utf8')
+        .on('data', (chunk: string) => (body += chunk))
+        .on('end', () => resolve({ status: incoming.statusCode!, body }));
     });
     outgoing.on('error', reject).end();
   });
@@ -47,7 +50,9 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
       clock: { now: expect.any(String), frozen: false },
       rateLimit: { requestsPerSecond: false },
       remoteViewer: false,
-      partners: [{ partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: DEMO_PARTNER.apiToken }],
+      partners: [
+        { partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: DEMO_PARTNER.apiToken },
+      ],
       reservations: [],
       faults: [],
       deliveries: [],
@@ -60,26 +65,48 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
     expect(unchanged.status).toBe(304);
     expect(await unchanged.text()).toBe('');
 
-    await call('POST', 'restaurants/4/reservations', { start_time: '2030-01-01T19:00:00', adults: 2, channel: 'phone' });
+    await call('POST', 'restaurants/4/reservations', {
+      start_time: '2030-01-01T19:00:00',
+      adults: 2,
+      channel: 'phone',
+    });
     const changed = await call('GET', 'state', undefined, { 'if-none-match': tag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(tag);
-    expect((await changed.json()).reservations).toEqual([expect.objectContaining({ channel: 'phone', partnerId: null, restaurantId: 4, confirmed: true })]);
+    expect((await changed.json()).reservations).toEqual([
+      expect.objectContaining({ channel: 'phone', partnerId: null, restaurantId: 4, confirmed: true }),
+    ]);
   });
 
   it('?deliveries=N keeps the latest N attempts of the log and says how many there are', async () => {
-    const receiver = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}')).listen(0, '127.0.0.1');
+    const receiver = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    ).listen(0, '127.0.0.1');
     await once(receiver, 'listening');
     try {
-      const client = new PartnerClient({ baseUrl: server.url, partnerId: DEMO_PARTNER.partnerId, apiToken: DEMO_PARTNER.apiToken, rateLimit: false });
-      await client.webhooks.create({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
+      const client = new PartnerClient({
+        baseUrl: server.url,
+        partnerId: DEMO_PARTNER.partnerId,
+        apiToken: DEMO_PARTNER.apiToken,
+        rateLimit: false,
+      });
+      await client.webhooks.create({
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      });
       const booked = [];
-      const date = DateTime.fromMillis(server.fake.clock.now(), { zone: 'Europe/Paris' }).plus({ days: 2 }).toISODate()!;
-      for (const time of ['19:00', '19:30', '20:00']) booked.push(await client.reservations.create(2, { start_time: { date, time }, adults: 2 }));
-      for (const reservation of booked) await call('POST', `restaurants/2/reservations/${reservation.id}/confirm`, {});
+      const date = DateTime.fromMillis(server.fake.clock.now(), { zone: 'Europe/Paris' })
+        .plus({ days: 2 })
+        .toISODate()!;
+      for (const time of ['19:00', '19:30', '20:00'])
+        booked.push(await client.reservations.create(2, { start_time: { date, time }, adults: 2 }));
+      for (const reservation of booked)
+        await call('POST', `restaurants/2/reservations/${reservation.id}/confirm`, {});
       const latest = await (await call('GET', 'state?deliveries=2')).json();
       expect(latest.deliveriesTotal).toBe(3);
-      expect(latest.deliveries.map((delivery: { reservationId: number }) => delivery.reservationId)).toEqual([booked[1]!.id, booked[2]!.id]);
+      expect(latest.deliveries.map((delivery: { reservationId: number }) => delivery.reservationId)).toEqual([
+        booked[1]!.id,
+        booked[2]!.id,
+      ]);
       expect((await call('GET', 'state?deliveries=5000')).status).toBe(400);
     } finally {
       receiver.close();
@@ -90,16 +117,26 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
     await call('POST', 'faults', { operation: 'reservations.create', status: 503 });
     await call('POST', 'faults', { operation: 'webhooks.create', status: 500, times: 3 });
     const faults = await (await call('GET', 'faults')).json();
-    expect(faults.map((fault: { id: number; operation: string }) => fault.operation)).toEqual(['reservations.create', 'webhooks.create']);
+    expect(faults.map((fault: { id: number; operation: string }) => fault.operation)).toEqual([
+      'reservations.create',
+      'webhooks.create',
+    ]);
     expect((await call('DELETE', `faults/${faults[0].id}`)).status).toBe(204);
-    expect((await (await call('GET', 'faults')).json()).map((fault: { id: number }) => fault.id)).toEqual([faults[1].id]);
+    expect((await (await call('GET', 'faults')).json()).map((fault: { id: number }) => fault.id)).toEqual([
+      faults[1].id,
+    ]);
     expect((await call('DELETE', `faults/${faults[0].id}`)).status).toBe(404);
     expect((await call('DELETE', 'faults/abc')).status).toBe(404);
   });
 
   it('GET /_fake/ lists them', async () => {
     const { routes } = await (await call('GET', '')).json();
-    expect(routes).toEqual(expect.arrayContaining(['GET /_fake/state ?reservations=N&deliveries=N', 'DELETE /_fake/faults/:faultId']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'GET /_fake/state ?reservations=N&deliveries=N',
+        'DELETE /_fake/faults/:faultId',
+      ]),
+    );
   });
 
   it('a viewer that is not on loopback never gets a partner token', async () => {
@@ -107,7 +144,9 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
     const remote = { controlAllowed: true, remoteViewer: true };
     const state = await (await fake.handle(new Request('http://fake.test/_fake/state'), remote)).json();
     expect(state.remoteViewer).toBe(true);
-    expect(state.partners).toEqual([{ partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: null }]);
+    expect(state.partners).toEqual([
+      { partnerId: DEMO_PARTNER.partnerId, name: DEMO_PARTNER.name, apiToken: null },
+    ]);
     expect(JSON.stringify(state)).not.toContain(DEMO_PARTNER.apiToken);
     fake.dispose();
   });
@@ -147,7 +186,10 @@ describe('GET /_fake/ui', () => {
     const port = new URL(server.url).port;
     expect((await rawGet('/_fake/ui', { host: `127.0.0.1:${port}` })).status).toBe(200);
     expect((await rawGet('/_fake/ui', { host: `rebound.example:${port}` })).status).toBe(403);
-    expect((await rawGet('/_fake/ui/simulator.js', { host: `127.0.0.1:${port}`, origin: 'http://evil.example' })).status).toBe(403);
+    expect(
+      (await rawGet('/_fake/ui/simulator.js', { host: `127.0.0.1:${port}`, origin: 'http://evil.example' }))
+        .status,
+    ).toBe(403);
     expect((await rawGet('/_fake/overview', { host: `rebound.example:${port}` })).status).toBe(403);
   });
 });

@@ -61,7 +61,8 @@ beforeEach(async () => {
   page.on('pageerror', (error) => pageProblems.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
     // A refusal the test provokes (409) is logged by Chromium too; anything else is a problem.
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) pageProblems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+      pageProblems.push(`console: ${message.text()}`);
   });
   await page.goto(`${server.url}/_fake/ui`);
   await page.locator('body[data-ready]').waitFor();
@@ -85,19 +86,32 @@ const control = async (method: string, route: string, body?: unknown) => {
 const allReservations = async () => (await control('GET', 'state')).reservations;
 
 /** A reservation's entry on the page: the list item headed `#<id>`. */
-const entryOf = (id: number): Locator => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`^#${id}\\b`) }) });
+const entryOf = (id: number): Locator =>
+  page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: new RegExp(`^#${id}\\b`) }) });
 
 /** 19:00 local, `days` ahead of the fake's clock, in the restaurant's zone. */
-const evening = (days: number, zone: string) => ({ date: DateTime.fromMillis(server.fake.clock.now(), { zone }).plus({ days }).toISODate()!, time: '19:00' });
+const evening = (days: number, zone: string) => ({
+  date: DateTime.fromMillis(server.fake.clock.now(), { zone }).plus({ days }).toISODate()!,
+  time: '19:00',
+});
 
 describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   it('shows a booking made through the API without a reload; its Confirm button confirms it, the receiver gets RESERVATION_CONFIRMED, and the delivery log shows the answer', async () => {
-    const client = new PartnerClient({ baseUrl: server.url, partnerId: DEMO_PARTNER.partnerId, apiToken: DEMO_PARTNER.apiToken });
+    const client = new PartnerClient({
+      baseUrl: server.url,
+      partnerId: DEMO_PARTNER.partnerId,
+      apiToken: DEMO_PARTNER.apiToken,
+    });
     const webhook = await client.webhooks.create({ url: receiverUrl, name: 'simulator test' });
     acceptedTokens.push(webhook.auth_token!);
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
 
-    const booking = await client.reservations.create(ASYNC_RESTAURANT, { start_time: evening(2, 'Europe/Paris'), adults: 2, first_name: 'Ada', last_name: 'Lovelace' });
+    const booking = await client.reservations.create(ASYNC_RESTAURANT, {
+      start_time: evening(2, 'Europe/Paris'),
+      adults: 2,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    });
     expect(booking.confirmed).toBe(false);
 
     const entry = entryOf(booking.id);
@@ -110,20 +124,38 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     expect(await page.getByText(`#${booking.id}`).count()).toBe(1);
     await entry.getByRole('button', { name: 'Confirm', exact: true }).click();
 
-    await expect.poll(() => received.map((event) => `${event.type} ${event.type === 'RESERVATION_CONFIRMED' ? event.reservation.id : ''}`), { timeout: 10_000 }).toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
+    await expect
+      .poll(
+        () =>
+          received.map(
+            (event) => `${event.type} ${event.type === 'RESERVATION_CONFIRMED' ? event.reservation.id : ''}`,
+          ),
+        { timeout: 10_000 },
+      )
+      .toEqual([`RESERVATION_CONFIRMED ${booking.id}`]);
     await entry.getByText('confirmed', { exact: true }).waitFor();
     expect(await entry.getByRole('button', { name: 'Confirm', exact: true }).count()).toBe(0);
     // Focus moved from the vanished Confirm to the entry's next action, not to the top of the page.
-    await expect.poll(() => entry.getByRole('button', { name: 'Cancel as restaurant' }).evaluate((element) => element === document.activeElement)).toBe(true);
+    await expect
+      .poll(() =>
+        entry
+          .getByRole('button', { name: 'Cancel as restaurant' })
+          .evaluate((element) => element === document.activeElement),
+      )
+      .toBe(true);
     expect((await client.reservations.retrieve(ASYNC_RESTAURANT, booking.id)).confirmed).toBe(true);
 
     const deliveries = page.getByRole('list', { name: 'Delivery attempts, newest first' });
     const delivery = deliveries.getByRole('listitem').filter({ hasText: 'RESERVATION_CONFIRMED' });
     await delivery.filter({ hasText: 'status 200' }).waitFor();
     await expect(delivery.textContent()).resolves.toContain(receiverUrl);
-    await expect(delivery.textContent()).resolves.toContain(`Reservation${booking.id} at restaurant ${ASYNC_RESTAURANT}`);
+    await expect(delivery.textContent()).resolves.toContain(
+      `Reservation${booking.id} at restaurant ${ASYNC_RESTAURANT}`,
+    );
     await delivery.getByText('Body sent').click();
-    await expect(delivery.locator('pre').textContent()).resolves.toContain('"event": "RESERVATION_CONFIRMED"');
+    await expect(delivery.locator('pre').textContent()).resolves.toContain(
+      '"event": "RESERVATION_CONFIRMED"',
+    );
 
     // The registered webhook is listed, with its partner, events, state and last answer.
     const webhooks = page.getByRole('list', { name: 'Registered webhooks' });
@@ -135,7 +167,9 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await client.reservations.cancel(ASYNC_RESTAURANT, booking.id);
     await entry.getByText('cancelled by the partner', { exact: true }).waitFor();
 
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
     expect(pageProblems).toEqual([]);
   });
 
@@ -145,7 +179,9 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await restaurant.getByRole('button', { name: 'New booking from another channel' }).click();
     const form = restaurant.getByRole('form', { name: /from another channel/ });
     await form.getByLabel('Channel').fill('phone');
-    const start = DateTime.fromMillis(server.fake.clock.now(), { zone: 'Europe/Brussels' }).plus({ days: 3 }).toISODate();
+    const start = DateTime.fromMillis(server.fake.clock.now(), { zone: 'Europe/Brussels' })
+      .plus({ days: 3 })
+      .toISODate();
     await form.getByLabel('Start').fill(`${start}T12:30`);
     await form.getByLabel('Adults').fill('3');
     await form.getByLabel('First name').fill('Grace');
@@ -153,7 +189,14 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await form.getByRole('button', { name: 'Book' }).click();
     await page.getByRole('status').filter({ hasText: 'Booked at Le Petit Sablon from phone.' }).waitFor();
     const [other] = await allReservations();
-    expect(other).toMatchObject({ restaurantId: SYNC_RESTAURANT, channel: 'phone', adults: 3, first_name: 'Grace', confirmed: true, start_time: expect.stringContaining(`${start}T12:30:00`) });
+    expect(other).toMatchObject({
+      restaurantId: SYNC_RESTAURANT,
+      channel: 'phone',
+      adults: 3,
+      first_name: 'Grace',
+      confirmed: true,
+      start_time: expect.stringContaining(`${start}T12:30:00`),
+    });
     const entry = entryOf(other.id);
     await entry.getByText('another channel: phone').waitFor();
 
@@ -168,10 +211,22 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await page.keyboard.type('4');
     await entry.getByRole('button', { name: 'Save as customer' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Reservation ${other.id} modified by the customer.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Reservation ${other.id} modified by the customer.` })
+      .waitFor();
     // The form closes and focus returns to its Modify button.
-    await expect.poll(() => entry.getByRole('button', { name: 'Modify', exact: true }).evaluate((element) => element === document.activeElement)).toBe(true);
-    expect((await allReservations())[0]).toMatchObject({ adults: 4, start_time: expect.stringContaining(`${start}T13:00:00`) });
+    await expect
+      .poll(() =>
+        entry
+          .getByRole('button', { name: 'Modify', exact: true })
+          .evaluate((element) => element === document.activeElement),
+      )
+      .toBe(true);
+    expect((await allReservations())[0]).toMatchObject({
+      adults: 4,
+      start_time: expect.stringContaining(`${start}T13:00:00`),
+    });
 
     // Cancel as the customer, from the keyboard.
     await entry.getByRole('button', { name: 'Cancel as customer' }).focus();
@@ -183,7 +238,10 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     expect((await allReservations())[0].cancelled).toBe(true);
 
     // A refusal of the fake is shown next to the action: no capacity for 60 covers.
-    const refused = await control('POST', `restaurants/${SYNC_RESTAURANT}/reservations`, { start_time: `${start}T19:00:00`, adults: 2 });
+    const refused = await control('POST', `restaurants/${SYNC_RESTAURANT}/reservations`, {
+      start_time: `${start}T19:00:00`,
+      adults: 2,
+    });
     const refusedEntry = entryOf(refused.id);
     await refusedEntry.getByRole('button', { name: 'Modify', exact: true }).click();
     await refusedEntry.getByLabel('Adults').fill('50');
@@ -199,7 +257,9 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('Duration').fill('PT2H');
     await page.getByRole('button', { name: 'Advance', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Clock advanced by PT2H.' }).waitFor();
-    expect(Date.parse((await control('GET', 'clock')).now) - before).toBeGreaterThanOrEqual(86_400_000 + 7_200_000);
+    expect(Date.parse((await control('GET', 'clock')).now) - before).toBeGreaterThanOrEqual(
+      86_400_000 + 7_200_000,
+    );
 
     // Faults: add one, see it listed, remove it.
     const faultForm = page.getByRole('form', { name: 'Add a fault' });
@@ -211,7 +271,12 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     const faults = page.getByRole('list', { name: 'Pending faults' });
     await faults.getByText('reservations.create: answer 503, after it takes effect, 2 more times').waitFor();
     const [fault] = await control('GET', 'faults');
-    expect(fault).toMatchObject({ operation: 'reservations.create', status: 503, remaining: 2, phase: 'after' });
+    expect(fault).toMatchObject({
+      operation: 'reservations.create',
+      status: 503,
+      remaining: 2,
+      phase: 'after',
+    });
     await faults.getByRole('button', { name: `Remove fault ${fault.id}` }).click();
     await page.getByText('No faults pending: every request is served.').waitFor();
     expect(await control('GET', 'faults')).toEqual([]);
@@ -229,21 +294,45 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   });
 
   it('shows partners with their credentials and a curl line that works, restaurants with zone, mode and hours', async () => {
-    const partner = page.getByRole('list', { name: 'Partners' }).getByRole('listitem').filter({ hasText: DEMO_PARTNER.name });
+    const partner = page
+      .getByRole('list', { name: 'Partners' })
+      .getByRole('listitem')
+      .filter({ hasText: DEMO_PARTNER.name });
     await expect(partner.textContent()).resolves.toContain(DEMO_PARTNER.apiToken);
     const curl = (await partner.locator('code.curl').textContent())!;
-    expect(curl).toBe(`curl -u '${DEMO_PARTNER.partnerId}:${DEMO_PARTNER.apiToken}' '${server.url}/api/v1/partnership/restaurants/'`);
+    expect(curl).toBe(
+      `curl -u '${DEMO_PARTNER.partnerId}:${DEMO_PARTNER.apiToken}' '${server.url}/api/v1/partnership/restaurants/'`,
+    );
     // The line's credentials and URL really list the partner's restaurants.
     const [, credentials, url] = /-u '([^']+)' '([^']+)'/.exec(curl)!;
-    const listed = await fetch(url!, { headers: { authorization: `Basic ${Buffer.from(credentials!).toString('base64')}` } });
+    const listed = await fetch(url!, {
+      headers: { authorization: `Basic ${Buffer.from(credentials!).toString('base64')}` },
+    });
     expect(listed.status).toBe(200);
-    await expect(partner.getByRole('button', { name: `Copy curl line for ${DEMO_PARTNER.name}` }).isVisible()).resolves.toBe(true);
+    await expect(
+      partner.getByRole('button', { name: `Copy curl line for ${DEMO_PARTNER.name}` }).isVisible(),
+    ).resolves.toBe(true);
     // A token a shell would split or expand comes out of the line unchanged.
-    const awkward = await control('POST', 'partners', { name: 'Awkward partner', apiToken: "it's-$HOME-`id`-token" });
-    const awkwardCurl = page.getByRole('list', { name: 'Partners' }).getByRole('listitem').filter({ hasText: 'Awkward partner' }).locator('code.curl');
+    const awkward = await control('POST', 'partners', {
+      name: 'Awkward partner',
+      apiToken: "it's-$HOME-`id`-token",
+    });
+    const awkwardCurl = page
+      .getByRole('list', { name: 'Partners' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Awkward partner' })
+      .locator('code.curl');
     await awkwardCurl.filter({ hasText: 'curl' }).waitFor();
-    const words = execFileSync('sh', ['-c', (await awkwardCurl.textContent())!.replace(/^curl /, "printf '%s\\n' ")], { encoding: 'utf8' }).split('\n');
-    expect(words.slice(0, 3)).toEqual(['-u', `${awkward.partnerId}:it's-$HOME-\`id\`-token`, `${server.url}/api/v1/partnership/restaurants/`]);
+    const words = execFileSync(
+      'sh',
+      ['-c', (await awkwardCurl.textContent())!.replace(/^curl /, "printf '%s\\n' ")],
+      { encoding: 'utf8' },
+    ).split('\n');
+    expect(words.slice(0, 3)).toEqual([
+      '-u',
+      `${awkward.partnerId}:it's-$HOME-\`id\`-token`,
+      `${server.url}/api/v1/partnership/restaurants/`,
+    ]);
     const bistro = page.getByRole('region', { name: /Bistro des Vosges/ });
     const text = await bistro.textContent();
     expect(text).toContain('Europe/Paris');
@@ -255,11 +344,18 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     const sandbox = await control('POST', 'sandboxes', { seed: 'demo' });
     await page.goto(`${sandbox.controlUrl}/ui`);
     await page.locator('body[data-ready]').waitFor();
-    const booked = await (await fetch(`${sandbox.controlUrl}/restaurants/2/reservations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2, first_name: 'Only', last_name: 'Sandboxed' }),
-    })).json();
+    const booked = await (
+      await fetch(`${sandbox.controlUrl}/restaurants/2/reservations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`,
+          adults: 2,
+          first_name: 'Only',
+          last_name: 'Sandboxed',
+        }),
+      })
+    ).json();
     const entry = entryOf(booked.id);
     await entry.getByRole('button', { name: 'Confirm', exact: true }).click();
     await entry.getByText('confirmed', { exact: true }).waitFor();
@@ -277,11 +373,19 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
     await page.route(`${server.url}/**`, async (route) => {
       const sent = route.request();
       const body = sent.postDataBuffer();
-      const request = new Request(sent.url(), { method: sent.method(), headers: sent.headers(), body: body && body.length > 0 ? new Uint8Array(body) : undefined });
+      const request = new Request(sent.url(), {
+        method: sent.method(),
+        headers: sent.headers(),
+        body: body && body.length > 0 ? new Uint8Array(body) : undefined,
+      });
       const answer = isSimulatorPath(new URL(sent.url()).pathname)
         ? await serveSimulatorPage(request)
         : await server.fake.handle(request, { controlAllowed: true, remoteViewer: true });
-      await route.fulfill({ status: answer.status, headers: Object.fromEntries(answer.headers), body: Buffer.from(await answer.arrayBuffer()) });
+      await route.fulfill({
+        status: answer.status,
+        headers: Object.fromEntries(answer.headers),
+        body: Buffer.from(await answer.arrayBuffer()),
+      });
     });
     await page.goto(`${server.url}/_fake/ui`);
     await page.locator('body[data-ready]').waitFor();
@@ -294,20 +398,31 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   });
 
   it('gives every button, field and region an accessible name, with every form open', async () => {
-    const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, { start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2 });
+    const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, {
+      start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`,
+      adults: 2,
+    });
     await entryOf(booking.id).getByRole('button', { name: 'Modify', exact: true }).click();
-    for (const toggle of await page.getByRole('button', { name: 'New booking from another channel' }).all()) await toggle.click();
+    for (const toggle of await page.getByRole('button', { name: 'New booking from another channel' }).all())
+      await toggle.click();
     const unnamed = await page.evaluate(() => {
       const visible = (element: Element) => !element.closest('[hidden]');
       const problems: string[] = [];
       for (const button of document.querySelectorAll('button')) {
-        if (visible(button) && !(button.getAttribute('aria-label') ?? button.textContent ?? '').trim()) problems.push(`button ${button.outerHTML}`);
+        if (visible(button) && !(button.getAttribute('aria-label') ?? button.textContent ?? '').trim())
+          problems.push(`button ${button.outerHTML}`);
       }
       for (const field of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')) {
-        if (visible(field) && field.labels?.length === 0 && !field.getAttribute('aria-label')) problems.push(`field ${field.outerHTML}`);
+        if (visible(field) && field.labels?.length === 0 && !field.getAttribute('aria-label'))
+          problems.push(`field ${field.outerHTML}`);
       }
       for (const region of document.querySelectorAll('section, form')) {
-        if (visible(region) && !region.getAttribute('aria-label') && !document.getElementById(region.getAttribute('aria-labelledby') ?? '')?.textContent?.trim()) problems.push(`region ${region.outerHTML.slice(0, 80)}`);
+        if (
+          visible(region) &&
+          !region.getAttribute('aria-label') &&
+          !document.getElementById(region.getAttribute('aria-labelledby') ?? '')?.textContent?.trim()
+        )
+          problems.push(`region ${region.outerHTML.slice(0, 80)}`);
       }
       return problems;
     });
@@ -316,7 +431,12 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
   });
 
   it('reads at 390 px: nothing wider than the screen, every action of an entry within it', async () => {
-    const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, { start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`, adults: 2, first_name: 'Narrow', last_name: 'Screen' });
+    const booking = await control('POST', `restaurants/${ASYNC_RESTAURANT}/reservations`, {
+      start_time: `${evening(2, 'Europe/Paris').date}T19:00:00`,
+      adults: 2,
+      first_name: 'Narrow',
+      last_name: 'Screen',
+    });
     await page.setViewportSize({ width: 390, height: 844 });
     const entry = entryOf(booking.id);
     await entry.waitFor();

@@ -5,7 +5,12 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildDelivery, createWebhookReceiver, DEFAULT_BODY_TIMEOUT_MS, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
+import {
+  buildDelivery,
+  createWebhookReceiver,
+  DEFAULT_BODY_TIMEOUT_MS,
+  type WebhookReceiver,
+} from 'restaurant-partner-sdk/webhooks';
 import { reservation, TOKEN } from './helpers.js';
 import { startFetchStyleServer, startNodeServer, type RunningServer } from './servers.js';
 
@@ -80,12 +85,20 @@ afterEach(async () => {
 describe.each(hosts)('bodyTimeoutMs with %s', (_name, start, path) => {
   it('answers 408 to a body trickling at 1 byte/s once the limit has passed since the headers, runs no handler, closes the connection', async () => {
     let runs = 0;
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, bodyTimeoutMs: 1_500 }).on('*', () => void (runs += 1));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, bodyTimeoutMs: 1_500 }).on(
+      '*',
+      () => void (runs += 1),
+    );
     server = await start(receiver);
-    const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 1 }, TOKEN);
+    const delivery = buildDelivery(
+      { event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 1 },
+      TOKEN,
+    );
     const outcome = await trickle(`${server.url}${path}`, delivery.headers, delivery.body);
     expect(outcome.status).toBe(408);
-    expect(JSON.parse(outcome.body)).toEqual({ error: expect.stringMatching(/did not arrive within 1500 ms/) });
+    expect(JSON.parse(outcome.body)).toEqual({
+      error: expect.stringMatching(/did not arrive within 1500 ms/),
+    });
     // Not before the limit; well before the body could have ended (hundreds of seconds away).
     expect(outcome.answeredAfterMs).toBeGreaterThanOrEqual(1_400);
     expect(outcome.answeredAfterMs).toBeLessThan(15_000);
@@ -96,10 +109,17 @@ describe.each(hosts)('bodyTimeoutMs with %s', (_name, start, path) => {
 
   it('a body that arrives in time is handled as before', async () => {
     let runs = 0;
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, bodyTimeoutMs: 1_500 }).on('*', () => void (runs += 1));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, bodyTimeoutMs: 1_500 }).on(
+      '*',
+      () => void (runs += 1),
+    );
     server = await start(receiver);
     const delivery = buildDelivery({ event: 'TEST' }, TOKEN);
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+    });
     expect(response.status).toBe(200);
     expect(runs).toBe(1);
   });

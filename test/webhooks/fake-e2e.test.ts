@@ -9,7 +9,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { PartnerClient } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { buildDelivery, createWebhookReceiver, type WebhookEvent, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
+import {
+  buildDelivery,
+  createWebhookReceiver,
+  type WebhookEvent,
+  type WebhookReceiver,
+} from 'restaurant-partner-sdk/webhooks';
 import { captureLogger } from './helpers.js';
 import { type RunningServer, startExpressApp, startFetchStyleServer } from './servers.js';
 
@@ -45,7 +50,10 @@ const eveningInTwoDays = (now: number) => ({
 
 const hosts = [
   ['an Express 5 app (nodeHandler)', startExpressApp],
-  ['a fetch-style handler on node:http (handle)', (receiver: WebhookReceiver) => startFetchStyleServer(receiver, PATH)],
+  [
+    'a fetch-style handler on node:http (handle)',
+    (receiver: WebhookReceiver) => startFetchStyleServer(receiver, PATH),
+  ],
 ] as const;
 
 describe.each(hosts)('the in-process fake delivers over HTTP to %s', (_name, start) => {
@@ -64,7 +72,11 @@ describe.each(hosts)('the in-process fake delivers over HTTP to %s', (_name, sta
   beforeEach(() => {
     fake = createFakeService({ rateLimit: false, clock: { frozen: true } });
     const partner = fake.addPartner({ name: 'Receiver E2E' });
-    restaurantId = fake.addRestaurant({ confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS', partnerIds: [partner.partnerId], timezone: ZONE }).id;
+    restaurantId = fake.addRestaurant({
+      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+      partnerIds: [partner.partnerId],
+      timezone: ZONE,
+    }).id;
     client = new PartnerClient(fake.clientOptions(partner));
     hosted.accepted.length = 0;
     hosted.events.length = 0;
@@ -72,7 +84,12 @@ describe.each(hosts)('the in-process fake delivers over HTTP to %s', (_name, sta
   afterEach(() => fake.dispose());
 
   const book = async () =>
-    client.reservations.create(restaurantId, { start_time: eveningInTwoDays(fake.clock.now()), adults: 2, first_name: 'Ada', last_name: 'Lovelace' });
+    client.reservations.create(restaurantId, {
+      start_time: eveningInTwoDays(fake.clock.now()),
+      adults: 2,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+    });
 
   it('restaurant confirm, restaurant modify and customer cancel each arrive as typed events, answered 200', async () => {
     const webhook = await client.webhooks.create({ url: `${server.url}${PATH}`, name: 'reservations' });
@@ -85,12 +102,23 @@ describe.each(hosts)('the in-process fake delivers over HTTP to %s', (_name, sta
     await fake.asRestaurant.modify(restaurantId, booking.id, { adults: 4 });
     await fake.asCustomer.cancel(restaurantId, booking.id);
 
-    expect(hosted.events.map((event) => event.type)).toEqual(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']);
+    expect(hosted.events.map((event) => event.type)).toEqual([
+      'RESERVATION_CONFIRMED',
+      'RESERVATION_MODIFIED',
+      'RESERVATION_CANCELLED',
+    ]);
     const [confirmed, modified, cancelled] = hosted.events;
-    if (confirmed?.type !== 'RESERVATION_CONFIRMED' || modified?.type !== 'RESERVATION_MODIFIED' || cancelled?.type !== 'RESERVATION_CANCELLED') {
+    if (
+      confirmed?.type !== 'RESERVATION_CONFIRMED' ||
+      modified?.type !== 'RESERVATION_MODIFIED' ||
+      cancelled?.type !== 'RESERVATION_CANCELLED'
+    ) {
       throw new Error('events did not narrow');
     }
-    expect(confirmed).toMatchObject({ restaurant_id: restaurantId, reservation: { id: booking.id, confirmed: true, adults: 2 } });
+    expect(confirmed).toMatchObject({
+      restaurant_id: restaurantId,
+      reservation: { id: booking.id, confirmed: true, adults: 2 },
+    });
     expect(modified.reservation).toMatchObject({ id: booking.id, adults: 4 });
     expect(cancelled.reservation).toMatchObject({ id: booking.id, cancelled: true });
     expect(new Set(hosted.events.map((event) => event.id)).size).toBe(3);
@@ -120,7 +148,9 @@ describe.each(hosts)('the in-process fake delivers over HTTP to %s', (_name, sta
 
     await fake.clock.advance('PT2M');
     expect((await client.webhooks.retrieve(webhook.id)).last_response_status_code).toBe(200);
-    expect(hosted.events.map((event) => [event.type, event.id])).toEqual([['RESERVATION_CONFIRMED', fake.deliveries[0]!.eventId]]);
+    expect(hosted.events.map((event) => [event.type, event.id])).toEqual([
+      ['RESERVATION_CONFIRMED', fake.deliveries[0]!.eventId],
+    ]);
     expect(fake.deliveries.map((delivery) => delivery.status)).toEqual([500, 200]);
   });
 
@@ -147,7 +177,11 @@ describe('token rotation end to end (in-process fake, Express receiver)', () => 
     const fake = createFakeService({ rateLimit: false, clock: { frozen: true } });
     try {
       const partner = fake.addPartner();
-      const restaurantId = fake.addRestaurant({ confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS', partnerIds: [partner.partnerId], timezone: ZONE }).id;
+      const restaurantId = fake.addRestaurant({
+        confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+        partnerIds: [partner.partnerId],
+        timezone: ZONE,
+      }).id;
       const client = new PartnerClient(fake.clientOptions(partner));
       const url = `${server.url}${PATH}`;
       const webhook = await client.webhooks.create({ url });
@@ -161,7 +195,10 @@ describe('token rotation end to end (in-process fake, Express receiver)', () => 
 
       // The service switched at once ("the old token stops being valid at regeneration"); the
       // receiver does not know the new token yet, so the delivery is refused and will be retried.
-      const booking = await client.reservations.create(restaurantId, { start_time: eveningInTwoDays(fake.clock.now()), adults: 2 });
+      const booking = await client.reservations.create(restaurantId, {
+        start_time: eveningInTwoDays(fake.clock.now()),
+        adults: 2,
+      });
       await fake.asRestaurant.confirm(restaurantId, booking.id);
       expect((await client.webhooks.retrieve(webhook.id)).last_response_status_code).toBe(401);
 
@@ -171,15 +208,22 @@ describe('token rotation end to end (in-process fake, Express receiver)', () => 
       expect((await client.webhooks.retrieve(webhook.id)).last_response_status_code).toBe(200);
       expect(hosted.events.map((event) => event.type)).toEqual(['RESERVATION_CONFIRMED']);
       const oldSigned = buildDelivery({ event: 'TEST' }, oldToken);
-      expect((await fetch(url, { method: 'POST', headers: oldSigned.headers, body: oldSigned.body })).status).toBe(200);
+      expect(
+        (await fetch(url, { method: 'POST', headers: oldSigned.headers, body: oldSigned.body })).status,
+      ).toBe(200);
 
       // The old token removed: refused at once, while the service's deliveries keep arriving.
       hosted.accepted.splice(0, Infinity, newToken);
       const stale = buildDelivery({ event: 'TEST' }, oldToken);
-      expect((await fetch(url, { method: 'POST', headers: stale.headers, body: stale.body })).status).toBe(401);
+      expect((await fetch(url, { method: 'POST', headers: stale.headers, body: stale.body })).status).toBe(
+        401,
+      );
       await fake.asRestaurant.modify(restaurantId, booking.id, { adults: 3 });
       expect((await client.webhooks.retrieve(webhook.id)).last_response_status_code).toBe(200);
-      expect(hosted.events.at(-1)).toMatchObject({ type: 'RESERVATION_MODIFIED', reservation: { adults: 3 } });
+      expect(hosted.events.at(-1)).toMatchObject({
+        type: 'RESERVATION_MODIFIED',
+        reservation: { adults: 3 },
+      });
       expect(hosted.logger.text()).not.toContain(oldToken);
       expect(hosted.logger.text()).not.toContain(newToken);
     } finally {
@@ -203,29 +247,55 @@ describe('the standalone fake server delivers to a fetch-style receiver', () => 
   });
 
   const control = async (path: string, body: unknown = {}) => {
-    const response = await fetch(`${fakeServer.url}/_fake/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${fakeServer.url}/_fake/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.status, `${path}: ${await response.clone().text()}`).toBeLessThan(300);
     return response.json() as Promise<Record<string, unknown>>;
   };
 
   it('confirm, modify and cancel driven through the control API arrive as typed events; the webhook shows 200', async () => {
-    const partner = (await control('partners', { name: 'Standalone E2E' })) as { partnerId: string; apiToken: string };
-    const restaurant = (await control('restaurants', { confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS', timezone: ZONE })) as { id: number };
+    const partner = (await control('partners', { name: 'Standalone E2E' })) as {
+      partnerId: string;
+      apiToken: string;
+    };
+    const restaurant = (await control('restaurants', {
+      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+      timezone: ZONE,
+    })) as { id: number };
     await control('links', { partnerId: partner.partnerId, restaurantId: restaurant.id });
-    const client = new PartnerClient({ baseUrl: fakeServer.url, partnerId: partner.partnerId, apiToken: partner.apiToken, rateLimit: false });
+    const client = new PartnerClient({
+      baseUrl: fakeServer.url,
+      partnerId: partner.partnerId,
+      apiToken: partner.apiToken,
+      rateLimit: false,
+    });
 
     const webhook = await client.webhooks.create({ url: `${receiverServer.url}${PATH}` });
     hosted.accepted.push(webhook.auth_token!);
-    const booking = await client.reservations.create(restaurant.id, { start_time: eveningInTwoDays(fakeServer.fake.clock.now()), adults: 2 });
+    const booking = await client.reservations.create(restaurant.id, {
+      start_time: eveningInTwoDays(fakeServer.fake.clock.now()),
+      adults: 2,
+    });
     const reservationPath = `restaurants/${restaurant.id}/reservations/${booking.id}`;
     await control(`${reservationPath}/confirm`);
     await control(`${reservationPath}/modify`, { adults: 5 });
     await control(`${reservationPath}/cancel`, { by: 'restaurant' });
 
     await expect.poll(() => hosted.events.length).toBe(3);
-    expect(hosted.events.map((event) => event.type)).toEqual(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']);
-    expect(hosted.events[1]).toMatchObject({ restaurant_id: restaurant.id, reservation: { id: booking.id, adults: 5 } });
-    const log = (await (await fetch(`${fakeServer.url}/_fake/deliveries`)).json()) as { status: number }[] | { deliveries: { status: number }[] };
+    expect(hosted.events.map((event) => event.type)).toEqual([
+      'RESERVATION_CONFIRMED',
+      'RESERVATION_MODIFIED',
+      'RESERVATION_CANCELLED',
+    ]);
+    expect(hosted.events[1]).toMatchObject({
+      restaurant_id: restaurant.id,
+      reservation: { id: booking.id, adults: 5 },
+    });
+    const log = (await (await fetch(`${fakeServer.url}/_fake/deliveries`)).json()) as
+      { status: number }[] | { deliveries: { status: number }[] };
     const entries = Array.isArray(log) ? log : log.deliveries;
     expect(entries.map((entry) => entry.status)).toEqual([200, 200, 200]);
     expect((await client.webhooks.retrieve(webhook.id)).last_response_status_code).toBe(200);

@@ -47,6 +47,7 @@ export function captureLogger(): WebhookLogger & { lines: CapturedLine[]; text()
     info: record('info'),
     warn: record('warn'),
     error: record('error'),
-    text: () => lines.map((line) => `${line.level} ${line.message} ${JSON.stringify(line.details)}`).join('\n'),
+    text: () =>
+      lines.map((line) => `${line.level} ${line.message} ${JSON.stringify(line.details)}`).join('\n'),
   };
 }

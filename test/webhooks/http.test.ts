@@ -29,11 +29,15 @@ function hostedReceiver() {
   return { receiver, events, logger, failNextCancel: () => (failNext = true) };
 }
 
-const post = (url: string, body: BodyInit, headers: Record<string, string>) => fetch(url, { method: 'POST', headers, body });
+const post = (url: string, body: BodyInit, headers: Record<string, string>) =>
+  fetch(url, { method: 'POST', headers, body });
 
 describe.each([
   ['Express 5 app with nodeHandler()', startExpressApp],
-  ['fetch-style handle() served by node:http', (receiver: Parameters<typeof startExpressApp>[0]) => startFetchStyleServer(receiver, PATH)],
+  [
+    'fetch-style handle() served by node:http',
+    (receiver: Parameters<typeof startExpressApp>[0]) => startFetchStyleServer(receiver, PATH),
+  ],
 ] as const)('%s', (_name, start) => {
   let server: RunningServer;
   let hosted: ReturnType<typeof hostedReceiver>;
@@ -60,7 +64,12 @@ describe.each([
       expect(await response.json()).toEqual({ received: true });
     }
     const received = hosted.events.slice(before);
-    expect(received.map((event) => event.type)).toEqual(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED', 'TEST']);
+    expect(received.map((event) => event.type)).toEqual([
+      'RESERVATION_CONFIRMED',
+      'RESERVATION_MODIFIED',
+      'RESERVATION_CANCELLED',
+      'TEST',
+    ]);
     const [confirmedEvent, modified, cancelled] = received;
     expect(confirmedEvent).toMatchObject({ restaurant_id: 7, reservation: { id: 4021, confirmed: true } });
     expect(modified).toMatchObject({ reservation: { adults: 5 } });
@@ -79,7 +88,9 @@ describe.each([
       oversized: await post(url, JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) }), valid.headers),
       notEnvelope: await post(url, '{"order": 12}', valid.headers),
     };
-    expect(Object.fromEntries(Object.entries(answers).map(([name, response]) => [name, response.status]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(answers).map(([name, response]) => [name, response.status])),
+    ).toEqual({
       wrongToken: 401,
       missingToken: 401,
       emptyBody: 400,
@@ -109,7 +120,12 @@ describe.each([
       },
     });
     // No Content-Length (chunked), so the limit is enforced while reading.
-    const response = await fetch(url, { method: 'POST', headers: valid.headers, body, duplex: 'half' } as RequestInit).catch((error: unknown) => error);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: valid.headers,
+      body,
+      duplex: 'half',
+    } as RequestInit).catch((error: unknown) => error);
     expect(response).toBeInstanceOf(Response);
     expect((response as Response).status).toBe(413);
     expect((response as Response).headers.get('connection')).toBe('close');
@@ -119,7 +135,10 @@ describe.each([
   });
 
   it('answers a replayed delivery 200 without a second event, and processes a delivery whose handler failed when it comes again', async () => {
-    const replay = buildDelivery({ event: 'RESERVATION_MODIFIED', reservation: reservation({ adults: 3 }) }, TOKEN);
+    const replay = buildDelivery(
+      { event: 'RESERVATION_MODIFIED', reservation: reservation({ adults: 3 }) },
+      TOKEN,
+    );
     const before = hosted.events.length;
     expect((await post(url, replay.body, replay.headers)).status).toBe(200);
     const second = await post(url, replay.body, replay.headers);
@@ -127,7 +146,10 @@ describe.each([
     expect(await second.json()).toEqual({ received: true, duplicate: true });
     expect(hosted.events.length).toBe(before + 1);
 
-    const cancel = buildDelivery({ event: 'RESERVATION_CANCELLED', reservation: reservation({ cancelled: true }) }, TOKEN);
+    const cancel = buildDelivery(
+      { event: 'RESERVATION_CANCELLED', reservation: reservation({ cancelled: true }) },
+      TOKEN,
+    );
     hosted.failNextCancel();
     const failed = await post(url, cancel.body, cancel.headers);
     expect(failed.status).toBe(500);
@@ -141,7 +163,10 @@ describe('Express mount order', () => {
   it('with express.json() in front, the raw bytes are gone: 500 and a log line that says how to mount it', async () => {
     const logger = captureLogger();
     const handled: WebhookEvent[] = [];
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger }).on('*', (event) => void handled.push(event));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger }).on(
+      '*',
+      (event) => void handled.push(event),
+    );
     for (const mount of ['json-first', 'json-then-raw'] as const) {
       const server = await startExpressApp(receiver, { mount });
       try {
@@ -150,13 +175,20 @@ describe('Express mount order', () => {
         expect(response.status).toBe(500);
         expect(handled).toHaveLength(0);
         // The answer and the log say what happened and what to do.
-        expect(((await response.json()) as { error: string }).error).toContain('a JSON parser (express.json()) already parsed');
+        expect(((await response.json()) as { error: string }).error).toContain(
+          'a JSON parser (express.json()) already parsed',
+        );
         const line = logger.lines.findLast((entry) => entry.level === 'error');
         expect(line?.message).toContain('register the webhook route before app.use(express.json())');
-        expect(line?.message).toContain('express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })');
+        expect(line?.message).toContain(
+          'express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })',
+        );
         expect(logger.text()).not.toContain(TOKEN);
         // JSON sent as text/plain is not parsed by express.json(): the stream is still there to read.
-        const plain = await post(`${server.url}${PATH}`, delivery.body, { ...delivery.headers, 'content-type': 'text/plain' });
+        const plain = await post(`${server.url}${PATH}`, delivery.body, {
+          ...delivery.headers,
+          'content-type': 'text/plain',
+        });
         expect(plain.status).toBe(200);
         handled.length = 0;
       } finally {
@@ -167,7 +199,10 @@ describe('Express mount order', () => {
 
   it('behind a global express.json({ verify }) that keeps req.rawBody, the kept bytes are used', async () => {
     const handled: WebhookEvent[] = [];
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('*', (event) => void handled.push(event));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on(
+      '*',
+      (event) => void handled.push(event),
+    );
     const server = await startExpressApp(receiver, { mount: 'json-keeping-raw' });
     try {
       const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);
@@ -182,7 +217,10 @@ describe('Express mount order', () => {
 
   it('with express.raw() in front, the Buffer it read is used', async () => {
     const handled: WebhookEvent[] = [];
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('*', (event) => void handled.push(event));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on(
+      '*',
+      (event) => void handled.push(event),
+    );
     const server = await startExpressApp(receiver, { mount: 'raw-first' });
     try {
       const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);

@@ -15,22 +15,43 @@ import {
 import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
 
 const URL_ = 'http://partner.test/webhooks';
-const deliver = (receiver: { handle(request: Request): Promise<Response> }, content: DeliveryContent, token = TOKEN) =>
-  receiver.handle(buildDeliveryRequest(URL_, content, token));
+const deliver = (
+  receiver: { handle(request: Request): Promise<Response> },
+  content: DeliveryContent,
+  token = TOKEN,
+) => receiver.handle(buildDeliveryRequest(URL_, content, token));
 
 describe('dispatch', () => {
   it('hands each event type to its own handler, typed, and answers 200', async () => {
     const seen: string[] = [];
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false })
-      .on('RESERVATION_CONFIRMED', (event) => void seen.push(`confirmed ${event.reservation.id} at ${event.restaurant_id}`))
+      .on(
+        'RESERVATION_CONFIRMED',
+        (event) => void seen.push(`confirmed ${event.reservation.id} at ${event.restaurant_id}`),
+      )
       .on('RESERVATION_MODIFIED', (event) => void seen.push(`modified ${event.reservation.adults}`))
-      .on('RESERVATION_CANCELLED', async (event) => void seen.push(`cancelled ${event.reservation.cancelled}`))
+      .on(
+        'RESERVATION_CANCELLED',
+        async (event) => void seen.push(`cancelled ${event.reservation.cancelled}`),
+      )
       .on('TEST', (event) => void seen.push(`test ${event.id}`));
 
     const responses = [
-      await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 7 }),
-      await deliver(receiver, { event: 'RESERVATION_MODIFIED', reservation: reservation({ adults: 4 }), restaurantId: 7 }),
-      await deliver(receiver, { event: 'RESERVATION_CANCELLED', reservation: reservation({ cancelled: true }), restaurantId: 7 }),
+      await deliver(receiver, {
+        event: 'RESERVATION_CONFIRMED',
+        reservation: reservation(),
+        restaurantId: 7,
+      }),
+      await deliver(receiver, {
+        event: 'RESERVATION_MODIFIED',
+        reservation: reservation({ adults: 4 }),
+        restaurantId: 7,
+      }),
+      await deliver(receiver, {
+        event: 'RESERVATION_CANCELLED',
+        reservation: reservation({ cancelled: true }),
+        restaurantId: 7,
+      }),
       await deliver(receiver, { event: 'TEST', id: 'evt_test' }),
     ];
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
@@ -69,12 +90,19 @@ describe('a failing handler', () => {
     const onError = vi.fn();
     let failuresLeft = 1;
     const processed: string[] = [];
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger, onError }).on('RESERVATION_CANCELLED', async (event) => {
-      if (failuresLeft-- > 0) throw new Error('database is down');
-      processed.push(event.id);
-    });
-    const delivery = buildDelivery({ event: 'RESERVATION_CANCELLED', reservation: reservation(), id: 'evt_retry' }, TOKEN);
-    const send = () => receiver.handle(new Request(URL_, { method: 'POST', headers: delivery.headers, body: delivery.body }));
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger, onError }).on(
+      'RESERVATION_CANCELLED',
+      async (event) => {
+        if (failuresLeft-- > 0) throw new Error('database is down');
+        processed.push(event.id);
+      },
+    );
+    const delivery = buildDelivery(
+      { event: 'RESERVATION_CANCELLED', reservation: reservation(), id: 'evt_retry' },
+      TOKEN,
+    );
+    const send = () =>
+      receiver.handle(new Request(URL_, { method: 'POST', headers: delivery.headers, body: delivery.body }));
 
     const failed = await send();
     expect(failed.status).toBe(500);
@@ -84,7 +112,11 @@ describe('a failing handler', () => {
     expect(error).toBeInstanceOf(WebhookHandlerError);
     expect((error as WebhookHandlerError).cause).toEqual(new Error('database is down'));
     expect(context).toMatchObject({ status: 500, event: { id: 'evt_retry' } });
-    expect(logger.lines.find((line) => line.level === 'error')?.details).toMatchObject({ status: 500, deliveryId: 'evt_retry', cause: 'Error: database is down' });
+    expect(logger.lines.find((line) => line.level === 'error')?.details).toMatchObject({
+      status: 500,
+      deliveryId: 'evt_retry',
+      cause: 'Error: database is down',
+    });
 
     const retried = await send();
     expect(retried.status).toBe(200);
@@ -113,9 +145,13 @@ describe('duplicates', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const handler = vi.fn(() => gate);
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('RESERVATION_CONFIRMED', handler);
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on(
+      'RESERVATION_CONFIRMED',
+      handler,
+    );
     const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);
-    const send = () => receiver.handle(new Request(URL_, { method: 'POST', headers: delivery.headers, body: delivery.body }));
+    const send = () =>
+      receiver.handle(new Request(URL_, { method: 'POST', headers: delivery.headers, body: delivery.body }));
     const first = send();
     const second = send();
     await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(1));
@@ -131,13 +167,28 @@ describe('duplicates', () => {
 
   it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by reservation (or webhook) and delivery id', async () => {
     const keys = new Set<string>();
-    const store: DuplicateStore = { has: vi.fn(async (key: string) => keys.has(key)), add: vi.fn(async (key: string) => void keys.add(key)) };
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: store })
-      .on('*', (event) => {
+    const store: DuplicateStore = {
+      has: vi.fn(async (key: string) => keys.has(key)),
+      add: vi.fn(async (key: string) => void keys.add(key)),
+    };
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: store }).on(
+      '*',
+      (event) => {
         if (event.id === 'evt_bad') throw new Error('no');
-      });
-    await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 77 }), restaurantId: 1, id: 'evt_ok' });
-    await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 77 }), restaurantId: 1, id: 'evt_bad' });
+      },
+    );
+    await deliver(receiver, {
+      event: 'RESERVATION_CONFIRMED',
+      reservation: reservation({ id: 77 }),
+      restaurantId: 1,
+      id: 'evt_ok',
+    });
+    await deliver(receiver, {
+      event: 'RESERVATION_CONFIRMED',
+      reservation: reservation({ id: 77 }),
+      restaurantId: 1,
+      id: 'evt_bad',
+    });
     await deliver(receiver, { event: 'TEST', id: 'evt_test' });
     expect(store.has).toHaveBeenCalledWith('reservation-77:evt_ok');
     expect(store.has).toHaveBeenCalledWith('reservation-77:evt_bad');
@@ -153,19 +204,44 @@ describe('duplicates', () => {
     const store = createMemoryDuplicateStore();
     const runs: string[] = [];
     const receiverOf = (name: string, token: string) =>
-      createWebhookReceiver({ tokens: [token], logger: false, duplicateStore: store }).on('*', () => void runs.push(name));
+      createWebhookReceiver({ tokens: [token], logger: false, duplicateStore: store }).on(
+        '*',
+        () => void runs.push(name),
+      );
     const partnerA = receiverOf('A', TOKEN);
     const partnerA2 = receiverOf('A2', TOKEN);
     const partnerB = receiverOf('B', OTHER_TOKEN);
     // The same delivery id, each partner with its own reservation, and a test delivery each.
-    for (const [receiver, token, id] of [[partnerA, TOKEN, 1], [partnerB, OTHER_TOKEN, 2]] as const) {
-      expect((await deliver(receiver, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id }), id: '1' }, token)).status).toBe(200);
+    for (const [receiver, token, id] of [
+      [partnerA, TOKEN, 1],
+      [partnerB, OTHER_TOKEN, 2],
+    ] as const) {
+      expect(
+        (
+          await deliver(
+            receiver,
+            { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id }), id: '1' },
+            token,
+          )
+        ).status,
+      ).toBe(200);
       expect((await deliver(receiver, { event: 'TEST', id: '1' }, token)).status).toBe(200);
     }
     expect(runs).toEqual(['A', 'A', 'B', 'B']);
     // The second instance of partner A sees both of A's deliveries as duplicates.
-    expect(await (await deliver(partnerA2, { event: 'RESERVATION_CONFIRMED', reservation: reservation({ id: 1 }), id: '1' })).json()).toEqual({ received: true, duplicate: true });
-    expect(await (await deliver(partnerA2, { event: 'TEST', id: '1' })).json()).toEqual({ received: true, duplicate: true });
+    expect(
+      await (
+        await deliver(partnerA2, {
+          event: 'RESERVATION_CONFIRMED',
+          reservation: reservation({ id: 1 }),
+          id: '1',
+        })
+      ).json(),
+    ).toEqual({ received: true, duplicate: true });
+    expect(await (await deliver(partnerA2, { event: 'TEST', id: '1' })).json()).toEqual({
+      received: true,
+      duplicate: true,
+    });
     expect(runs).toHaveLength(4);
   });
 
@@ -176,21 +252,37 @@ describe('duplicates', () => {
       claim: async () => ({ status: 'processed' }),
       ...(claimTtlMs === undefined ? {} : { claimTtlMs }),
     });
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(30_000) })).toThrow(/claimTtlMs.*handlerTimeoutMs \(30000 ms\) \+ 5000 ms/);
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore() })).toThrow(/claimTtlMs/);
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(10_000), handlerTimeoutMs: 5_000 })).not.toThrow();
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(35_000) })).not.toThrow();
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(30_000) })).toThrow(
+      /claimTtlMs.*handlerTimeoutMs \(30000 ms\) \+ 5000 ms/,
+    );
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore() })).toThrow(
+      /claimTtlMs/,
+    );
+    expect(() =>
+      createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(10_000), handlerTimeoutMs: 5_000 }),
+    ).not.toThrow();
+    expect(() =>
+      createWebhookReceiver({ tokens: [TOKEN], duplicateStore: claimStore(35_000) }),
+    ).not.toThrow();
   });
 
   it('answers 500 when the store cannot say, and 200 (logged) when it cannot record after the handler ran', async () => {
     const logger = captureLogger();
     const handler = vi.fn();
-    const failingHas = createWebhookReceiver({ tokens: [TOKEN], logger, duplicateStore: { has: () => Promise.reject(new Error('redis down')), add: () => {} } }).on('TEST', handler);
+    const failingHas = createWebhookReceiver({
+      tokens: [TOKEN],
+      logger,
+      duplicateStore: { has: () => Promise.reject(new Error('redis down')), add: () => {} },
+    }).on('TEST', handler);
     const refused = await deliver(failingHas, { event: 'TEST' });
     expect(refused.status).toBe(500);
     expect(handler).not.toHaveBeenCalled();
 
-    const failingAdd = createWebhookReceiver({ tokens: [TOKEN], logger, duplicateStore: { has: () => false, add: () => Promise.reject(new Error('redis down')) } }).on('TEST', handler);
+    const failingAdd = createWebhookReceiver({
+      tokens: [TOKEN],
+      logger,
+      duplicateStore: { has: () => false, add: () => Promise.reject(new Error('redis down')) },
+    }).on('TEST', handler);
     const accepted = await deliver(failingAdd, { event: 'TEST' });
     expect(accepted.status).toBe(200);
     expect(handler).toHaveBeenCalledTimes(1);
@@ -199,7 +291,10 @@ describe('duplicates', () => {
 
   it('can be turned off', async () => {
     const handler = vi.fn();
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: false }).on('TEST', handler);
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: false }).on(
+      'TEST',
+      handler,
+    );
     await deliver(receiver, { event: 'TEST', id: 'evt_same' });
     await deliver(receiver, { event: 'TEST', id: 'evt_same' });
     expect(handler).toHaveBeenCalledTimes(2);
@@ -244,7 +339,9 @@ describe('token rotation', () => {
     expect((await deliver(receiver, { event: 'TEST' }, OTHER_TOKEN)).status).toBe(200);
     expect(provider).toHaveBeenCalledTimes(5);
     // A request without any token is refused without asking the provider.
-    const anonymous = await receiver.handle(new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const anonymous = await receiver.handle(
+      new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    );
     expect(anonymous.status).toBe(401);
     expect(provider).toHaveBeenCalledTimes(5);
   });
@@ -260,7 +357,10 @@ describe('token rotation', () => {
   });
 
   it('answers 500 (so the service retries) when the provider fails or gives no token', async () => {
-    const failing = createWebhookReceiver({ tokens: () => Promise.reject(new Error(`vault timeout for ${TOKEN}`)), logger: false });
+    const failing = createWebhookReceiver({
+      tokens: () => Promise.reject(new Error(`vault timeout for ${TOKEN}`)),
+      logger: false,
+    });
     const empty = createWebhookReceiver({ tokens: () => [], logger: false });
     for (const receiver of [failing, empty]) {
       const response = await deliver(receiver, { event: 'TEST' });
@@ -273,7 +373,9 @@ describe('token rotation', () => {
     expect(() => createWebhookReceiver({ tokens: TOKEN as never })).toThrow(/single string/);
     expect(() => createWebhookReceiver({ tokens: [] })).toThrow(WebhookConfigurationError);
     expect(() => createWebhookReceiver({ tokens: [TOKEN, ''] })).toThrow(/tokens\[1\]/);
-    expect(() => createWebhookReceiver({ tokens: [TOKEN, `${OTHER_TOKEN}\n`] })).toThrow(/tokens\[1\] with leading or trailing whitespace/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN, `${OTHER_TOKEN}\n`] })).toThrow(
+      /tokens\[1\] with leading or trailing whitespace/,
+    );
     expect(() => createWebhookReceiver({ tokens: [TOKEN], maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], bodyTimeoutMs: 0 })).toThrow(/bodyTimeoutMs/);
     expect(() => createWebhookReceiver({ tokens: [TOKEN], tokenHeader: 'x token' })).toThrow(/tokenHeader/);
@@ -285,22 +387,43 @@ describe('secrets', () => {
     const logger = captureLogger();
     const errors: WebhookError[] = [];
     const guessed = 'whk_guess_attempt_1234567890';
-    const receiver = createWebhookReceiver({ tokens: async () => [TOKEN], logger, onError: (error) => void errors.push(error) })
-      .on('RESERVATION_CONFIRMED', () => {
-        throw new Error('database is down');
-      });
+    const receiver = createWebhookReceiver({
+      tokens: async () => [TOKEN],
+      logger,
+      onError: (error) => void errors.push(error),
+    }).on('RESERVATION_CONFIRMED', () => {
+      throw new Error('database is down');
+    });
     const sent = [
       buildDeliveryRequest(URL_, { event: 'TEST' }, guessed),
-      new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/html' }, body: 'x' }),
-      new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: `{"token": "${TOKEN}"` }),
-      new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ event: 'RESERVATION_CONFIRMED', id: 'x', reservation: { id: 'not-a-number', note: TOKEN } }) }),
+      new Request(URL_, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/html' },
+        body: 'x',
+      }),
+      new Request(URL_, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: `{"token": "${TOKEN}"`,
+      }),
+      new Request(URL_, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          event: 'RESERVATION_CONFIRMED',
+          id: 'x',
+          reservation: { id: 'not-a-number', note: TOKEN },
+        }),
+      }),
       buildDeliveryRequest(URL_, { event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN),
       new Request(URL_, { method: 'GET', headers: { authorization: `Bearer ${TOKEN}` } }),
     ];
-    const answers = await Promise.all(sent.map(async (request) => {
-      const response = await receiver.handle(request);
-      return `${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`;
-    }));
+    const answers = await Promise.all(
+      sent.map(async (request) => {
+        const response = await receiver.handle(request);
+        return `${response.status} ${JSON.stringify([...response.headers])} ${await response.text()}`;
+      }),
+    );
     expect(answers.map((answer) => Number(answer.slice(0, 3)))).toEqual([401, 415, 400, 400, 500, 405]);
     expect(errors).toHaveLength(6);
 
@@ -324,7 +447,9 @@ describe('secrets', () => {
       expect(info).not.toHaveBeenCalled();
       await deliver(receiver, { event: 'TEST' }, OTHER_TOKEN);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/^\[restaurant-partner-sdk\/webhooks\] Webhook delivery answered 401/);
+      expect(String(warn.mock.calls[0]![0])).toMatch(
+        /^\[restaurant-partner-sdk\/webhooks\] Webhook delivery answered 401/,
+      );
       expect(inspect(warn.mock.calls)).not.toContain(OTHER_TOKEN);
     } finally {
       warn.mockRestore();

@@ -53,16 +53,25 @@ async function listen(server: Server): Promise<RunningServer> {
  */
 export function startExpressApp(
   receiver: WebhookReceiver,
-  options: { path?: string; mount?: 'receiver-first' | 'json-first' | 'json-then-raw' | 'json-keeping-raw' | 'raw-first' } = {},
+  options: {
+    path?: string;
+    mount?: 'receiver-first' | 'json-first' | 'json-then-raw' | 'json-keeping-raw' | 'raw-first';
+  } = {},
 ): Promise<RunningServer> {
   const path = options.path ?? '/webhooks/reservations';
   const app = express();
   if (options.mount === 'json-first') app.use(express.json());
   // The advice that never worked: the global parser has consumed the stream before the route's.
-  if (options.mount === 'json-then-raw') app.use(express.json()).use(path, express.raw({ type: 'application/json' }));
+  if (options.mount === 'json-then-raw')
+    app.use(express.json()).use(path, express.raw({ type: 'application/json' }));
   // A global JSON parser that keeps the bytes aside for the receiver.
   if (options.mount === 'json-keeping-raw') {
-    app.use(express.json({ verify: (request, _response, buffer) => void ((request as typeof request & { rawBody?: Buffer }).rawBody = buffer) }));
+    app.use(
+      express.json({
+        verify: (request, _response, buffer) =>
+          void ((request as typeof request & { rawBody?: Buffer }).rawBody = buffer),
+      }),
+    );
   }
   if (options.mount === 'raw-first') app.use(path, express.raw({ type: 'application/json' }));
   app.post(path, receiver.nodeHandler());
@@ -115,7 +124,8 @@ function toWebStream(request: IncomingMessage): ReadableStream<Uint8Array> {
 function toFetchRequest(request: IncomingMessage, base: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      headers.append(name, item);
   }
   const method = request.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -132,7 +142,10 @@ async function writeFetchResponse(response: Response, target: ServerResponse): P
 }
 
 /** A fetch-style handler (`receiver.handle`) served by `node:http`. */
-export async function startFetchStyleServer(receiver: WebhookReceiver, path = '/webhooks/reservations'): Promise<RunningServer> {
+export async function startFetchStyleServer(
+  receiver: WebhookReceiver,
+  path = '/webhooks/reservations',
+): Promise<RunningServer> {
   let base = '';
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', base);

@@ -14,7 +14,8 @@ import {
 import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
 
 const URL_ = 'http://partner.test/webhooks';
-const confirmed = () => buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 7 }, TOKEN);
+const confirmed = () =>
+  buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 7 }, TOKEN);
 
 function receiverWithSpy(options: Partial<Parameters<typeof createWebhookReceiver>[0]> = {}) {
   const seen: WebhookEvent[] = [];
@@ -35,25 +36,40 @@ describe('deliveries the spec leaves open are read, not refused', () => {
     const delivery = confirmed();
     const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
     if (contentType) headers['content-type'] = contentType;
-    const response = await receiver.handle(new Request(URL_, { method: 'POST', headers, body: delivery.body }));
+    const response = await receiver.handle(
+      new Request(URL_, { method: 'POST', headers, body: delivery.body }),
+    );
     expect(response.status).toBe(200);
     expect(seen.map((event) => event.type)).toEqual(['RESERVATION_CONFIRMED']);
   });
 
-  it.each(['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/html'])(
-    'a Content-Type naming another format (%s) is still refused with 415',
-    async (contentType) => {
-      const { receiver, seen } = receiverWithSpy();
-      const response = await receiver.handle(new Request(URL_, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': contentType }, body: confirmed().body }));
-      expect(response.status).toBe(415);
-      expect(seen).toHaveLength(0);
-    },
-  );
+  it.each([
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    'text/html',
+  ])('a Content-Type naming another format (%s) is still refused with 415', async (contentType) => {
+    const { receiver, seen } = receiverWithSpy();
+    const response = await receiver.handle(
+      new Request(URL_, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': contentType },
+        body: confirmed().body,
+      }),
+    );
+    expect(response.status).toBe(415);
+    expect(seen).toHaveLength(0);
+  });
 
   it('a bare token in Authorization, with no scheme, is accepted; a wrong one or another scheme is not', async () => {
     const { receiver, seen } = receiverWithSpy();
     const body = confirmed().body;
-    const send = (authorization: string) => receiver.receive({ method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
+    const send = (authorization: string) =>
+      receiver.receive({
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body,
+      });
     expect((await send(TOKEN)).status).toBe(200);
     expect((await send(`  ${TOKEN} `)).status).toBe(200);
     expect((await send(OTHER_TOKEN)).status).toBe(401);
@@ -63,29 +79,52 @@ describe('deliveries the spec leaves open are read, not refused', () => {
 
   it('a RESERVATION_MODIFIED whose reservation lacks start_time (only what changed) reaches its handler', async () => {
     const handled: ReservationModifiedEvent[] = [];
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('RESERVATION_MODIFIED', (event) => {
-      expectTypeOf(event.reservation.start_time).toEqualTypeOf<string | undefined>();
-      handled.push(event);
-    });
-    for (const [event, partial] of [['RESERVATION_MODIFIED', { id: 4021, adults: 4 }], ['RESERVATION_CANCELLED', { id: 4021 }]] as const) {
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on(
+      'RESERVATION_MODIFIED',
+      (event) => {
+        expectTypeOf(event.reservation.start_time).toEqualTypeOf<string | undefined>();
+        handled.push(event);
+      },
+    );
+    for (const [event, partial] of [
+      ['RESERVATION_MODIFIED', { id: 4021, adults: 4 }],
+      ['RESERVATION_CANCELLED', { id: 4021 }],
+    ] as const) {
       const body = JSON.stringify({ id: `evt_${event}`, event, restaurant_id: 7, reservation: partial });
-      const result = await receiver.receive({ method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body });
+      const result = await receiver.receive({
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body,
+      });
       expect(result.status).toBe(200);
     }
-    expect(handled.map((event) => [event.reservation.id, event.reservation.adults, event.reservation.start_time])).toEqual([[4021, 4, undefined]]);
+    expect(
+      handled.map((event) => [event.reservation.id, event.reservation.adults, event.reservation.start_time]),
+    ).toEqual([[4021, 4, undefined]]);
     // The id stays required: without it the event cannot be acted on.
     const noId = JSON.stringify({ id: 'evt_x', event: 'RESERVATION_MODIFIED', reservation: { adults: 4 } });
-    expect((await receiver.receive({ method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: noId })).status).toBe(400);
+    expect(
+      (await receiver.receive({ method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: noId }))
+        .status,
+    ).toBe(400);
   });
 
   it('headers given as a Map are read case-insensitively', async () => {
     const { receiver, seen } = receiverWithSpy();
     const delivery = confirmed();
-    const headers = new Map([['Authorization', `Bearer ${TOKEN}`], ['Content-Type', 'application/json']]);
-    await expect(receiver.verify({ body: delivery.body, headers })).resolves.toMatchObject({ type: 'RESERVATION_CONFIRMED' });
+    const headers = new Map([
+      ['Authorization', `Bearer ${TOKEN}`],
+      ['Content-Type', 'application/json'],
+    ]);
+    await expect(receiver.verify({ body: delivery.body, headers })).resolves.toMatchObject({
+      type: 'RESERVATION_CONFIRMED',
+    });
     const wrong = new Map([['AUTHORIZATION', `Bearer ${OTHER_TOKEN}`]]);
     expect((await receiver.receive({ headers: wrong, body: delivery.body })).status).toBe(401);
-    const xml = new Map([['Authorization', `Bearer ${TOKEN}`], ['CONTENT-TYPE', 'application/xml']]);
+    const xml = new Map([
+      ['Authorization', `Bearer ${TOKEN}`],
+      ['CONTENT-TYPE', 'application/xml'],
+    ]);
     expect((await receiver.receive({ headers: xml, body: delivery.body })).status).toBe(415);
     expect(seen).toHaveLength(0);
   });
@@ -102,7 +141,10 @@ describe('deliveries the spec leaves open are read, not refused', () => {
     // Without an envelope id, both forms get the same digest id, so a repeat is recognised as one.
     const { id: _id, ...noId } = JSON.parse(delivery.body) as Record<string, unknown>;
     const body = `\uFEFF${JSON.stringify(noId)}`;
-    const [a, b] = await Promise.all([receiver.verify({ body, headers }), receiver.verify({ body: new TextEncoder().encode(body), headers })]);
+    const [a, b] = await Promise.all([
+      receiver.verify({ body, headers }),
+      receiver.verify({ body: new TextEncoder().encode(body), headers }),
+    ]);
     expect(a.id).toBe(b.id);
   });
 });
@@ -112,12 +154,15 @@ describe('partner code that never settles does not hang a delivery', () => {
     const logger = captureLogger();
     let calls = 0;
     let signal: AbortSignal | undefined;
-    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger, handlerTimeoutMs: 20 }).on('RESERVATION_CONFIRMED', (_event, context) => {
-      calls += 1;
-      signal = context.signal;
-      // The first run never settles; the service's retry then succeeds.
-      return calls === 1 ? new Promise(() => {}) : undefined;
-    });
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger, handlerTimeoutMs: 20 }).on(
+      'RESERVATION_CONFIRMED',
+      (_event, context) => {
+        calls += 1;
+        signal = context.signal;
+        // The first run never settles; the service's retry then succeeds.
+        return calls === 1 ? new Promise(() => {}) : undefined;
+      },
+    );
     const delivery = confirmed();
     const first = await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body });
     expect(first.status).toBe(500);
@@ -137,7 +182,11 @@ describe('partner code that never settles does not hang a delivery', () => {
   it('a token provider past tokensTimeoutMs: answered 500 and logged', async () => {
     const logger = captureLogger();
     const handler = vi.fn();
-    const receiver = createWebhookReceiver({ tokens: () => new Promise(() => {}), tokensTimeoutMs: 20, logger }).on('*', handler);
+    const receiver = createWebhookReceiver({
+      tokens: () => new Promise(() => {}),
+      tokensTimeoutMs: 20,
+      logger,
+    }).on('*', handler);
     const delivery = confirmed();
     const result = await receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body });
     expect(result.status).toBe(500);
@@ -149,8 +198,12 @@ describe('partner code that never settles does not hang a delivery', () => {
   });
 
   it.each([0, -1, Number.NaN, Infinity, 2 ** 31])('refuses a time limit of %s at creation', (value) => {
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], handlerTimeoutMs: value })).toThrow(/handlerTimeoutMs must be a number of milliseconds/);
-    expect(() => createWebhookReceiver({ tokens: [TOKEN], tokensTimeoutMs: value })).toThrow(/tokensTimeoutMs must be a number of milliseconds/);
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], handlerTimeoutMs: value })).toThrow(
+      /handlerTimeoutMs must be a number of milliseconds/,
+    );
+    expect(() => createWebhookReceiver({ tokens: [TOKEN], tokensTimeoutMs: value })).toThrow(
+      /tokensTimeoutMs must be a number of milliseconds/,
+    );
   });
 });
 

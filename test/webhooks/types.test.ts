@@ -18,7 +18,9 @@ import { reservation, TOKEN } from './helpers.js';
 
 describe('event types', () => {
   it('narrow on `type` in a switch, including the unknown variant', async () => {
-    expectTypeOf<WebhookEventName>().toEqualTypeOf<'RESERVATION_CONFIRMED' | 'RESERVATION_MODIFIED' | 'RESERVATION_CANCELLED' | 'TEST' | 'unknown'>();
+    expectTypeOf<WebhookEventName>().toEqualTypeOf<
+      'RESERVATION_CONFIRMED' | 'RESERVATION_MODIFIED' | 'RESERVATION_CANCELLED' | 'TEST' | 'unknown'
+    >();
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false });
     const describeEvent = (event: WebhookEvent): string => {
       switch (event.type) {
@@ -43,9 +45,17 @@ describe('event types', () => {
       }
     };
     const verify = (body: string) => receiver.verify({ body, headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(describeEvent(await verify(buildDelivery({ event: 'RESERVATION_CANCELLED', reservation: reservation() }, TOKEN).body))).toBe('RESERVATION_CANCELLED 4021');
+    expect(
+      describeEvent(
+        await verify(
+          buildDelivery({ event: 'RESERVATION_CANCELLED', reservation: reservation() }, TOKEN).body,
+        ),
+      ),
+    ).toBe('RESERVATION_CANCELLED 4021');
     expect(describeEvent(await verify(buildDelivery({ event: 'TEST' }, TOKEN).body))).toBe('test');
-    expect(describeEvent(await verify(buildDelivery({ event: 'GUEST_ARRIVED' }, TOKEN).body))).toBe('unknown GUEST_ARRIVED');
+    expect(describeEvent(await verify(buildDelivery({ event: 'GUEST_ARRIVED' }, TOKEN).body))).toBe(
+      'unknown GUEST_ARRIVED',
+    );
   });
 
   it('give each on() handler the event of its type, and refuse names that are not event types', () => {
@@ -56,6 +66,8 @@ describe('event types', () => {
       .onUnknown((event) => expectTypeOf(event).toEqualTypeOf<UnknownEvent>())
       .on('*', (event) => expectTypeOf(event).toEqualTypeOf<WebhookEvent>());
     // @ts-expect-error not an event type (a typo a partner could make)
-    expect(() => receiver.on('RESERVATION_CANCELED', () => {})).toThrow(/not an event type; expected one of RESERVATION_CONFIRMED/);
+    expect(() => receiver.on('RESERVATION_CANCELED', () => {})).toThrow(
+      /not an event type; expected one of RESERVATION_CONFIRMED/,
+    );
   });
 });

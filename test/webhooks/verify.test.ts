@@ -15,9 +15,11 @@ import {
 import { OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
 
 const URL_ = 'http://partner.test/webhooks';
-const confirmed = () => buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 7 }, TOKEN);
+const confirmed = () =>
+  buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation(), restaurantId: 7 }, TOKEN);
 
-const post = (body: BodyInit | null, headers: Record<string, string>) => new Request(URL_, { method: 'POST', headers, body });
+const post = (body: BodyInit | null, headers: Record<string, string>) =>
+  new Request(URL_, { method: 'POST', headers, body });
 const jsonHeaders = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
 
 function receiverWithSpy(options: Partial<Parameters<typeof createWebhookReceiver>[0]> = {}) {
@@ -29,33 +31,102 @@ function receiverWithSpy(options: Partial<Parameters<typeof createWebhookReceive
 describe('bad deliveries get their status and never reach a handler', () => {
   const valid = confirmed();
   const cases: { name: string; request: () => Request; status: number; error: string }[] = [
-    { name: 'wrong token', request: () => post(valid.body, { ...valid.headers, authorization: `Bearer ${OTHER_TOKEN}` }), status: 401, error: 'did not match' },
-    { name: 'missing token header', request: () => post(valid.body, { 'content-type': 'application/json' }), status: 401, error: 'missing' },
-    { name: 'Basic instead of Bearer', request: () => post(valid.body, { ...valid.headers, authorization: `Basic ${btoa(`x:${TOKEN}`)}` }), status: 401, error: 'missing' },
-    { name: 'token that is a prefix of the real one', request: () => post(valid.body, { ...valid.headers, authorization: `Bearer ${TOKEN.slice(0, -1)}` }), status: 401, error: 'did not match' },
+    {
+      name: 'wrong token',
+      request: () => post(valid.body, { ...valid.headers, authorization: `Bearer ${OTHER_TOKEN}` }),
+      status: 401,
+      error: 'did not match',
+    },
+    {
+      name: 'missing token header',
+      request: () => post(valid.body, { 'content-type': 'application/json' }),
+      status: 401,
+      error: 'missing',
+    },
+    {
+      name: 'Basic instead of Bearer',
+      request: () => post(valid.body, { ...valid.headers, authorization: `Basic ${btoa(`x:${TOKEN}`)}` }),
+      status: 401,
+      error: 'missing',
+    },
+    {
+      name: 'token that is a prefix of the real one',
+      request: () => post(valid.body, { ...valid.headers, authorization: `Bearer ${TOKEN.slice(0, -1)}` }),
+      status: 401,
+      error: 'did not match',
+    },
     { name: 'empty body', request: () => post('', jsonHeaders), status: 400, error: 'empty' },
     { name: 'no body at all', request: () => post(null, jsonHeaders), status: 400, error: 'empty' },
-    { name: 'malformed JSON', request: () => post('{"id": "evt_1", "event": ', jsonHeaders), status: 400, error: 'not valid JSON' },
-    { name: 'invalid UTF-8', request: () => post(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), jsonHeaders), status: 400, error: 'UTF-8' },
-    { name: 'XML content type', request: () => post(valid.body, { ...valid.headers, 'content-type': 'application/xml' }), status: 415, error: 'application/xml' },
-    { name: 'form content type', request: () => post(valid.body, { ...valid.headers, 'content-type': 'application/x-www-form-urlencoded' }), status: 415, error: 'JSON' },
-    { name: 'oversized body', request: () => post(`{"pad":"${'x'.repeat(2048)}"}`, jsonHeaders), status: 413, error: 'maxBodyBytes' },
+    {
+      name: 'malformed JSON',
+      request: () => post('{"id": "evt_1", "event": ', jsonHeaders),
+      status: 400,
+      error: 'not valid JSON',
+    },
+    {
+      name: 'invalid UTF-8',
+      request: () => post(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), jsonHeaders),
+      status: 400,
+      error: 'UTF-8',
+    },
+    {
+      name: 'XML content type',
+      request: () => post(valid.body, { ...valid.headers, 'content-type': 'application/xml' }),
+      status: 415,
+      error: 'application/xml',
+    },
+    {
+      name: 'form content type',
+      request: () =>
+        post(valid.body, { ...valid.headers, 'content-type': 'application/x-www-form-urlencoded' }),
+      status: 415,
+      error: 'JSON',
+    },
+    {
+      name: 'oversized body',
+      request: () => post(`{"pad":"${'x'.repeat(2048)}"}`, jsonHeaders),
+      status: 413,
+      error: 'maxBodyBytes',
+    },
     { name: 'JSON array', request: () => post('[1,2,3]', jsonHeaders), status: 400, error: 'an array' },
-    { name: 'JSON string', request: () => post('"RESERVATION_CONFIRMED"', jsonHeaders), status: 400, error: 'not a delivery envelope' },
-    { name: 'object without an event name', request: () => post('{"hello":"world"}', jsonHeaders), status: 400, error: 'event' },
+    {
+      name: 'JSON string',
+      request: () => post('"RESERVATION_CONFIRMED"', jsonHeaders),
+      status: 400,
+      error: 'not a delivery envelope',
+    },
+    {
+      name: 'object without an event name',
+      request: () => post('{"hello":"world"}', jsonHeaders),
+      status: 400,
+      error: 'event',
+    },
     {
       name: 'reservation event without its reservation',
-      request: () => post(buildDelivery({ event: 'RESERVATION_CANCELLED', restaurantId: 7 }, TOKEN).body, jsonHeaders),
+      request: () =>
+        post(buildDelivery({ event: 'RESERVATION_CANCELLED', restaurantId: 7 }, TOKEN).body, jsonHeaders),
       status: 400,
       error: 'reservation',
     },
     {
       name: 'reservation with a broken start_time',
-      request: () => post(buildDelivery({ event: 'RESERVATION_MODIFIED', reservation: reservation({ start_time: 'tomorrow' }) }, TOKEN).body, jsonHeaders),
+      request: () =>
+        post(
+          buildDelivery(
+            { event: 'RESERVATION_MODIFIED', reservation: reservation({ start_time: 'tomorrow' }) },
+            TOKEN,
+          ).body,
+          jsonHeaders,
+        ),
       status: 400,
       error: 'reservation.start_time',
     },
-    { name: 'GET instead of POST', request: () => new Request(URL_, { headers: valid.headers }), status: 405, error: 'POST' },
+    {
+      name: 'GET instead of POST',
+      request: () => new Request(URL_, { headers: valid.headers }),
+      status: 405,
+      error: 'POST',
+    },
     {
       // The sender went away mid-body: the same 400 as the node adapter, not an "unexpected failure" of the receiver.
       name: 'body stream that fails while being read',
@@ -94,7 +165,11 @@ describe('bad deliveries get their status and never reach a handler', () => {
 
   it('a parsed object instead of the raw body is a 500 that says how to mount the receiver', async () => {
     const { receiver, handler } = receiverWithSpy();
-    const result = await receiver.receive({ method: 'POST', headers: valid.headers, body: JSON.parse(valid.body) });
+    const result = await receiver.receive({
+      method: 'POST',
+      headers: valid.headers,
+      body: JSON.parse(valid.body),
+    });
     expect(result.status).toBe(500);
     expect(result.error).toBeInstanceOf(WebhookRawBodyRequiredError);
     expect(String(result.body.error)).toMatch(/express\.json\(\)/);
@@ -121,12 +196,22 @@ describe('bad deliveries get their status and never reach a handler', () => {
           controller.enqueue(new Uint8Array(256).fill(0x20));
         },
       });
-    const declared = new Request(URL_, { method: 'POST', headers: { ...jsonHeaders, 'content-length': '5000000' }, body: endless(), duplex: 'half' } as RequestInit);
+    const declared = new Request(URL_, {
+      method: 'POST',
+      headers: { ...jsonHeaders, 'content-length': '5000000' },
+      body: endless(),
+      duplex: 'half',
+    } as RequestInit);
     expect((await receiver.handle(declared)).status).toBe(413);
     expect(pulls).toBeLessThanOrEqual(1); // the stream's first pull happens on construction, never read on
 
     pulls = 0;
-    const streamed = new Request(URL_, { method: 'POST', headers: jsonHeaders, body: endless(), duplex: 'half' } as RequestInit);
+    const streamed = new Request(URL_, {
+      method: 'POST',
+      headers: jsonHeaders,
+      body: endless(),
+      duplex: 'half',
+    } as RequestInit);
     const response = await receiver.handle(streamed);
     expect(response.status).toBe(413);
     expect(response.headers.get('connection')).toBe('close');
@@ -140,12 +225,27 @@ describe('verify()', () => {
   const receiver = createWebhookReceiver({ tokens: [TOKEN], tokenHeader: 'X-Webhook-Token', logger: false });
 
   it('returns the typed event, with the reservation parsed and unknown fields kept', async () => {
-    const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation({ table_label: 'T4' } as never), restaurantId: 7, id: 'evt_42', createdAt: '2026-11-23T10:00:00Z' }, TOKEN);
+    const delivery = buildDelivery(
+      {
+        event: 'RESERVATION_CONFIRMED',
+        reservation: reservation({ table_label: 'T4' } as never),
+        restaurantId: 7,
+        id: 'evt_42',
+        createdAt: '2026-11-23T10:00:00Z',
+      },
+      TOKEN,
+    );
     const body = JSON.stringify({ ...JSON.parse(delivery.body), attempt: 2 });
     const event = await receiver.verify({ body, headers: delivery.headers });
     expect(event.type).toBe('RESERVATION_CONFIRMED');
     if (event.type !== 'RESERVATION_CONFIRMED') throw new Error('narrowing failed');
-    expect(event).toMatchObject({ id: 'evt_42', event: 'RESERVATION_CONFIRMED', restaurant_id: 7, created_at: '2026-11-23T10:00:00Z', attempt: 2 });
+    expect(event).toMatchObject({
+      id: 'evt_42',
+      event: 'RESERVATION_CONFIRMED',
+      restaurant_id: 7,
+      created_at: '2026-11-23T10:00:00Z',
+      attempt: 2,
+    });
     expect(event.reservation).toMatchObject({ id: 4021, adults: 2, table_label: 'T4' });
   });
 
@@ -163,17 +263,35 @@ describe('verify()', () => {
 
   it.each([
     ['fetch Headers', (headers: Record<string, string>) => new Headers(headers)],
-    ['plain object with any case', (headers: Record<string, string>) => ({ Authorization: headers.authorization, 'Content-Type': headers['content-type'] })],
-    ['node IncomingHttpHeaders with a repeated header', (headers: Record<string, string>) => ({ authorization: headers.authorization, 'content-type': headers['content-type'], 'x-forwarded-for': ['10.0.0.1', '10.0.0.2'] })],
+    [
+      'plain object with any case',
+      (headers: Record<string, string>) => ({
+        Authorization: headers.authorization,
+        'Content-Type': headers['content-type'],
+      }),
+    ],
+    [
+      'node IncomingHttpHeaders with a repeated header',
+      (headers: Record<string, string>) => ({
+        authorization: headers.authorization,
+        'content-type': headers['content-type'],
+        'x-forwarded-for': ['10.0.0.1', '10.0.0.2'],
+      }),
+    ],
     ['Map', (headers: Record<string, string>) => new Map(Object.entries(headers))],
   ])('reads headers given as %s', async (_kind, toHeaders) => {
     const delivery = confirmed();
-    await expect(receiver.verify({ body: delivery.body, headers: toHeaders(delivery.headers) as never })).resolves.toMatchObject({ id: delivery.id });
+    await expect(
+      receiver.verify({ body: delivery.body, headers: toHeaders(delivery.headers) as never }),
+    ).resolves.toMatchObject({ id: delivery.id });
   });
 
   it('ignores header values that are not text (a null-prototype object, a function) instead of throwing', async () => {
     const error = await receiver
-      .verify({ body: confirmed().body, headers: { authorization: Object.create(null), 'x-webhook-token': () => TOKEN } as never })
+      .verify({
+        body: confirmed().body,
+        headers: { authorization: Object.create(null), 'x-webhook-token': () => TOKEN } as never,
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WebhookVerificationError);
     expect((error as WebhookVerificationError).reason).toBe('missing');
@@ -186,16 +304,26 @@ describe('verify()', () => {
     ['a lower-case bearer scheme', { authorization: `bearer ${TOKEN}` }],
   ])('accepts the token in %s', async (_where, tokenHeaders) => {
     const delivery = confirmed();
-    const event = await receiver.verify({ body: delivery.body, headers: { 'content-type': 'application/json', ...tokenHeaders } });
+    const event = await receiver.verify({
+      body: delivery.body,
+      headers: { 'content-type': 'application/json', ...tokenHeaders },
+    });
     expect(event.type).toBe('RESERVATION_CONFIRMED');
   });
 
   it('accepts JSON media types with parameters or a +json suffix, and a missing Content-Type', async () => {
     const delivery = confirmed();
-    for (const contentType of ['application/json; charset=utf-8', 'Application/JSON', 'application/vnd.restaurant+json', undefined]) {
+    for (const contentType of [
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/vnd.restaurant+json',
+      undefined,
+    ]) {
       const headers: Record<string, string> = { authorization: delivery.headers.authorization! };
       if (contentType) headers['content-type'] = contentType;
-      await expect(receiver.verify({ body: delivery.body, headers })).resolves.toMatchObject({ id: delivery.id });
+      await expect(receiver.verify({ body: delivery.body, headers })).resolves.toMatchObject({
+        id: delivery.id,
+      });
     }
   });
 
@@ -204,11 +332,26 @@ describe('verify()', () => {
     const attempts: [() => Promise<unknown>, new (...args: never[]) => WebhookError, number][] = [
       [() => receiver.verify({ body: delivery.body, headers: {} }), WebhookVerificationError, 401],
       [() => receiver.verify({ body: '{', headers: delivery.headers }), WebhookPayloadError, 400],
-      [() => receiver.verify({ body: delivery.body, headers: { ...delivery.headers, 'content-type': 'text/xml' } }), WebhookUnsupportedMediaTypeError, 415],
-      [() => receiver.verify({ body: 'x'.repeat(1024 * 1024 + 1), headers: delivery.headers }), WebhookPayloadTooLargeError, 413],
+      [
+        () =>
+          receiver.verify({
+            body: delivery.body,
+            headers: { ...delivery.headers, 'content-type': 'text/xml' },
+          }),
+        WebhookUnsupportedMediaTypeError,
+        415,
+      ],
+      [
+        () => receiver.verify({ body: 'x'.repeat(1024 * 1024 + 1), headers: delivery.headers }),
+        WebhookPayloadTooLargeError,
+        413,
+      ],
     ];
     for (const [attempt, errorClass, status] of attempts) {
-      const error = await attempt().then(() => undefined, (caught: unknown) => caught);
+      const error = await attempt().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(errorClass);
       expect(error).toBeInstanceOf(PartnerSdkError);
       expect((error as WebhookError).status).toBe(status);
@@ -220,7 +363,9 @@ describe('verify()', () => {
     ['undefined', undefined, /undefined/],
     ['a stream', new ReadableStream(), /ReadableStream/],
   ])('tells the partner to pass the raw body when given %s', async (_kind, body, received) => {
-    const error = await receiver.verify({ body: body as never, headers: confirmed().headers }).catch((caught: unknown) => caught);
+    const error = await receiver
+      .verify({ body: body as never, headers: confirmed().headers })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WebhookRawBodyRequiredError);
     const message = (error as Error).message;
     expect(message).toMatch(received);
@@ -231,7 +376,12 @@ describe('verify()', () => {
   });
 
   it('surfaces an unknown event type instead of refusing it, and narrows on type', async () => {
-    const body = JSON.stringify({ id: 'evt_9', event: 'RESERVATION_REMINDER_SENT', restaurant_id: 7, reservation: { id: 1, anything: true } });
+    const body = JSON.stringify({
+      id: 'evt_9',
+      event: 'RESERVATION_REMINDER_SENT',
+      restaurant_id: 7,
+      reservation: { id: 1, anything: true },
+    });
     const event: WebhookEvent = await receiver.verify({ body, headers: confirmed().headers });
     expect(event.type).toBe('unknown');
     if (event.type !== 'unknown') throw new Error('narrowing failed');
@@ -247,15 +397,29 @@ describe('verify()', () => {
     const integerId = await receiver.verify({ body: JSON.stringify({ id: 981, event: 'TEST' }), headers });
     expect(integerId.id).toBe('981');
 
-    const aliased = await receiver.verify({ body: JSON.stringify({ event_id: 'e-1', event_type: 'RESERVATION_CANCELLED', data: reservation({ cancelled: true }) }), headers });
-    expect(aliased).toMatchObject({ type: 'RESERVATION_CANCELLED', id: 'e-1', reservation: { id: 4021, cancelled: true } });
+    const aliased = await receiver.verify({
+      body: JSON.stringify({
+        event_id: 'e-1',
+        event_type: 'RESERVATION_CANCELLED',
+        data: reservation({ cancelled: true }),
+      }),
+      headers,
+    });
+    expect(aliased).toMatchObject({
+      type: 'RESERVATION_CANCELLED',
+      id: 'e-1',
+      reservation: { id: 4021, cancelled: true },
+    });
   });
 
   it('gives an envelope without id a stable id derived from its bytes, so a retry is still recognised', async () => {
     const body = JSON.stringify({ event: 'TEST', created_at: '2026-11-23T10:00:00Z' });
     const first = await receiver.verify({ body, headers: confirmed().headers });
     const again = await receiver.verify({ body, headers: confirmed().headers });
-    const other = await receiver.verify({ body: body.replace('10:00', '11:00'), headers: confirmed().headers });
+    const other = await receiver.verify({
+      body: body.replace('10:00', '11:00'),
+      headers: confirmed().headers,
+    });
     expect(first.id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(again.id).toBe(first.id);
     expect(other.id).not.toBe(first.id);
@@ -265,6 +429,9 @@ describe('verify()', () => {
     const request = buildDeliveryRequest(URL_, { event: 'TEST', id: 'evt_t' }, TOKEN);
     expect(request.method).toBe('POST');
     expect(request.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
-    expect(await receiver.verify({ body: await request.text(), headers: request.headers })).toMatchObject({ type: 'TEST', id: 'evt_t' });
+    expect(await receiver.verify({ body: await request.text(), headers: request.headers })).toMatchObject({
+      type: 'TEST',
+      id: 'evt_t',
+    });
   });
 });

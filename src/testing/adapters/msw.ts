@@ -27,7 +27,11 @@ export interface MswModule {
  * Also makes the fake send its webhook deliveries with `bypass()`, so an active `setupServer` in
  * the same process does not swallow them.
  */
-export function createMswHandlers(handle: (request: Request) => Promise<Response>, backend: FakeBackend, msw: MswModule): MswHandler[] {
+export function createMswHandlers(
+  handle: (request: Request) => Promise<Response>,
+  backend: FakeBackend,
+  msw: MswModule,
+): MswHandler[] {
   backend.deliveries.setFetch((request, signal) => fetch(msw.bypass(request), { signal }));
   const serve = async ({ request }: { request: Request }) => handle(request);
   return [

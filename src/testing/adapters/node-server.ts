@@ -61,9 +61,18 @@ const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|upgrade|proxy-connection|te|trailer)$/i;
 
 /** An answer the adapter gives itself, before the fake sees the request. */
-function answer(outgoing: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}): void {
+function answer(
+  outgoing: ServerResponse,
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ detail });
-  outgoing.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  outgoing.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
   outgoing.end(body);
 }
 
@@ -114,10 +123,22 @@ function apiHostRefusal(incoming: IncomingMessage, allowedHosts: readonly string
  * reaches 127.0.0.1 under its own host name); no `Origin` of another site (browsers send one with
  * every cross-origin POST, a plain HTML form's included, and `Sec-Fetch-Site` besides).
  */
-function controlRefusal(incoming: IncomingMessage, hosts: Set<string>, allowedHosts: readonly string[]): string | undefined {
-  if (!isLoopbackAddress(incoming.socket.remoteAddress)) return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
+function controlRefusal(
+  incoming: IncomingMessage,
+  hosts: Set<string>,
+  allowedHosts: readonly string[],
+): string | undefined {
+  if (!isLoopbackAddress(incoming.socket.remoteAddress))
+    return 'The control API answers loopback callers only (start the server with --allow-remote-control to change that).';
   const host = (incoming.headers.host ?? '').toLowerCase();
-  if (!hosts.has(host) && !isAllowedName(hostName(host), allowedHosts.filter((name) => name !== '*'))) return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
+  if (
+    !hosts.has(host) &&
+    !isAllowedName(
+      hostName(host),
+      allowedHosts.filter((name) => name !== '*'),
+    )
+  )
+    return `The control API answers requests addressed to this server only (Host ${[...hosts].join(' or ')}); start it with --allow-remote-control to accept other host names.`;
   const origin = incoming.headers.origin;
   if (origin !== undefined) {
     let originHost: string | undefined;
@@ -131,12 +152,16 @@ function controlRefusal(incoming: IncomingMessage, hosts: Set<string>, allowedHo
       return 'The control API refuses calls from web pages of other origins; start the server with --allow-remote-control to accept them.';
     }
   }
-  if (incoming.headers['sec-fetch-site'] === 'cross-site') return 'The control API refuses cross-site calls from browsers; start the server with --allow-remote-control to accept them.';
+  if (incoming.headers['sec-fetch-site'] === 'cross-site')
+    return 'The control API refuses cross-site calls from browsers; start the server with --allow-remote-control to accept them.';
   return undefined;
 }
 
 /** The request's path and query, or why the request target cannot be served. */
-function requestPath(target: string, hosts: Set<string>): { path: string; absolute?: true } | { status: number; detail: string } {
+function requestPath(
+  target: string,
+  hosts: Set<string>,
+): { path: string; absolute?: true } | { status: number; detail: string } {
   // Origin form is a path even when it starts with `//` (never a scheme-relative URL naming another host).
   if (target.startsWith('/')) return { path: target };
   if (target === '*') return { path: '/' };
@@ -193,7 +218,10 @@ class IncomingRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    this.#body ??= this.method !== 'GET' && this.method !== 'HEAD' ? (Readable.toWeb(this.incoming) as ReadableStream<Uint8Array>) : null;
+    this.#body ??=
+      this.method !== 'GET' && this.method !== 'HEAD'
+        ? (Readable.toWeb(this.incoming) as ReadableStream<Uint8Array>)
+        : null;
     return this.#body;
   }
 }
@@ -206,7 +234,10 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   // A JSON answer of the fake keeps its text and headers as plain values: written as they are
   // (encoded once, on the socket), with no Headers list walked and no body stream read back.
   if (response instanceof JsonResponse && !response.bodyUsed) {
-    outgoing.writeHead(response.status, { ...response.headerRecord, 'content-length': String(Buffer.byteLength(response.serialized)) });
+    outgoing.writeHead(response.status, {
+      ...response.headerRecord,
+      'content-length': String(Buffer.byteLength(response.serialized)),
+    });
     outgoing.end(response.serialized);
     return;
   }
@@ -214,10 +245,23 @@ async function writeResponse(response: Response, outgoing: ServerResponse): Prom
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  if (body) headers['content-length'] = String(body.byteLength);
+  if (!response.body) {
+    outgoing.writeHead(response.status, headers);
+    outgoing.end();
+    return;
+  }
+  // Any other body is streamed: headers first, then the body as it comes (a fault's body may
+  // stall after the headers); the read stops when the caller leaves.
   outgoing.writeHead(response.status, headers);
-  outgoing.end(body);
+  outgoing.flushHeaders();
+  const reader = response.body.getReader();
+  outgoing.once('close', () => void reader.cancel().catch(() => undefined));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!outgoing.write(value)) await new Promise((resolve) => outgoing.once('drain', resolve));
+  }
+  outgoing.end();
 }
 
 /**
@@ -272,7 +316,11 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     // The control API has its own, stricter guard (controlRefusal), answered inside the fake; a
     // request the guard was not asked about is never let through to it.
     const isControl = CONTROL_PATH.test(url.pathname);
-    const refusal = !isControl ? 'Not a control route.' : options.allowRemoteControl === true ? undefined : controlRefusal(incoming, hosts, allowedHosts);
+    const refusal = !isControl
+      ? 'Not a control route.'
+      : options.allowRemoteControl === true
+        ? undefined
+        : controlRefusal(incoming, hosts, allowedHosts);
     if (!isControl && target.absolute !== true) {
       const hostRefusal = apiHostRefusal(incoming, allowedHosts);
       if (hostRefusal !== undefined) return answer(outgoing, 403, hostRefusal);
@@ -286,7 +334,11 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     // The simulator page is static; the control API's own guard decides who gets it.
     const response = await (refusal === undefined && isSimulatorPath(url.pathname)
       ? serveSimulatorPage(request)
-      : fake.handle(request, { controlAllowed: refusal === undefined, controlRefusal: refusal, remoteViewer }));
+      : fake.handle(request, {
+          controlAllowed: refusal === undefined,
+          controlRefusal: refusal,
+          remoteViewer,
+        }));
     if (response.type === 'error') {
       incoming.socket.destroy();
       return;

@@ -11,9 +11,23 @@ import type { PartnerRecord } from '../backend/state.js';
 import { empty, errorResponse, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ApiCall, ApiOperation } from './call.js';
 import { retrieveProfile, updateProfile } from './profile.js';
-import { createReservation, listReservations, patchOperation, patchReservation, retrieveReservation } from './reservations.js';
+import {
+  createReservation,
+  listReservations,
+  patchOperation,
+  patchReservation,
+  retrieveReservation,
+} from './reservations.js';
 import { listRestaurants } from './restaurants.js';
-import { createWebhook, deleteWebhook, listWebhooks, regenerateWebhookToken, retrieveWebhook, testWebhook, updateWebhook } from './webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  regenerateWebhookToken,
+  retrieveWebhook,
+  testWebhook,
+  updateWebhook,
+} from './webhooks.js';
 
 export const API_ROOT = '/api/v1/partnership';
 
@@ -36,22 +50,49 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/profile', operation: 'profile.retrieve', run: retrieveProfile },
   { method: 'PATCH', path: '/profile', operation: 'profile.update', run: updateProfile },
   { method: 'GET', path: '/restaurants/', operation: 'restaurants.list', run: listRestaurants },
-  { method: 'GET', path: '/restaurants/:restaurantId/reservations/', operation: 'reservations.list', run: listReservations },
-  { method: 'POST', path: '/restaurants/:restaurantId/reservations/', operation: 'reservations.create', run: createReservation },
-  { method: 'GET', path: '/restaurants/:restaurantId/reservations/:reservationId/', operation: 'reservations.retrieve', run: retrieveReservation },
-  { method: 'PATCH', path: '/restaurants/:restaurantId/reservations/:reservationId/', operation: 'reservations.patch', run: patchReservation },
+  {
+    method: 'GET',
+    path: '/restaurants/:restaurantId/reservations/',
+    operation: 'reservations.list',
+    run: listReservations,
+  },
+  {
+    method: 'POST',
+    path: '/restaurants/:restaurantId/reservations/',
+    operation: 'reservations.create',
+    run: createReservation,
+  },
+  {
+    method: 'GET',
+    path: '/restaurants/:restaurantId/reservations/:reservationId/',
+    operation: 'reservations.retrieve',
+    run: retrieveReservation,
+  },
+  {
+    method: 'PATCH',
+    path: '/restaurants/:restaurantId/reservations/:reservationId/',
+    operation: 'reservations.patch',
+    run: patchReservation,
+  },
   { method: 'GET', path: '/webhooks/', operation: 'webhooks.list', run: listWebhooks },
   { method: 'POST', path: '/webhooks/', operation: 'webhooks.create', run: createWebhook },
   { method: 'GET', path: '/webhooks/:webhookId/', operation: 'webhooks.retrieve', run: retrieveWebhook },
   { method: 'PATCH', path: '/webhooks/:webhookId/', operation: 'webhooks.update', run: updateWebhook },
   { method: 'DELETE', path: '/webhooks/:webhookId/', operation: 'webhooks.delete', run: deleteWebhook },
-  { method: 'POST', path: '/webhooks/:webhookId/auth-token/', operation: 'webhooks.regenerateToken', run: regenerateWebhookToken },
+  {
+    method: 'POST',
+    path: '/webhooks/:webhookId/auth-token/',
+    operation: 'webhooks.regenerateToken',
+    run: regenerateWebhookToken,
+  },
   { method: 'POST', path: '/webhooks/:webhookId/test/', operation: 'webhooks.test', run: testWebhook },
 ];
 
 /** A path template as a pattern with named groups. */
 export function templatePattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)')}$`);
+  return new RegExp(
+    `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)')}$`,
+  );
 }
 
 const COMPILED = API_ROUTES.map((route) => ({ ...route, pattern: templatePattern(route.path) }));
@@ -74,7 +115,9 @@ function decodeBasicUncached(header: string | null): { username: string; passwor
   if (!match) return undefined;
   let decoded: string;
   try {
-    decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]!), (character) => character.charCodeAt(0)));
+    decoded = new TextDecoder().decode(
+      Uint8Array.from(atob(match[1]!), (character) => character.charCodeAt(0)),
+    );
   } catch {
     return undefined;
   }
@@ -86,7 +129,8 @@ function decodeBasicUncached(header: string | null): { username: string; passwor
 function sameSecret(given: string, expected: string): boolean {
   // Length-independent comparison, so the fake never teaches a timing side channel by example.
   let difference = given.length ^ expected.length;
-  for (let index = 0; index < expected.length; index += 1) difference |= expected.charCodeAt(index) ^ given.charCodeAt(index % Math.max(1, given.length));
+  for (let index = 0; index < expected.length; index += 1)
+    difference |= expected.charCodeAt(index) ^ given.charCodeAt(index % Math.max(1, given.length));
   return difference === 0;
 }
 
@@ -98,13 +142,40 @@ export interface ApiOutcome {
 }
 
 /** Applies a fault: waits, then answers its status or drops the connection; undefined lets the request through. */
-async function applyFault(fault: ActiveFault, request: Request, backend: FakeBackend): Promise<Response | undefined> {
+async function applyFault(
+  fault: ActiveFault,
+  request: Request,
+  backend: FakeBackend,
+): Promise<Response | undefined> {
   await realDelay(fault.latencyMs, request.signal, backend.signal);
   if (fault.networkError) return Response.error();
   if (fault.status === undefined) return undefined;
   // Statuses whose answers carry no body (fetch refuses one).
-  if (fault.status === 204 || fault.status === 205 || fault.status === 304) return empty(fault.status, fault.headers);
-  return json(fault.status, fault.body === undefined ? { detail: 'Injected fault.' } : fault.body, fault.headers);
+  if (fault.status === 204 || fault.status === 205 || fault.status === 304)
+    return empty(fault.status, fault.headers);
+  const answer = json(
+    fault.status,
+    fault.body === undefined ? { detail: 'Injected fault.' } : fault.body,
+    fault.headers,
+  );
+  return fault.bodyStallMs === undefined
+    ? answer
+    : stalledBody(answer, fault.bodyStallMs, request.signal, backend.signal);
+}
+
+/** The answer with its headers now and its body only after `ms` of real time (or never, once the caller or the world is gone). */
+function stalledBody(answer: Response, ms: number, ...signals: AbortSignal[]): Response {
+  const text = (answer as { serialized?: string }).serialized ?? '';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await realDelay(ms, ...signals);
+      if (signals.some((signal) => signal.aborted))
+        return controller.error(new Error('the caller left while the body stalled'));
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+  return new Response(body, { status: answer.status, headers: answer.headers });
 }
 
 /** Runs an operation; a refusal thrown inside it becomes its answer. */
@@ -123,37 +194,80 @@ async function runOperation(backend: FakeBackend, run: ApiOperation, call: ApiCa
  * Serves one partner API request; `rest` is the path after `/api/v1/partnership`. `onFakeClock`
  * says the caller sleeps on the fake's clock (`clientOptions`), for the rate limit.
  */
-export async function handleApi(backend: FakeBackend, request: Request, url: URL, rest: string, onFakeClock: boolean): Promise<ApiOutcome> {
+export async function handleApi(
+  backend: FakeBackend,
+  request: Request,
+  url: URL,
+  rest: string,
+  onFakeClock: boolean,
+): Promise<ApiOutcome> {
   const method = request.method.toUpperCase();
   // A path no route serves is a 404 before authentication, as a Django service resolves URLs first.
   const matching = COMPILED.filter((route) => route.pattern.test(rest));
   if (matching.length === 0) {
-    const nearest = nearestRoute(rest, API_ROUTES.map((route) => route.path));
+    const nearest = nearestRoute(
+      rest,
+      API_ROUTES.map((route) => route.path),
+    );
     const hint = rest.endsWith('/') ? '' : ' Paths end with a slash, as in the spec.';
-    return { response: errorResponse(404, `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`), operation: null, partnerId: null };
+    return {
+      response: errorResponse(
+        404,
+        `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`,
+      ),
+      operation: null,
+      partnerId: null,
+    };
   }
   // Spec, Authentication 3: "When a request has no valid credentials, then the response is
   // 401 Unauthorized." Authentication comes before rate limiting.
   const credentials = decodeBasic(request.headers.get('authorization'));
-  const partner: PartnerRecord | undefined = credentials && backend.state.partners.get(credentials.username.toLowerCase());
+  const partner: PartnerRecord | undefined =
+    credentials && backend.state.partners.get(credentials.username.toLowerCase());
   if (!credentials || !partner || !sameSecret(credentials.password, partner.apiToken)) {
-    const detail = credentials ? 'Invalid username/password.' : 'Authentication credentials were not provided.';
-    return { response: errorResponse(401, detail, {}, { 'www-authenticate': 'Basic realm="api"' }), operation: null, partnerId: null };
+    const detail = credentials
+      ? 'Invalid username/password.'
+      : 'Authentication credentials were not provided.';
+    return {
+      response: errorResponse(401, detail, {}, { 'www-authenticate': 'Basic realm="api"' }),
+      operation: null,
+      partnerId: null,
+    };
   }
-  const outcome = (response: Response, operation: string | null = null): ApiOutcome => ({ response, operation, partnerId: partner.partnerId });
+  const outcome = (response: Response, operation: string | null = null): ApiOutcome => ({
+    response,
+    operation,
+    partnerId: partner.partnerId,
+  });
   // Spec, Limits: "1 request per second per partner ... beyond it the response is 429."
   const admission = backend.admit(partner.partnerId, onFakeClock);
   if (!admission.allowed) {
     // A tiny rate limit (1e-300 per second) must not make `Retry-After: 1e+300`: a whole number,
     // capped at a day, after which the client asks again.
     const seconds = Math.min(admission.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS);
-    return outcome(errorResponse(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, {}, { 'retry-after': String(seconds) }));
+    return outcome(
+      errorResponse(
+        429,
+        `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+        {},
+        { 'retry-after': String(seconds) },
+      ),
+    );
   }
   const route = matching.find((candidate) => candidate.method === method);
-  if (!route) return outcome(errorResponse(405, `Method "${method}" not allowed.`, {}, { allow: matching.map((candidate) => candidate.method).join(', ') }));
+  if (!route)
+    return outcome(
+      errorResponse(
+        405,
+        `Method "${method}" not allowed.`,
+        {},
+        { allow: matching.map((candidate) => candidate.method).join(', ') },
+      ),
+    );
   const params: ApiCall['params'] = {};
   for (const [name, raw] of Object.entries(route.pattern.exec(rest)!.groups ?? {})) {
-    if (!/^\d{1,15}$/.test(raw) || Number(raw) === 0) return outcome(errorResponse(404, 'Not found.'), route.operation);
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) === 0)
+      return outcome(errorResponse(404, 'Not found.'), route.operation);
     params[name as keyof ApiCall['params']] = Number(raw);
   }
   let body: unknown;
@@ -178,10 +292,15 @@ export async function handleApi(backend: FakeBackend, request: Request, url: URL
     // The gateway answers now; the origin commits later, on the fake's clock.
     backend.delayedCommits.schedule(backend.clock.now() + after.commitDelayMs, async () => {
       const late = await runOperation(backend, route.run, call).catch((error: unknown) => {
-        backend.errorLog(`fake: internal error in the delayed commit of ${operation}: ${error instanceof Error ? error.stack : String(error)}`);
+        backend.errorLog(
+          `fake: internal error in the delayed commit of ${operation}: ${error instanceof Error ? error.stack : String(error)}`,
+        );
         return undefined;
       });
-      if (late) backend.log(`${operation} committed ${after.commitDelayMs} ms after its injected fault -> ${late.status}`);
+      if (late)
+        backend.log(
+          `${operation} committed ${after.commitDelayMs} ms after its injected fault -> ${late.status}`,
+        );
     });
     backend.clock.rearm();
     return outcome((await applyFault(after, request, backend))!, operation);

@@ -8,20 +8,34 @@ import type { ApiCall } from './call.js';
 
 /** POST `/webhooks/`: answers with `auth_token`, the only time besides regeneration. */
 export function createWebhook(call: ApiCall): Response {
-  return json(call.backend.dialect.createStatus, webhooks.webhookView(webhooks.createWebhook(call.backend, call.partner, call.body), true));
+  return json(
+    call.backend.dialect.createStatus,
+    webhooks.webhookView(webhooks.createWebhook(call.backend, call.partner, call.body), true),
+  );
 }
 
 /** GET `/webhooks/`: a bare array, by id (as the restaurant list). */
 export function listWebhooks(call: ApiCall): Response {
-  return json(200, webhooks.listWebhooks(call.backend, call.partner).map((webhook) => webhooks.webhookView(webhook)));
+  return json(
+    200,
+    webhooks.listWebhooks(call.backend, call.partner).map((webhook) => webhooks.webhookView(webhook)),
+  );
 }
 
 export function retrieveWebhook(call: ApiCall): Response {
-  return json(200, webhooks.webhookView(webhooks.ownWebhook(call.backend, call.partner, call.params.webhookId!)));
+  return json(
+    200,
+    webhooks.webhookView(webhooks.ownWebhook(call.backend, call.partner, call.params.webhookId!)),
+  );
 }
 
 export function updateWebhook(call: ApiCall): Response {
-  return json(200, webhooks.webhookView(webhooks.updateWebhook(call.backend, call.partner, call.params.webhookId!, call.body)));
+  return json(
+    200,
+    webhooks.webhookView(
+      webhooks.updateWebhook(call.backend, call.partner, call.params.webhookId!, call.body),
+    ),
+  );
 }
 
 /** DELETE `/webhooks/:id/`: 204 by default (the `deleteStatus` dialect). */
@@ -32,7 +46,13 @@ export function deleteWebhook(call: ApiCall): Response {
 
 /** POST `/webhooks/:id/auth-token/`: "The previous token is invalidated at once." */
 export function regenerateWebhookToken(call: ApiCall): Response {
-  return json(200, webhooks.webhookView(webhooks.regenerateWebhookToken(call.backend, call.partner, call.params.webhookId!), true));
+  return json(
+    200,
+    webhooks.webhookView(
+      webhooks.regenerateWebhookToken(call.backend, call.partner, call.params.webhookId!),
+      true,
+    ),
+  );
 }
 
 /**

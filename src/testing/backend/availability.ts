@@ -29,7 +29,8 @@ export function defaultAvailability(): AvailabilityConfig {
   };
 }
 
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const CLOCK_TIME = /^([01]\d|2[0-3]):([0-5]\d)$|^24:00$/;
 
 /** Outcome of reading a `start_time`. */
@@ -67,12 +68,19 @@ function remember<Value>(memo: Map<string, Value>, key: string, value: Value): v
 }
 
 /** Weekday, minute of the day and whether the instant falls on a whole minute, in the zone. */
-function localPartsOf(instant: number, zone: string): { weekday: number; minuteOfDay: number; onWholeMinute: boolean } {
+function localPartsOf(
+  instant: number,
+  zone: string,
+): { weekday: number; minuteOfDay: number; onWholeMinute: boolean } {
   const key = `${zone} ${instant}`;
   let parts = localParts.get(key);
   if (parts === undefined) {
     const local = DateTime.fromMillis(instant, { zone });
-    parts = { weekday: local.weekday, minuteOfDay: local.hour * 60 + local.minute, onWholeMinute: local.second === 0 && local.millisecond === 0 };
+    parts = {
+      weekday: local.weekday,
+      minuteOfDay: local.hour * 60 + local.minute,
+      onWholeMinute: local.second === 0 && local.millisecond === 0,
+    };
     remember(localParts, key, parts);
   }
   return parts;
@@ -81,7 +89,10 @@ function localPartsOf(instant: number, zone: string): { weekday: number; minuteO
 function readStartTimeUncached(value: string, zone: string): StartTimeReading {
   const match = ISO_DATE_TIME.exec(value);
   if (!match) {
-    return { ok: false, message: 'Datetime has wrong format. Use ISO 8601: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].' };
+    return {
+      ok: false,
+      message: 'Datetime has wrong format. Use ISO 8601: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+    };
   }
   if (match[8] !== undefined) {
     const instant = DateTime.fromISO(value, { setZone: true });
@@ -91,7 +102,15 @@ function readStartTimeUncached(value: string, zone: string): StartTimeReading {
   const wall = DateTime.fromISO(value, { zone: 'utc' });
   if (!wall.isValid) return { ok: false, message: `"${value}" is not a valid date-time.` };
   const local = DateTime.fromObject(
-    { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute, second: wall.second, millisecond: wall.millisecond },
+    {
+      year: wall.year,
+      month: wall.month,
+      day: wall.day,
+      hour: wall.hour,
+      minute: wall.minute,
+      second: wall.second,
+      millisecond: wall.millisecond,
+    },
     { zone },
   );
   if (!local.isValid || local.hour !== wall.hour || local.minute !== wall.minute || local.day !== wall.day) {
@@ -104,7 +123,8 @@ function readStartTimeUncached(value: string, zone: string): StartTimeReading {
   // documents the first occurrence (the earlier instant), so look for an earlier match.
   for (const shiftMinutes of [60, 30]) {
     const earlier = DateTime.fromMillis(local.toMillis() - shiftMinutes * 60_000, { zone });
-    if (earlier.hour === wall.hour && earlier.minute === wall.minute && earlier.day === wall.day) return { ok: true, millis: earlier.toMillis() };
+    if (earlier.hour === wall.hour && earlier.minute === wall.minute && earlier.day === wall.day)
+      return { ok: true, millis: earlier.toMillis() };
   }
   return { ok: true, millis: local.toMillis() };
 }
@@ -143,32 +163,45 @@ export function formatDuration(minutes: number, form: 'iso' | 'hms'): string {
 export function checkAvailabilityConfig(config: AvailabilityConfig): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[`availability.${field}`] ??= []).push(message);
-  if (!Array.isArray(config.openingPeriods)) add('openingPeriods', 'Expected a list of { days, start, end }.');
+  if (!Array.isArray(config.openingPeriods))
+    add('openingPeriods', 'Expected a list of { days, start, end }.');
   else {
     config.openingPeriods.forEach((period, index) => {
-      if (!Array.isArray(period?.days) || period.days.some((day) => !Number.isInteger(day) || day < 1 || day > 7)) {
+      if (
+        !Array.isArray(period?.days) ||
+        period.days.some((day) => !Number.isInteger(day) || day < 1 || day > 7)
+      ) {
         add(`openingPeriods.${index}.days`, 'Expected ISO weekdays 1 (Monday) to 7 (Sunday).');
       }
-      if (typeof period?.start !== 'string' || !CLOCK_TIME.test(period.start) || period.start === '24:00') add(`openingPeriods.${index}.start`, 'Expected HH:MM.');
-      if (typeof period?.end !== 'string' || !CLOCK_TIME.test(period.end)) add(`openingPeriods.${index}.end`, 'Expected HH:MM (24:00 allowed).');
-      else if (typeof period.start === 'string' && minutesOf(period.end) <= minutesOf(period.start)) add(`openingPeriods.${index}.end`, 'Must be after start (periods do not cross midnight).');
+      if (typeof period?.start !== 'string' || !CLOCK_TIME.test(period.start) || period.start === '24:00')
+        add(`openingPeriods.${index}.start`, 'Expected HH:MM.');
+      if (typeof period?.end !== 'string' || !CLOCK_TIME.test(period.end))
+        add(`openingPeriods.${index}.end`, 'Expected HH:MM (24:00 allowed).');
+      else if (typeof period.start === 'string' && minutesOf(period.end) <= minutesOf(period.start))
+        add(`openingPeriods.${index}.end`, 'Must be after start (periods do not cross midnight).');
     });
   }
   const positiveInteger = (field: keyof AvailabilityConfig, min: number) => {
     const value = config[field];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) add(field, `Expected an integer >= ${min}.`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+      add(field, `Expected an integer >= ${min}.`);
   };
   positiveInteger('slotIntervalMinutes', 1);
   positiveInteger('capacityCovers', 0);
   positiveInteger('horizonDays', 0);
   positiveInteger('minimumLeadTimeMinutes', 0);
-  if (!Array.isArray(config.durations) || config.durations.length === 0) add('durations', 'Expected a non-empty list of { maxPartySize, duration }.');
+  if (!Array.isArray(config.durations) || config.durations.length === 0)
+    add('durations', 'Expected a non-empty list of { maxPartySize, duration }.');
   else {
     config.durations.forEach((rule, index) => {
-      if (!Number.isInteger(rule?.maxPartySize) || rule.maxPartySize < 1) add(`durations.${index}.maxPartySize`, 'Expected an integer >= 1.');
+      if (!Number.isInteger(rule?.maxPartySize) || rule.maxPartySize < 1)
+        add(`durations.${index}.maxPartySize`, 'Expected an integer >= 1.');
       const duration = typeof rule?.duration === 'string' ? Duration.fromISO(rule.duration) : undefined;
       if (!duration?.isValid || duration.as('minutes') <= 0 || !Number.isInteger(duration.as('minutes'))) {
-        add(`durations.${index}.duration`, 'Expected an ISO 8601 duration in whole minutes, for example PT1H30M.');
+        add(
+          `durations.${index}.duration`,
+          'Expected an ISO 8601 duration in whole minutes, for example PT1H30M.',
+        );
       }
     });
   }
@@ -182,15 +215,19 @@ function minutesOf(clockTime: string): number {
 
 /** Minutes the table is held for a party of this size, or undefined when no rule covers it. */
 function durationFor(config: AvailabilityConfig, partySize: number): number | undefined {
-  const rule = [...config.durations].sort((a, b) => a.maxPartySize - b.maxPartySize).find((candidate) => partySize <= candidate.maxPartySize);
+  const rule = [...config.durations]
+    .sort((a, b) => a.maxPartySize - b.maxPartySize)
+    .find((candidate) => partySize <= candidate.maxPartySize);
   if (!rule) return undefined;
   let minutes = durationMinutes.get(rule.duration);
-  if (minutes === undefined) remember(durationMinutes, rule.duration, (minutes = Duration.fromISO(rule.duration).as('minutes')));
+  if (minutes === undefined)
+    remember(durationMinutes, rule.duration, (minutes = Duration.fromISO(rule.duration).as('minutes')));
   return minutes;
 }
 
 /** Outcome of an availability check. */
-export type AvailabilityResult = { available: true; durationMinutes: number } | { available: false; reason: string };
+export type AvailabilityResult =
+  { available: true; durationMinutes: number } | { available: false; reason: string };
 
 /** What is asked for. */
 export interface AvailabilityRequest {
@@ -212,13 +249,20 @@ export function checkAvailability(
 ): AvailabilityResult {
   const config = restaurant.availability;
   const durationMinutes = durationFor(config, request.partySize);
-  if (durationMinutes === undefined) return { available: false, reason: `No table for a party of ${request.partySize}.` };
+  if (durationMinutes === undefined)
+    return { available: false, reason: `No table for a party of ${request.partySize}.` };
   if (request.enforceLeadTimeAndHorizon) {
     if (request.start < request.now + config.minimumLeadTimeMinutes * 60_000) {
-      return { available: false, reason: `Reservations must start at least ${config.minimumLeadTimeMinutes} minutes from now.` };
+      return {
+        available: false,
+        reason: `Reservations must start at least ${config.minimumLeadTimeMinutes} minutes from now.`,
+      };
     }
     if (request.start > request.now + config.horizonDays * 86_400_000) {
-      return { available: false, reason: `Reservations can be made at most ${config.horizonDays} days ahead.` };
+      return {
+        available: false,
+        reason: `Reservations can be made at most ${config.horizonDays} days ahead.`,
+      };
     }
   }
   const local = localPartsOf(request.start, restaurant.timezone);
@@ -227,16 +271,31 @@ export function checkAvailability(
     local.onWholeMinute &&
     config.openingPeriods.some((period) => {
       const start = minutesOf(period.start);
-      return period.days.includes(local.weekday) && minuteOfDay >= start && minuteOfDay < minutesOf(period.end) && (minuteOfDay - start) % config.slotIntervalMinutes === 0;
+      return (
+        period.days.includes(local.weekday) &&
+        minuteOfDay >= start &&
+        minuteOfDay < minutesOf(period.end) &&
+        (minuteOfDay - start) % config.slotIntervalMinutes === 0
+      );
     });
-  if (!onGrid) return { available: false, reason: 'The restaurant takes no reservation at that time (closed, or not on a slot).' };
+  if (!onGrid)
+    return {
+      available: false,
+      reason: 'The restaurant takes no reservation at that time (closed, or not on a slot).',
+    };
 
   const end = request.start + durationMinutes * 60_000;
   // Covers seated at once, swept over [start, end): each overlapping reservation adds its party
   // from when it is seated (or the new start) and takes it away when its table frees up.
   const changes: [at: number, covers: number][] = [];
   for (const other of holdingTables(request.start, end)) {
-    if (other.restaurantId !== restaurant.id || other.id === request.excludeReservationId || other.cancelledAt !== null || other.noShowAt !== null) continue;
+    if (
+      other.restaurantId !== restaurant.id ||
+      other.id === request.excludeReservationId ||
+      other.cancelledAt !== null ||
+      other.noShowAt !== null
+    )
+      continue;
     const otherEnd = other.start + other.durationMinutes * 60_000;
     if (other.start >= end || otherEnd <= request.start) continue;
     const covers = other.adults + other.children;

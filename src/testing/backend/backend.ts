@@ -14,9 +14,20 @@ import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './r
 import { ReservationIndex } from './reservation-index.js';
 import { reservationView } from './reservations.js';
 import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
-import { emptyState, type EventType, type FakeState, type PendingDelivery, type ReservationRecord } from './state.js';
+import {
+  emptyState,
+  type EventType,
+  type FakeState,
+  type PendingDelivery,
+  type ReservationRecord,
+} from './state.js';
 import type { World } from './world.js';
-import { MAX_SNAPSHOT_RESERVATIONS, checkRoomForReservation, limitReached, type WorldRoom } from './world-limits.js';
+import {
+  MAX_SNAPSHOT_RESERVATIONS,
+  checkRoomForReservation,
+  limitReached,
+  type WorldRoom,
+} from './world-limits.js';
 
 /** Options of one world. */
 export interface BackendOptions {
@@ -127,7 +138,13 @@ export class FakeBackend implements World {
   /** "Events cover the partner's own reservations": other-channel bookings send nothing. */
   emit(event: EventType, record: ReservationRecord): void {
     if (record.channel.kind !== 'partner') return;
-    const items = this.deliveries.enqueue(event, record.channel.partnerId, record.restaurantId, { ...this.view(record) }, this.#collecting === undefined);
+    const items = this.deliveries.enqueue(
+      event,
+      record.channel.partnerId,
+      record.restaurantId,
+      { ...this.view(record) },
+      this.#collecting === undefined,
+    );
     this.#collecting?.push(...items);
   }
 
@@ -190,10 +207,17 @@ export class FakeBackend implements World {
    */
   saveNamedSnapshot(name: string): void {
     const replaced = this.namedSnapshots.get(name);
-    if (!replaced && this.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS) throw limitReached('named snapshots', MAX_NAMED_SNAPSHOTS, 'Reset to drop them (POST /_fake/reset).');
+    if (!replaced && this.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS)
+      throw limitReached('named snapshots', MAX_NAMED_SNAPSHOTS, 'Reset to drop them (POST /_fake/reset).');
     let held = this.#state.reservations.size;
-    for (const [other, copy] of this.namedSnapshots) if (other !== name) held += copies.get(copy)!.reservations.size;
-    if (held > MAX_SNAPSHOT_RESERVATIONS) throw limitReached('reservations held by named snapshots together', MAX_SNAPSHOT_RESERVATIONS, 'Reset to drop them (POST /_fake/reset).');
+    for (const [other, copy] of this.namedSnapshots)
+      if (other !== name) held += copies.get(copy)!.reservations.size;
+    if (held > MAX_SNAPSHOT_RESERVATIONS)
+      throw limitReached(
+        'reservations held by named snapshots together',
+        MAX_SNAPSHOT_RESERVATIONS,
+        'Reset to drop them (POST /_fake/reset).',
+      );
     this.namedSnapshots.set(name, this.snapshot());
   }
 
@@ -227,7 +251,11 @@ export class FakeBackend implements World {
 
   /** Partners with credentials, as the standalone server prints them. */
   partners(): { partnerId: string; apiToken: string; name: string }[] {
-    return [...this.#state.partners.values()].map(({ partnerId, apiToken, name }) => ({ partnerId, apiToken, name }));
+    return [...this.#state.partners.values()].map(({ partnerId, apiToken, name }) => ({
+      partnerId,
+      apiToken,
+      name,
+    }));
   }
 
   get rateLimit(): RateLimitSetting {
@@ -262,7 +290,10 @@ export class FakeBackend implements World {
       this.#realTimeLimiter.count(partnerId, realNow);
       return { allowed: true };
     }
-    return { allowed: false, retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds) };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds),
+    };
   }
 
   /**

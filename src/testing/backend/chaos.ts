@@ -32,9 +32,11 @@ const KEYS = new Set(['dropRate', 'duplicateRate', 'reorder', 'maxDelayMs', 'see
 
 /** Checks chaos settings given as JSON or from code; a bad one is a 400 naming each field. */
 export function parseDeliveryChaos(input: unknown): DeliveryChaosSettings {
-  if (!isPlainObject(input)) throw invalid({ non_field_errors: ['Expected a JSON object such as {"dropRate": 0.1, "seed": 42}.'] });
+  if (!isPlainObject(input))
+    throw invalid({ non_field_errors: ['Expected a JSON object such as {"dropRate": 0.1, "seed": 42}.'] });
   const fields = new FieldCollector();
-  for (const key of Object.keys(input)) if (!KEYS.has(key)) fields.add(key, `Unknown key; expected ${[...KEYS].join(', ')}.`);
+  for (const key of Object.keys(input))
+    if (!KEYS.has(key)) fields.add(key, `Unknown key; expected ${[...KEYS].join(', ')}.`);
   const rate = (field: 'dropRate' | 'duplicateRate'): number => {
     const value = input[field];
     if (value === undefined) return 0;
@@ -49,7 +51,9 @@ export function parseDeliveryChaos(input: unknown): DeliveryChaosSettings {
     duplicateRate: rate('duplicateRate'),
     reorder: fields.boolean(input, 'reorder') ?? false,
     maxDelayMs: fields.integer(input, 'maxDelayMs', { min: 0, max: MAX_CHAOS_DELAY_MS }) ?? 0,
-    seed: fields.integer(input, 'seed', { min: 0, max: MAX_SEED }) ?? crypto.getRandomValues(new Uint32Array(1))[0]!,
+    seed:
+      fields.integer(input, 'seed', { min: 0, max: MAX_SEED }) ??
+      crypto.getRandomValues(new Uint32Array(1))[0]!,
   };
   fields.throwIfAny();
   return settings;
@@ -100,12 +104,20 @@ export class DeliveryChaos {
     let duplicateDueAt = now + duplicateDelayMs;
     if (!reorder) {
       // Forget webhooks whose last delivery is already due (deleted ones included), so the map stays small.
-      if (this.#lastDueAt.size > 1000) for (const [id, at] of this.#lastDueAt) if (at <= now) this.#lastDueAt.delete(id);
+      if (this.#lastDueAt.size > 1000)
+        for (const [id, at] of this.#lastDueAt) if (at <= now) this.#lastDueAt.delete(id);
       // In order per webhook: a delivery never goes out before one emitted earlier.
       dueAt = Math.max(dueAt, this.#lastDueAt.get(webhookId) ?? dueAt);
       duplicateDueAt = Math.max(duplicateDueAt, dueAt);
       if (!dropped) this.#lastDueAt.set(webhookId, duplicated ? duplicateDueAt : dueAt);
     }
-    return { dropped, duplicated, delayMs: dueAt - now, duplicateDelayMs: duplicateDueAt - now, dueAt, duplicateDueAt };
+    return {
+      dropped,
+      duplicated,
+      delayMs: dueAt - now,
+      duplicateDelayMs: duplicateDueAt - now,
+      dueAt,
+      duplicateDueAt,
+    };
   }
 }

@@ -14,7 +14,7 @@
  */
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import { DeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -41,7 +41,9 @@ export interface DeliveryOptions {
 }
 
 /** Default waits before each retry of a failed delivery: 1 min, 5 min, 30 min, 2 h (five attempts in all). */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([60_000, 300_000, 1_800_000, 7_200_000]);
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
+  60_000, 300_000, 1_800_000, 7_200_000,
+]);
 
 /** Most delivery attempts kept in the log (`fake.deliveries`). */
 export const MAX_DELIVERY_LOG = 1000;
@@ -135,9 +137,13 @@ export class Deliveries implements DueWork {
     return this.#chaos ? { ...this.#chaos.settings } : null;
   }
 
-  /** Turns delivery chaos on (draws start afresh from the seed) or off (`null`). */
-  setChaos(settings: DeliveryChaosSettings | null): void {
-    this.#chaos = settings === null ? undefined : new DeliveryChaos(settings);
+  /**
+   * Turns delivery chaos on (draws start afresh from the seed) or off (`null`), checking the
+   * settings first (a 400 naming each bad field); answers the settings in force.
+   */
+  setChaos(input: unknown): DeliveryChaosSettings | null {
+    this.#chaos = input === null ? undefined : new DeliveryChaos(parseDeliveryChaos(input));
+    return this.chaos;
   }
 
   /**
@@ -146,15 +152,30 @@ export class Deliveries implements DueWork {
    * pass, or handed back for the caller to attempt with {@link attemptNow} before it answers;
    * those chaos delays wait on the clock.
    */
-  enqueue(event: EventType, partnerId: string, restaurantId: number, reservation: Record<string, unknown>, queue = true): PendingDelivery[] {
+  enqueue(
+    event: EventType,
+    partnerId: string,
+    restaurantId: number,
+    reservation: Record<string, unknown>,
+    queue = true,
+  ): PendingDelivery[] {
     if (this.#sealed) return [];
     const state = this.getState();
     const now = this.clock.now();
     const dueNow: PendingDelivery[] = [];
     for (const webhook of state.webhooks.values()) {
-      if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event]) continue;
+      if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event])
+        continue;
       // One id per event and webhook, kept across retries, so a receiver can drop duplicates.
-      const item = this.#pending(state, `evt_${crypto.randomUUID()}`, event, webhook.id, restaurantId, reservation, now);
+      const item = this.#pending(
+        state,
+        `evt_${crypto.randomUUID()}`,
+        event,
+        webhook.id,
+        restaurantId,
+        reservation,
+        now,
+      );
       for (const delivery of this.#applyChaos(state, webhook, item)) {
         if (delivery.dueAt <= now && !queue) dueNow.push(delivery);
         else this.#schedule(state, delivery);
@@ -163,8 +184,26 @@ export class Deliveries implements DueWork {
     return dueNow;
   }
 
-  #pending(state: FakeState, eventId: string, event: string, webhookId: number, restaurantId: number | null, reservation: Record<string, unknown> | null, now: number): PendingDelivery {
-    return { sequence: state.nextDeliverySequence++, eventId, event, webhookId, restaurantId, reservation, createdAt: now, attempt: 1, dueAt: now };
+  #pending(
+    state: FakeState,
+    eventId: string,
+    event: string,
+    webhookId: number,
+    restaurantId: number | null,
+    reservation: Record<string, unknown> | null,
+    now: number,
+  ): PendingDelivery {
+    return {
+      sequence: state.nextDeliverySequence++,
+      eventId,
+      event,
+      webhookId,
+      restaurantId,
+      reservation,
+      createdAt: now,
+      attempt: 1,
+      dueAt: now,
+    };
   }
 
   /** The deliveries chaos makes of one: none (dropped, and logged as such), itself (maybe late), or itself and a duplicate. */
@@ -172,11 +211,24 @@ export class Deliveries implements DueWork {
     if (!this.#chaos) return [item];
     const draw = this.#chaos.draw(webhook.id, item.createdAt);
     if (draw.dropped) {
-      this.#record(this.#entry(webhook, item, item.createdAt, { status: null, error: 'dropped by delivery chaos: never sent, never retried', response: null, truncated: false }));
+      this.#record(
+        this.#entry(webhook, item, item.createdAt, {
+          status: null,
+          error: 'dropped by delivery chaos: never sent, never retried',
+          response: null,
+          truncated: false,
+        }),
+      );
       return [];
     }
     const deliveries = [{ ...item, dueAt: draw.dueAt }];
-    if (draw.duplicated) deliveries.push({ ...item, sequence: state.nextDeliverySequence++, dueAt: draw.duplicateDueAt, duplicate: true });
+    if (draw.duplicated)
+      deliveries.push({
+        ...item,
+        sequence: state.nextDeliverySequence++,
+        dueAt: draw.duplicateDueAt,
+        duplicate: true,
+      });
     return deliveries;
   }
 
@@ -186,7 +238,14 @@ export class Deliveries implements DueWork {
       const webhook = state.webhooks.get(item.webhookId);
       if (webhook) {
         const error = `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`;
-        this.#record(this.#entry(webhook, item, this.clock.now(), { status: null, error, response: null, truncated: false }));
+        this.#record(
+          this.#entry(webhook, item, this.clock.now(), {
+            status: null,
+            error,
+            response: null,
+            truncated: false,
+          }),
+        );
       }
       return;
     }
@@ -205,7 +264,8 @@ export class Deliveries implements DueWork {
 
   nextDueAt(): number | undefined {
     let earliest: number | undefined;
-    for (const item of this.getState().pendingDeliveries) if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
+    for (const item of this.getState().pendingDeliveries)
+      if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
     return earliest;
   }
 
@@ -262,7 +322,15 @@ export class Deliveries implements DueWork {
   async sendTest(webhook: WebhookRecord): Promise<void> {
     if (this.#sealed) return;
     const state = this.getState();
-    const item = this.#pending(state, `evt_${crypto.randomUUID()}`, TEST_EVENT, webhook.id, null, null, this.clock.now());
+    const item = this.#pending(
+      state,
+      `evt_${crypto.randomUUID()}`,
+      TEST_EVENT,
+      webhook.id,
+      null,
+      null,
+      this.clock.now(),
+    );
     const now: PendingDelivery[] = [];
     for (const delivery of this.#applyChaos(state, webhook, item)) {
       if (delivery.dueAt <= item.createdAt) now.push(delivery);
@@ -304,7 +372,9 @@ export class Deliveries implements DueWork {
     }
     const entry = this.#entry(webhook, item, attemptedAt, outcome, delivery.body);
     this.#record(entry);
-    this.log(`delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`);
+    this.log(
+      `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,
+    );
     return entry;
   }
 
@@ -325,7 +395,13 @@ export class Deliveries implements DueWork {
     });
     let status: number | null = null;
     const exchange = (async (): Promise<AttemptOutcome> => {
-      const request = new Request(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
+      const request = new Request(url, {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: controller.signal,
+      });
       const handler = this.#handlers.get(normaliseUrl(url));
       const answer = handler ? await handler(request) : await this.#fetch(request, controller.signal);
       status = answer.status;
@@ -343,7 +419,10 @@ export class Deliveries implements DueWork {
     try {
       return await Promise.race([exchange, timedOut]);
     } catch (caught) {
-      const error = caught instanceof Error || caught instanceof DOMException ? `${caught.name}: ${caught.message}` : String(caught);
+      const error =
+        caught instanceof Error || caught instanceof DOMException
+          ? `${caught.name}: ${caught.message}`
+          : String(caught);
       // Headers may have come before the body failed or timed out: the status is kept, the attempt failed.
       return { status, error, response: null, truncated: false };
     } finally {
@@ -356,8 +435,15 @@ export class Deliveries implements DueWork {
     }
   }
 
-  #entry(webhook: WebhookRecord, item: PendingDelivery, attemptedAt: number, outcome: AttemptOutcome, body?: string): DeliveryLogEntry {
-    const reservationId = item.reservation && typeof item.reservation.id === 'number' ? item.reservation.id : null;
+  #entry(
+    webhook: WebhookRecord,
+    item: PendingDelivery,
+    attemptedAt: number,
+    outcome: AttemptOutcome,
+    body?: string,
+  ): DeliveryLogEntry {
+    const reservationId =
+      item.reservation && typeof item.reservation.id === 'number' ? item.reservation.id : null;
     const status = outcome.status;
     return {
       eventId: item.eventId,

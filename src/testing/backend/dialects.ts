@@ -55,13 +55,14 @@ export const DIALECT_VALUES: { readonly [Key in keyof Dialect]: readonly Dialect
 /** What each key decides, for `--help`-like listings and the README. */
 export const DIALECT_DESCRIPTIONS: { readonly [Key in keyof Dialect]: string } = {
   list: 'reservation list: `{count, next, previous, results}` paged by `page`/`page_size`, or a bare array of every item',
-  profile: 'profile: one object (the spec\'s example) or a one-element list (the spec\'s prose)',
+  profile: "profile: one object (the spec's example) or a one-element list (the spec's prose)",
   duration: 'reservation `duration`: `PT2H` or `02:00:00`',
   createStatus: 'status of a successful reservation or webhook create',
   deleteStatus: 'status of a webhook delete (no body either way)',
   cancelBody: 'cancel answer: 200 with the reservation, or 204 without a body',
   pageLinks: 'envelope `next`/`previous`: absolute URLs or path and query',
-  idempotencyKey: '`Idempotency-Key` on creates: the same key and body replay the first answer, or every POST books anew',
+  idempotencyKey:
+    '`Idempotency-Key` on creates: the same key and body replay the first answer, or every POST books anew',
 };
 
 /**
@@ -74,7 +75,9 @@ export function resolveDialect(input: Partial<Record<keyof Dialect, unknown>> = 
     if (raw === undefined) continue;
     const allowed = (DIALECT_VALUES as Record<string, readonly unknown[]>)[key];
     if (!allowed) {
-      throw new RangeError(`unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`);
+      throw new RangeError(
+        `unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`,
+      );
     }
     const value = allowed.find((candidate) => String(candidate) === String(raw));
     if (value === undefined) {

@@ -49,7 +49,8 @@ export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** Parses a duration given as milliseconds or as an ISO 8601 duration (`PT1H`, `P1D`). */
 function toMilliseconds(duration: number | string): number {
   if (typeof duration === 'number') {
-    if (!Number.isFinite(duration) || duration < 0) throw new RangeError('duration must be a non-negative number of milliseconds');
+    if (!Number.isFinite(duration) || duration < 0)
+      throw new RangeError('duration must be a non-negative number of milliseconds');
     return duration;
   }
   const parsed = Duration.fromISO(duration);
@@ -76,10 +77,12 @@ function refuseImpossibleDate(text: string): void {
 
 /** Parses an instant given as a Date, an ISO 8601 string or epoch milliseconds. */
 function toEpochMilliseconds(instant: Date | string | number): number {
-  const value = instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant);
+  const value =
+    instant instanceof Date ? instant.getTime() : typeof instant === 'number' ? instant : Date.parse(instant);
   if (!Number.isFinite(value)) throw new RangeError(`"${String(instant)}" is not a valid date-time`);
   if (typeof instant === 'string') refuseImpossibleDate(instant);
-  if (value > LATEST_INSTANT || value < 0) throw new RangeError(`"${String(instant)}" is outside the years 1970 to 9999 the fake's clock covers`);
+  if (value > LATEST_INSTANT || value < 0)
+    throw new RangeError(`"${String(instant)}" is outside the years 1970 to 9999 the fake's clock covers`);
   return value;
 }
 
@@ -130,7 +133,13 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const sleeper: Sleeper = { target: this.now() + Math.max(0, ms), resolve, reject, signal, onAbort: undefined };
+      const sleeper: Sleeper = {
+        target: this.now() + Math.max(0, ms),
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+      };
       if (signal) {
         sleeper.onAbort = () => {
           this.#sleepers = this.#sleepers.filter((other) => other !== sleeper);

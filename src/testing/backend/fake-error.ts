@@ -43,10 +43,12 @@ function describe(detail: string, fields: FieldErrors): string {
 }
 
 /** 400 with a field map. */
-export const invalid = (fields: FieldErrors, detail = 'Invalid input.'): FakeError => new FakeError(400, detail, { fields });
+export const invalid = (fields: FieldErrors, detail = 'Invalid input.'): FakeError =>
+  new FakeError(400, detail, { fields });
 
 /** 404: "never revealing that it exists" when `detail` is left as is. */
 export const notFound = (detail = 'Not found.'): FakeError => new FakeError(404, detail);
 
 /** 409 for a reservation that cannot move as asked (see the transition table). */
-export const invalidTransition = (detail: string): FakeError => new FakeError(409, detail, { code: 'invalid_transition' });
+export const invalidTransition = (detail: string): FakeError =>
+  new FakeError(409, detail, { code: 'invalid_transition' });

@@ -43,7 +43,11 @@ export interface FaultSpec {
   latencyMs?: number;
   /** Drop the connection: no answer at all (the standalone server destroys the socket). */
   networkError?: boolean;
-  /** How many matching requests it hits (default 1). */
+  /**
+   * How many matching requests it hits (default 1). Every attempt counts, the client's retries
+   * included: a 503 with `times: 1` is answered once and the client's retry gets through; to make
+   * a call fail past its retries, give `times: maxRetries + 1`.
+   */
   times?: number;
   /**
    * `before` (default): the operation does not happen. `after`: the operation takes effect, then
@@ -63,6 +67,12 @@ export interface FaultSpec {
    * ```
    */
   commitDelayMs?: number;
+  /**
+   * Sends the headers at once and holds the body back this many milliseconds of real time (needs
+   * `status`): a gateway whose answer stalls after its headers, to exceed a client's body timeout.
+   * Over the standalone server the caller sees the status line and headers, then nothing.
+   */
+  bodyStallMs?: number;
   /** Extra answer headers (for example `Retry-After` with a 429 or 503). */
   headers?: Record<string, string>;
   /** Answer body instead of the default `{"detail": "Injected fault."}`. */
@@ -82,11 +92,14 @@ export interface ActiveFault extends Required<Pick<FaultSpec, 'phase'>> {
   body: unknown;
   /** Set when the operation commits later (see {@link FaultSpec.commitDelayMs}). */
   commitDelayMs: number | undefined;
+  /** Set when the body stalls after the headers (see {@link FaultSpec.bodyStallMs}). */
+  bodyStallMs: number | undefined;
 }
 
 /** Checks a fault given as JSON (control route) or from code; a bad one is a 400 field map. */
 export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
-  if (!isPlainObject(input)) throw invalid({ non_field_errors: ['Expected a JSON object describing the fault.'] });
+  if (!isPlainObject(input))
+    throw invalid({ non_field_errors: ['Expected a JSON object describing the fault.'] });
   const fields = new FieldCollector();
   let operation: OperationName | undefined;
   if (input.operation !== undefined) {
@@ -101,17 +114,29 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
   const times = fields.integer(input, 'times', { min: 1, max: MAX_FAULT_TIMES }) ?? 1;
   // A month at most: further than any settle window a client would wait through.
   const commitDelayMs = fields.integer(input, 'commitDelayMs', { min: 0, max: MAX_COMMIT_DELAY_MS });
+  const bodyStallMs = fields.integer(input, 'bodyStallMs', { min: 0, max: MAX_LATENCY_MS });
+  if (bodyStallMs !== undefined && input.status === undefined)
+    fields.add('bodyStallMs', 'Needs a status: the headers go out, then the body stalls.');
+  if (bodyStallMs !== undefined && (input.status === 204 || input.status === 205 || input.status === 304))
+    fields.add('bodyStallMs', 'Needs a status whose answer has a body.');
   let phase: 'before' | 'after' = input.commitDelayMs === undefined ? 'before' : 'after';
   if (input.phase !== undefined) {
-    if (input.phase !== 'before' && input.phase !== 'after') fields.add('phase', 'Expected "before" or "after".');
+    if (input.phase !== 'before' && input.phase !== 'after')
+      fields.add('phase', 'Expected "before" or "after".');
     else phase = input.phase;
   }
   if (input.commitDelayMs !== undefined && phase === 'before') {
-    fields.add('commitDelayMs', 'Only with phase "after": a fault before the operation means it never takes effect.');
+    fields.add(
+      'commitDelayMs',
+      'Only with phase "after": a fault before the operation means it never takes effect.',
+    );
   }
   const headers: Record<string, string> = {};
   if (input.headers !== undefined) {
-    if (!isPlainObject(input.headers) || Object.values(input.headers).some((value) => typeof value !== 'string')) {
+    if (
+      !isPlainObject(input.headers) ||
+      Object.values(input.headers).some((value) => typeof value !== 'string')
+    ) {
       fields.add('headers', 'Expected an object of string values.');
     } else if (Object.keys(input.headers).length > MAX_FAULT_HEADERS) {
       fields.add('headers', `At most ${MAX_FAULT_HEADERS} headers.`);
@@ -130,10 +155,24 @@ export function parseFault(input: unknown): Omit<ActiveFault, 'id'> {
     fields.add('non_field_errors', 'A fault needs a status, a latencyMs or networkError: true.');
   }
   if (commitDelayMs !== undefined && status === undefined && !networkError) {
-    fields.add('commitDelayMs', 'Needs a status or networkError: true to answer while the operation waits to commit.');
+    fields.add(
+      'commitDelayMs',
+      'Needs a status or networkError: true to answer while the operation waits to commit.',
+    );
   }
   fields.throwIfAny();
-  return { operation, status, latencyMs, networkError, remaining: times, phase, headers, body: input.body, commitDelayMs };
+  return {
+    operation,
+    status,
+    latencyMs,
+    networkError,
+    remaining: times,
+    phase,
+    headers,
+    body: input.body,
+    commitDelayMs,
+    bodyStallMs,
+  };
 }
 
 /** Longest real-time latency a fault may add: ten minutes (a request waits no longer than its caller). */
@@ -149,13 +188,24 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Visible characters, spaces and tabs (RFC 9110 5.5), at most 8 KiB. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
 /** Headers the server sets from the answer itself; a fault that set them would corrupt the framing. */
-const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
+const FRAMING_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'trailer',
+  'te',
+  'proxy-connection',
+]);
 
 /** Why a header cannot be carried by an HTTP answer, or undefined when it can. */
 function headerProblem(name: string, value: string): string | undefined {
-  if (!HEADER_NAME.test(name)) return 'Not a valid header name (letters, digits and !#$%&\'*+.^_`|~- only).';
-  if (FRAMING_HEADERS.has(name.toLowerCase())) return 'Set by the server from the answer itself; a fault cannot set it.';
-  if (!HEADER_VALUE.test(value) || value !== value.trim()) return 'Not a valid header value (no line breaks or control characters, no surrounding spaces, at most 8192 characters).';
+  if (!HEADER_NAME.test(name)) return "Not a valid header name (letters, digits and !#$%&'*+.^_`|~- only).";
+  if (FRAMING_HEADERS.has(name.toLowerCase()))
+    return 'Set by the server from the answer itself; a fault cannot set it.';
+  if (!HEADER_VALUE.test(value) || value !== value.trim())
+    return 'Not a valid header value (no line breaks or control characters, no surrounding spaces, at most 8192 characters).';
   return undefined;
 }
 
@@ -173,11 +223,17 @@ export class FaultList {
    * `commitsWaiting` within {@link MAX_PENDING_COMMITS}.
    */
   add(fault: Omit<ActiveFault, 'id'>, commitsWaiting = 0): ActiveFault {
-    if (this.#faults.length >= MAX_PENDING_FAULTS) throw limitReached('faults waiting to hit', MAX_PENDING_FAULTS, 'Remove some (DELETE /_fake/faults).');
+    if (this.#faults.length >= MAX_PENDING_FAULTS)
+      throw limitReached('faults waiting to hit', MAX_PENDING_FAULTS, 'Remove some (DELETE /_fake/faults).');
     if (fault.commitDelayMs !== undefined) {
       let promised = commitsWaiting + fault.remaining;
       for (const other of this.#faults) if (other.commitDelayMs !== undefined) promised += other.remaining;
-      if (promised > MAX_PENDING_COMMITS) throw limitReached('operations waiting for a delayed commit (counting the `times` of pending commitDelayMs faults)', MAX_PENDING_COMMITS, 'Let the clock pass their commit time, or lower `times`.');
+      if (promised > MAX_PENDING_COMMITS)
+        throw limitReached(
+          'operations waiting for a delayed commit (counting the `times` of pending commitDelayMs faults)',
+          MAX_PENDING_COMMITS,
+          'Let the clock pass their commit time, or lower `times`.',
+        );
     }
     const stored = { ...fault, id: this.#nextId++ };
     this.#faults.push(stored);
@@ -193,7 +249,10 @@ export class FaultList {
 
   /** Takes (and counts down) the first fault matching this operation and phase. */
   take(operation: OperationName, phase: 'before' | 'after'): ActiveFault | undefined {
-    const fault = this.#faults.find((candidate) => candidate.phase === phase && (candidate.operation === undefined || candidate.operation === operation));
+    const fault = this.#faults.find(
+      (candidate) =>
+        candidate.phase === phase && (candidate.operation === undefined || candidate.operation === operation),
+    );
     if (!fault) return undefined;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.#faults = this.#faults.filter((candidate) => candidate !== fault);
@@ -232,7 +291,8 @@ export class DelayedCommits implements DueWork {
 
   nextDueAt(): number | undefined {
     let earliest: number | undefined;
-    for (const item of this.#pending) if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
+    for (const item of this.#pending)
+      if (earliest === undefined || item.dueAt < earliest) earliest = item.dueAt;
     return earliest;
   }
 

@@ -52,7 +52,9 @@ export class Journal {
 
   /** A copy, oldest first. */
   get entries(): JournalEntry[] {
-    return this.#entries.slice(-this.limit).map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
+    return this.#entries
+      .slice(-this.limit)
+      .map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
   }
 
   clear(): void {

@@ -53,20 +53,38 @@ export function addPartner(world: World, input: unknown = {}): FakePartner {
   const name = fields.string(body, 'name', { max: MAX_PROFILE_NAME_LENGTH });
   const partnerId = fields.string(body, 'partnerId', { max: 36 });
   if (typeof partnerId === 'string' && !UUID.test(partnerId)) fields.add('partnerId', 'Expected a UUID.');
-  else if (typeof partnerId === 'string' && state.partners.has(partnerId.toLowerCase())) fields.add('partnerId', 'A partner with this id exists.');
+  else if (typeof partnerId === 'string' && state.partners.has(partnerId.toLowerCase()))
+    fields.add('partnerId', 'A partner with this id exists.');
   const apiToken = fields.string(body, 'apiToken', { max: 255 });
   if (apiToken === '') fields.add('apiToken', 'Must not be empty.');
   const websiteUrl = fields.string(body, 'website_url', { max: MAX_WEBSITE_URL_LENGTH, nullable: true });
-  if (typeof websiteUrl === 'string' && !isHttpUrl(websiteUrl)) fields.add('website_url', 'Enter a valid http or https URL.');
+  if (typeof websiteUrl === 'string' && !isHttpUrl(websiteUrl))
+    fields.add('website_url', 'Enter a valid http or https URL.');
   let description: PartnerRecord['description'] = null;
   if (body.description !== undefined && body.description !== null) {
     const given = body.description;
-    if (!isPlainObject(given) || Object.entries(given).some(([key, value]) => !(PROFILE_LANGUAGES as readonly string[]).includes(key) || typeof value !== 'string' || characterCount(value) > MAX_DESCRIPTION_LENGTH)) {
-      fields.add('description', `Expected an object with string values of at most ${MAX_DESCRIPTION_LENGTH} characters for fr, nl, en, de.`);
+    if (
+      !isPlainObject(given) ||
+      Object.entries(given).some(
+        ([key, value]) =>
+          !(PROFILE_LANGUAGES as readonly string[]).includes(key) ||
+          typeof value !== 'string' ||
+          characterCount(value) > MAX_DESCRIPTION_LENGTH,
+      )
+    ) {
+      fields.add(
+        'description',
+        `Expected an object with string values of at most ${MAX_DESCRIPTION_LENGTH} characters for fr, nl, en, de.`,
+      );
     } else description = { fr: '', nl: '', en: '', de: '', ...(given as Record<string, string>) };
   }
   fields.throwIfAny();
-  if (state.partners.size >= MAX_PARTNERS) throw limitReached('partners in one fake', MAX_PARTNERS, 'Reset it (POST /_fake/reset) or use a new one.');
+  if (state.partners.size >= MAX_PARTNERS)
+    throw limitReached(
+      'partners in one fake',
+      MAX_PARTNERS,
+      'Reset it (POST /_fake/reset) or use a new one.',
+    );
   const partner: PartnerRecord = {
     partnerId: (partnerId ?? crypto.randomUUID()).toLowerCase(),
     apiToken: apiToken ?? randomToken('rpt_'),
@@ -83,7 +101,11 @@ export function link(world: World, input: unknown): { partnerId: string; restaur
   const body = requireObject(input);
   const fields = new FieldCollector();
   const partnerId = fields.string(body, 'partnerId', { required: true, max: 36 });
-  const restaurantId = fields.integer(body, 'restaurantId', { min: 1, max: Number.MAX_SAFE_INTEGER, required: true });
+  const restaurantId = fields.integer(body, 'restaurantId', {
+    min: 1,
+    max: Number.MAX_SAFE_INTEGER,
+    required: true,
+  });
   fields.throwIfAny();
   const state = world.state;
   if (!state.partners.has(partnerId!.toLowerCase())) throw notFound(`No partner ${partnerId}.`);
@@ -108,22 +130,30 @@ export function updateProfile(partner: PartnerRecord, input: unknown): ProfileVi
   const fields = new FieldCollector();
   for (const key of Object.keys(body)) {
     // uuid is read-only and ignored (a client may send the object back); anything else is unknown.
-    if (!['name', 'description', 'website_url', 'uuid'].includes(key)) fields.add(key, 'Unknown field; expected name, description or website_url.');
+    if (!['name', 'description', 'website_url', 'uuid'].includes(key))
+      fields.add(key, 'Unknown field; expected name, description or website_url.');
   }
   const name = fields.string(body, 'name', { max: MAX_PROFILE_NAME_LENGTH });
   const websiteUrl = fields.string(body, 'website_url', { max: MAX_WEBSITE_URL_LENGTH, nullable: true });
-  if (typeof websiteUrl === 'string' && !isHttpUrl(websiteUrl)) fields.add('website_url', 'Enter a valid http or https URL.');
+  if (typeof websiteUrl === 'string' && !isHttpUrl(websiteUrl))
+    fields.add('website_url', 'Enter a valid http or https URL.');
   let description: Partial<Record<(typeof PROFILE_LANGUAGES)[number], string>> | undefined;
   if (body.description !== undefined) {
     // description: "object with fr, nl, en, de strings".
-    if (!isPlainObject(body.description)) fields.add('description', 'Expected an object with the keys fr, nl, en, de.');
+    if (!isPlainObject(body.description))
+      fields.add('description', 'Expected an object with the keys fr, nl, en, de.');
     else {
       description = {};
       for (const [key, value] of Object.entries(body.description)) {
-        if (!(PROFILE_LANGUAGES as readonly string[]).includes(key)) fields.add(`description.${key}`, 'Unknown language; expected fr, nl, en or de.');
+        if (!(PROFILE_LANGUAGES as readonly string[]).includes(key))
+          fields.add(`description.${key}`, 'Unknown language; expected fr, nl, en or de.');
         else if (typeof value !== 'string') fields.add(`description.${key}`, 'Expected a string.');
         // Counted in characters (code points), as every other limit and the client.
-        else if (characterCount(value) > MAX_DESCRIPTION_LENGTH) fields.add(`description.${key}`, `Ensure this field has no more than ${MAX_DESCRIPTION_LENGTH} characters.`);
+        else if (characterCount(value) > MAX_DESCRIPTION_LENGTH)
+          fields.add(
+            `description.${key}`,
+            `Ensure this field has no more than ${MAX_DESCRIPTION_LENGTH} characters.`,
+          );
         else description[key as (typeof PROFILE_LANGUAGES)[number]] = value;
       }
     }
@@ -132,7 +162,7 @@ export function updateProfile(partner: PartnerRecord, input: unknown): ProfileVi
   if (typeof name === 'string') partner.name = name;
   if (websiteUrl !== undefined) partner.website_url = websiteUrl;
   // Keys given replace their language; the others keep their text (empty when never set).
-  if (description) partner.description = { ...(partner.description ?? { fr: '', nl: '', en: '', de: '' }), ...description };
+  if (description)
+    partner.description = { ...(partner.description ?? { fr: '', nl: '', en: '', de: '' }), ...description };
   return profileView(partner);
 }
-

@@ -10,10 +10,12 @@ import type { FakeState, ReservationRecord } from './state.js';
 /** One bucket per restaurant and hour of start time. */
 const BUCKET_MS = 3_600_000;
 
-const bucketKey = (restaurantId: number, start: number): string => `${restaurantId} ${Math.floor(start / BUCKET_MS)}`;
+const bucketKey = (restaurantId: number, start: number): string =>
+  `${restaurantId} ${Math.floor(start / BUCKET_MS)}`;
 
 /** Cancelled and no-show reservations hold no table: they leave the index. */
-const holdsTable = (record: ReservationRecord): boolean => record.cancelledAt === null && record.noShowAt === null;
+const holdsTable = (record: ReservationRecord): boolean =>
+  record.cancelledAt === null && record.noShowAt === null;
 
 export class ReservationIndex {
   readonly #buckets = new Map<string, Set<ReservationRecord>>();
@@ -42,7 +44,8 @@ export class ReservationIndex {
       bucket.add(record);
       this.#where.set(record, after);
       const holdMs = record.durationMinutes * 60_000;
-      if (holdMs > (this.#longestMs.get(record.restaurantId) ?? 0)) this.#longestMs.set(record.restaurantId, holdMs);
+      if (holdMs > (this.#longestMs.get(record.restaurantId) ?? 0))
+        this.#longestMs.set(record.restaurantId, holdMs);
     }
   }
 
@@ -52,7 +55,8 @@ export class ReservationIndex {
     for (let hour = Math.floor(earliest / BUCKET_MS); hour <= Math.floor((to - 1) / BUCKET_MS); hour += 1) {
       const bucket = this.#buckets.get(`${restaurantId} ${hour}`);
       if (!bucket) continue;
-      for (const record of bucket) if (record.start < to && record.start + record.durationMinutes * 60_000 > from) yield record;
+      for (const record of bucket)
+        if (record.start < to && record.start + record.durationMinutes * 60_000 > from) yield record;
     }
   }
 }

@@ -8,7 +8,13 @@
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { checkAvailability, formatDuration, formatLocal, readStartTime } from './availability.js';
 import { FakeError, invalid, notFound } from './fake-error.js';
-import { linkKey, type Channel, type PartnerRecord, type ReservationRecord, type RestaurantRecord } from './state.js';
+import {
+  linkKey,
+  type Channel,
+  type PartnerRecord,
+  type ReservationRecord,
+  type RestaurantRecord,
+} from './state.js';
 import { applyTransition, transitionFor, type ReservationAction } from './transitions.js';
 import { FieldCollector, characterCount, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
@@ -39,7 +45,11 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
 /** The reservation as the partner API shows it: local time with offset, duration in the dialect's form. */
-export function reservationView(record: ReservationRecord, restaurant: RestaurantRecord, form: 'iso' | 'hms'): Reservation {
+export function reservationView(
+  record: ReservationRecord,
+  restaurant: RestaurantRecord,
+  form: 'iso' | 'hms',
+): Reservation {
   const zone = restaurant.timezone;
   const at = (millis: number | null) => (millis === null ? null : formatLocal(millis, zone));
   return {
@@ -69,7 +79,11 @@ export function reservationView(record: ReservationRecord, restaurant: Restauran
 
 // Spec, Authentication 4: "A partner sees only ... restaurants accessible to its account."
 // A restaurant not linked answers 404, "never revealing that it exists".
-export function linkedRestaurant(world: World, partner: PartnerRecord, restaurantId: number): RestaurantRecord {
+export function linkedRestaurant(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+): RestaurantRecord {
   const restaurant = world.state.restaurants.get(restaurantId);
   if (!restaurant || !world.state.links.has(linkKey(partner.partnerId, restaurant.id))) throw notFound();
   return restaurant;
@@ -77,18 +91,38 @@ export function linkedRestaurant(world: World, partner: PartnerRecord, restauran
 
 // Spec, What the service does 5: "A partner only has access to reservations it created through
 // this interface. Reservations that come from other channels ... are not visible to it."
-export function ownReservation(world: World, partner: PartnerRecord, restaurantId: number, reservationId: number): ReservationRecord {
+export function ownReservation(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+  reservationId: number,
+): ReservationRecord {
   const restaurant = linkedRestaurant(world, partner, restaurantId);
   const record = world.state.reservations.get(reservationId);
-  if (!record || record.restaurantId !== restaurant.id || record.channel.kind !== 'partner' || record.channel.partnerId !== partner.partnerId) throw notFound();
+  if (
+    !record ||
+    record.restaurantId !== restaurant.id ||
+    record.channel.kind !== 'partner' ||
+    record.channel.partnerId !== partner.partnerId
+  )
+    throw notFound();
   return record;
 }
 
 /** The partner's own reservations of a linked restaurant, by start time then id. */
-export function listOwnReservations(world: World, partner: PartnerRecord, restaurantId: number): ReservationRecord[] {
+export function listOwnReservations(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+): ReservationRecord[] {
   const restaurant = linkedRestaurant(world, partner, restaurantId);
   return [...world.state.reservations.values()]
-    .filter((record) => record.restaurantId === restaurant.id && record.channel.kind === 'partner' && record.channel.partnerId === partner.partnerId)
+    .filter(
+      (record) =>
+        record.restaurantId === restaurant.id &&
+        record.channel.kind === 'partner' &&
+        record.channel.partnerId === partner.partnerId,
+    )
     .sort((a, b) => a.start - b.start || a.id - b.id);
 }
 
@@ -106,7 +140,11 @@ interface GuestFields {
   metadata?: Record<string, unknown> | null;
 }
 
-function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRecord, mode: 'create' | 'modify'): GuestFields {
+function readGuestFields(
+  body: Record<string, unknown>,
+  restaurant: RestaurantRecord,
+  mode: 'create' | 'modify',
+): GuestFields {
   const fields = new FieldCollector();
   const result: GuestFields = {};
   // Reservation table: start_time "required on create"; adults "1 to 50 inclusive", required.
@@ -125,18 +163,25 @@ function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRe
   const phone = fields.string(body, 'phone', { max: MAX_PHONE_LENGTH, nullable: true });
   if (phone !== undefined) result.phone = phone;
   const email = fields.string(body, 'email', { max: MAX_EMAIL_LENGTH, nullable: true });
-  if (typeof email === 'string' && email !== '' && !EMAIL.test(email)) fields.add('email', 'Enter a valid email address.');
+  if (typeof email === 'string' && email !== '' && !EMAIL.test(email))
+    fields.add('email', 'Enter a valid email address.');
   else if (email !== undefined) result.email = email;
   const comment = fields.string(body, 'comment', { max: MAX_COMMENT_LENGTH, nullable: true });
   if (comment !== undefined) result.comment = comment;
   const language = fields.string(body, 'language', { max: MAX_LANGUAGE_LENGTH, nullable: true });
-  if (typeof language === 'string' && !LANGUAGE_TAG.test(language)) fields.add('language', 'Expected a BCP 47 language tag such as en, fr or nl-BE.');
+  if (typeof language === 'string' && !LANGUAGE_TAG.test(language))
+    fields.add('language', 'Expected a BCP 47 language tag such as en, fr or nl-BE.');
   else if (language !== undefined) result.language = language;
   if (mode === 'create' && body.metadata !== undefined) {
     // metadata: "Arbitrary key-value pairs ... Stored as given, never interpreted."
     if (body.metadata === null) result.metadata = null;
-    else if (!isPlainObject(body.metadata)) fields.add('metadata', 'Expected a JSON object of key-value pairs.');
-    else if (characterCount(JSON.stringify(body.metadata)) > MAX_METADATA_JSON_LENGTH) fields.add('metadata', `Ensure metadata has no more than ${MAX_METADATA_JSON_LENGTH} characters of JSON.`);
+    else if (!isPlainObject(body.metadata))
+      fields.add('metadata', 'Expected a JSON object of key-value pairs.');
+    else if (characterCount(JSON.stringify(body.metadata)) > MAX_METADATA_JSON_LENGTH)
+      fields.add(
+        'metadata',
+        `Ensure metadata has no more than ${MAX_METADATA_JSON_LENGTH} characters of JSON.`,
+      );
     else result.metadata = structuredClone(body.metadata);
   }
   fields.throwIfAny();
@@ -147,11 +192,21 @@ function readGuestFields(body: Record<string, unknown>, restaurant: RestaurantRe
 const noAvailability = (reason: string) => new FakeError(409, reason, { code: 'no_availability' });
 
 /** Books for a partner or another channel when there is room; otherwise a 409 `no_availability`. */
-function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Channel, guest: GuestFields, enforceLeadTimeAndHorizon: boolean): ReservationRecord {
+function bookIfAvailable(
+  world: World,
+  restaurant: RestaurantRecord,
+  channel: Channel,
+  guest: GuestFields,
+  enforceLeadTimeAndHorizon: boolean,
+): ReservationRecord {
   const adults = guest.adults!;
   const children = guest.children ?? 0;
   const now = world.clock.now();
-  const verdict = checkAvailability(restaurant, { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon }, (from, to) => world.holdingTables(restaurant.id, from, to));
+  const verdict = checkAvailability(
+    restaurant,
+    { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon },
+    (from, to) => world.holdingTables(restaurant.id, from, to),
+  );
   if (!verdict.available) throw noAvailability(verdict.reason);
   world.checkRoomForReservation();
   // The server decides id, duration, timestamps, confirmation_mode and every state boolean,
@@ -187,7 +242,12 @@ function bookIfAvailable(world: World, restaurant: RestaurantRecord, channel: Ch
 }
 
 /** A partner's create: availability from the restaurant's configuration, lead time and horizon enforced. */
-export function createReservation(world: World, partner: PartnerRecord, restaurantId: number, input: unknown): ReservationRecord {
+export function createReservation(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+  input: unknown,
+): ReservationRecord {
   const restaurant = linkedRestaurant(world, partner, restaurantId);
   const guest = readGuestFields(requireObject(input), restaurant, 'create');
   return bookIfAvailable(world, restaurant, { kind: 'partner', partnerId: partner.partnerId }, guest, true);
@@ -202,55 +262,103 @@ function move(world: World, record: ReservationRecord, action: ReservationAction
 }
 
 /** PATCH `?action=cancel` by the partner (a repeat is a 200 without a second event). */
-export function cancelOwnReservation(world: World, partner: PartnerRecord, restaurantId: number, reservationId: number): ReservationRecord {
-  return cancelledBy(move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel'), 'partner');
+export function cancelOwnReservation(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+  reservationId: number,
+): ReservationRecord {
+  return cancelledBy(
+    move(world, ownReservation(world, partner, restaurantId, reservationId), 'cancel'),
+    'partner',
+  );
 }
 
 /** Notes who cancelled, the first time only (a repeated cancel changes nothing). */
-function cancelledBy(record: ReservationRecord, by: NonNullable<ReservationRecord['cancelledBy']>): ReservationRecord {
+function cancelledBy(
+  record: ReservationRecord,
+  by: NonNullable<ReservationRecord['cancelledBy']>,
+): ReservationRecord {
   if (record.cancelledAt !== null && record.cancelledBy === null) record.cancelledBy = by;
   return record;
 }
 
 /** PATCH `{"arrived": true}` or `{"no_show": true}` by the partner. */
-export function markOwnReservation(world: World, partner: PartnerRecord, restaurantId: number, reservationId: number, mark: 'markArrived' | 'markNoShow'): ReservationRecord {
+export function markOwnReservation(
+  world: World,
+  partner: PartnerRecord,
+  restaurantId: number,
+  reservationId: number,
+  mark: 'markArrived' | 'markNoShow',
+): ReservationRecord {
   return move(world, ownReservation(world, partner, restaurantId, reservationId), mark);
 }
 
 // ---- Restaurant-side and customer-side actions (control API only) ----
 
 /** Any reservation of the restaurant, whatever its channel (the control API sees everything). */
-export function anyReservation(world: World, restaurantId: number, reservationId: number): { restaurant: RestaurantRecord; record: ReservationRecord } {
+export function anyReservation(
+  world: World,
+  restaurantId: number,
+  reservationId: number,
+): { restaurant: RestaurantRecord; record: ReservationRecord } {
   const restaurant = world.state.restaurants.get(restaurantId);
   const record = world.state.reservations.get(reservationId);
   if (!restaurant) throw notFound(`No restaurant ${restaurantId}.`);
-  if (!record || record.restaurantId !== restaurantId) throw notFound(`No reservation ${reservationId} at restaurant ${restaurantId}.`);
+  if (!record || record.restaurantId !== restaurantId)
+    throw notFound(`No reservation ${reservationId} at restaurant ${restaurantId}.`);
   return { restaurant, record };
 }
 
 /** The restaurant confirms an asynchronous reservation. */
-export function confirmAsRestaurant(world: World, restaurantId: number, reservationId: number): ReservationRecord {
+export function confirmAsRestaurant(
+  world: World,
+  restaurantId: number,
+  reservationId: number,
+): ReservationRecord {
   return move(world, anyReservation(world, restaurantId, reservationId).record, 'confirm');
 }
 
 /** Cancellation "by the restaurant or the customer". */
-export function cancelAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number, by: 'restaurant' | 'customer' = 'restaurant'): ReservationRecord {
+export function cancelAsRestaurantOrCustomer(
+  world: World,
+  restaurantId: number,
+  reservationId: number,
+  by: 'restaurant' | 'customer' = 'restaurant',
+): ReservationRecord {
   return cancelledBy(move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel'), by);
 }
 
 /** Fields a restaurant or customer may change. */
-const MODIFIABLE = new Set(['start_time', 'adults', 'children', 'first_name', 'last_name', 'email', 'phone', 'comment', 'language', 'by']);
+const MODIFIABLE = new Set([
+  'start_time',
+  'adults',
+  'children',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'comment',
+  'language',
+  'by',
+]);
 
 /**
  * "Modification by the restaurant or the customer ... event RESERVATION_MODIFIED is sent". Time
  * and party changes re-check availability (opening periods, slots and capacity; lead time and
  * horizon bind only new bookings).
  */
-export function modifyAsRestaurantOrCustomer(world: World, restaurantId: number, reservationId: number, changes: unknown): ReservationRecord {
+export function modifyAsRestaurantOrCustomer(
+  world: World,
+  restaurantId: number,
+  reservationId: number,
+  changes: unknown,
+): ReservationRecord {
   const { restaurant, record } = anyReservation(world, restaurantId, reservationId);
   const body = requireObject(changes);
   const unknown = Object.keys(body).filter((key) => !MODIFIABLE.has(key));
-  if (unknown.length > 0) throw invalid(Object.fromEntries(unknown.map((key) => [key, ['This field cannot be modified.']])));
+  if (unknown.length > 0)
+    throw invalid(Object.fromEntries(unknown.map((key) => [key, ['This field cannot be modified.']])));
   const guest = readGuestFields(body, restaurant, 'modify');
   transitionFor(record, 'modify');
   const start = guest.start ?? record.start;
@@ -260,7 +368,13 @@ export function modifyAsRestaurantOrCustomer(world: World, restaurantId: number,
   if (start !== record.start || adults + children !== record.adults + record.children) {
     const verdict = checkAvailability(
       restaurant,
-      { start, partySize: adults + children, now: world.clock.now(), excludeReservationId: record.id, enforceLeadTimeAndHorizon: false },
+      {
+        start,
+        partySize: adults + children,
+        now: world.clock.now(),
+        excludeReservationId: record.id,
+        enforceLeadTimeAndHorizon: false,
+      },
       (from, to) => world.holdingTables(restaurant.id, from, to),
     );
     if (!verdict.available) throw noAvailability(verdict.reason);
@@ -288,7 +402,8 @@ export function bookFromOtherChannel(world: World, restaurantId: number, input: 
   if (!restaurant) throw notFound(`No restaurant ${restaurantId}.`);
   const body = requireObject(input);
   const channelName = body.channel === undefined ? 'restaurant' : body.channel;
-  if (typeof channelName !== 'string' || characterCount(channelName) > MAX_CHANNEL_NAME_LENGTH) throw invalid({ channel: [`Expected a channel name of at most ${MAX_CHANNEL_NAME_LENGTH} characters.`] });
+  if (typeof channelName !== 'string' || characterCount(channelName) > MAX_CHANNEL_NAME_LENGTH)
+    throw invalid({ channel: [`Expected a channel name of at most ${MAX_CHANNEL_NAME_LENGTH} characters.`] });
   const { channel: _channel, ...rest } = body;
   const guest = readGuestFields(rest, restaurant, 'create');
   return bookIfAvailable(world, restaurant, { kind: 'other', name: channelName }, guest, false);

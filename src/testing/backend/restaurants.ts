@@ -6,7 +6,13 @@
 import { IANAZone } from 'luxon';
 import type { Restaurant } from '../../resources/restaurants.schemas.js';
 import { checkAvailabilityConfig, defaultAvailability } from './availability.js';
-import { linkKey, type AvailabilityConfig, type ConfirmationModeValue, type PartnerRecord, type RestaurantRecord } from './state.js';
+import {
+  linkKey,
+  type AvailabilityConfig,
+  type ConfirmationModeValue,
+  type PartnerRecord,
+  type RestaurantRecord,
+} from './state.js';
 import { FieldCollector, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
 import { MAX_RESTAURANTS, limitReached } from './world-limits.js';
@@ -35,7 +41,13 @@ export interface FakeRestaurant extends RestaurantRecord {
 }
 
 /** Longest text of each restaurant field the control API takes (`schema_name` from the spec; the rest the fake's). */
-export const RESTAURANT_TEXT_LIMITS = { display_name: 255, schema_name: 63, timezone: 64, address: 500, website: 500 } as const;
+export const RESTAURANT_TEXT_LIMITS = {
+  display_name: 255,
+  schema_name: 63,
+  timezone: 64,
+  address: 500,
+  website: 500,
+} as const;
 
 /** The Restaurant object of the spec (the fake's availability configuration stays private). */
 export function restaurantView(restaurant: RestaurantRecord): Restaurant {
@@ -53,11 +65,15 @@ export function restaurantView(restaurant: RestaurantRecord): Restaurant {
 
 /** Restaurants linked to the partner, by id: "all restaurants accessible to the partner". */
 export function linkedRestaurants(world: World, partner: PartnerRecord): RestaurantRecord[] {
-  return [...world.state.restaurants.values()].filter((restaurant) => world.state.links.has(linkKey(partner.partnerId, restaurant.id))).sort((a, b) => a.id - b.id);
+  return [...world.state.restaurants.values()]
+    .filter((restaurant) => world.state.links.has(linkKey(partner.partnerId, restaurant.id)))
+    .sort((a, b) => a.id - b.id);
 }
 
 export function describeRestaurant(world: World, restaurant: RestaurantRecord): FakeRestaurant {
-  const partnerIds = [...world.state.partners.keys()].filter((partnerId) => world.state.links.has(linkKey(partnerId, restaurant.id)));
+  const partnerIds = [...world.state.partners.keys()].filter((partnerId) =>
+    world.state.links.has(linkKey(partnerId, restaurant.id)),
+  );
   return { ...restaurant, availability: structuredClone(restaurant.availability), partnerIds };
 }
 
@@ -65,20 +81,35 @@ export function addRestaurant(world: World, input: unknown = {}): FakeRestaurant
   const body = requireObject(input, true);
   const fields = new FieldCollector();
   const state = world.state;
-  if (state.restaurants.size >= MAX_RESTAURANTS) throw limitReached('restaurants in one fake', MAX_RESTAURANTS, 'Reset it (POST /_fake/reset) or use a new one.');
+  if (state.restaurants.size >= MAX_RESTAURANTS)
+    throw limitReached(
+      'restaurants in one fake',
+      MAX_RESTAURANTS,
+      'Reset it (POST /_fake/reset) or use a new one.',
+    );
   const id = state.nextRestaurantId;
   const displayName = fields.string(body, 'display_name', { max: RESTAURANT_TEXT_LIMITS.display_name });
   // schema_name: "Unique across the platform. Max 63 characters."
   const schemaName = fields.string(body, 'schema_name', { max: RESTAURANT_TEXT_LIMITS.schema_name });
-  if (typeof schemaName === 'string' && [...state.restaurants.values()].some((other) => other.schema_name === schemaName)) {
+  if (
+    typeof schemaName === 'string' &&
+    [...state.restaurants.values()].some((other) => other.schema_name === schemaName)
+  ) {
     fields.add('schema_name', 'Must be unique across the platform.');
   }
   const timezone = fields.string(body, 'timezone', { max: RESTAURANT_TEXT_LIMITS.timezone });
-  if (typeof timezone === 'string' && !IANAZone.isValidZone(timezone)) fields.add('timezone', 'Expected an IANA timezone such as Europe/Brussels.');
+  if (typeof timezone === 'string' && !IANAZone.isValidZone(timezone))
+    fields.add('timezone', 'Expected an IANA timezone such as Europe/Brussels.');
   let mode: ConfirmationModeValue = 'CONFIRMATION_MODE_SYNCHRONOUS';
   if (body.confirmation_mode !== undefined) {
-    if (body.confirmation_mode !== 'CONFIRMATION_MODE_SYNCHRONOUS' && body.confirmation_mode !== 'CONFIRMATION_MODE_ASYNCHRONOUS') {
-      fields.add('confirmation_mode', 'Expected CONFIRMATION_MODE_SYNCHRONOUS or CONFIRMATION_MODE_ASYNCHRONOUS.');
+    if (
+      body.confirmation_mode !== 'CONFIRMATION_MODE_SYNCHRONOUS' &&
+      body.confirmation_mode !== 'CONFIRMATION_MODE_ASYNCHRONOUS'
+    ) {
+      fields.add(
+        'confirmation_mode',
+        'Expected CONFIRMATION_MODE_SYNCHRONOUS or CONFIRMATION_MODE_ASYNCHRONOUS.',
+      );
     } else mode = body.confirmation_mode;
   }
   const address = fields.string(body, 'address', { max: RESTAURANT_TEXT_LIMITS.address });
@@ -99,14 +130,27 @@ export function addRestaurant(world: World, input: unknown = {}): FakeRestaurant
     if (!isPlainObject(body.availability)) fields.add('availability', 'Expected an object.');
     else {
       const unknown = Object.keys(body.availability).filter((key) => !(key in availability));
-      for (const key of unknown) fields.add(`availability.${key}`, `Unknown setting; expected ${Object.keys(availability).join(', ')}.`);
-      availability = { ...availability, ...(structuredClone(body.availability) as Partial<AvailabilityConfig>) };
-      for (const [field, messages] of Object.entries(checkAvailabilityConfig(availability))) for (const message of messages) fields.add(field, message);
+      for (const key of unknown)
+        fields.add(
+          `availability.${key}`,
+          `Unknown setting; expected ${Object.keys(availability).join(', ')}.`,
+        );
+      availability = {
+        ...availability,
+        ...(structuredClone(body.availability) as Partial<AvailabilityConfig>),
+      };
+      for (const [field, messages] of Object.entries(checkAvailabilityConfig(availability)))
+        for (const message of messages) fields.add(field, message);
     }
   }
   const partnerIds: string[] = [];
   if (body.partnerIds !== undefined) {
-    if (!Array.isArray(body.partnerIds) || body.partnerIds.some((partnerId) => typeof partnerId !== 'string' || !state.partners.has(partnerId.toLowerCase()))) {
+    if (
+      !Array.isArray(body.partnerIds) ||
+      body.partnerIds.some(
+        (partnerId) => typeof partnerId !== 'string' || !state.partners.has(partnerId.toLowerCase()),
+      )
+    ) {
       fields.add('partnerIds', 'Expected a list of ids of partners added to the fake.');
     } else partnerIds.push(...(body.partnerIds as string[]).map((partnerId) => partnerId.toLowerCase()));
   }

@@ -90,7 +90,11 @@ export interface ReservationRecord {
   noShowAt: number | null;
 }
 
-export const EVENT_TYPES = ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const;
+export const EVENT_TYPES = [
+  'RESERVATION_CONFIRMED',
+  'RESERVATION_MODIFIED',
+  'RESERVATION_CANCELLED',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface WebhookRecord {

@@ -23,25 +23,65 @@ export interface Transition {
 }
 
 /** The table. A missing (state, action) pair is refused with 409 `invalid_transition`. */
-export const TRANSITIONS: { readonly [Action in ReservationAction]: Partial<Record<ReservationState, Transition>> } = {
+export const TRANSITIONS: {
+  readonly [Action in ReservationAction]: Partial<Record<ReservationState, Transition>>;
+} = {
   confirm: {
-    created: { to: 'confirmed', event: 'RESERVATION_CONFIRMED', because: 'spec: "created (asynchronous) | restaurant confirms manually | confirmed | event RESERVATION_CONFIRMED is sent"' },
+    created: {
+      to: 'confirmed',
+      event: 'RESERVATION_CONFIRMED',
+      because:
+        'spec: "created (asynchronous) | restaurant confirms manually | confirmed | event RESERVATION_CONFIRMED is sent"',
+    },
   },
   modify: {
-    created: { to: 'created', event: 'RESERVATION_MODIFIED', because: 'spec: "created or confirmed | modification by the restaurant or the customer | unchanged state"' },
-    confirmed: { to: 'confirmed', event: 'RESERVATION_MODIFIED', because: 'spec: "created or confirmed | modification ... | unchanged state"' },
+    created: {
+      to: 'created',
+      event: 'RESERVATION_MODIFIED',
+      because:
+        'spec: "created or confirmed | modification by the restaurant or the customer | unchanged state"',
+    },
+    confirmed: {
+      to: 'confirmed',
+      event: 'RESERVATION_MODIFIED',
+      because: 'spec: "created or confirmed | modification ... | unchanged state"',
+    },
   },
   cancel: {
-    created: { to: 'cancelled', event: 'RESERVATION_CANCELLED', because: 'spec: "It can be cancelled at any point before arrival"' },
-    confirmed: { to: 'cancelled', event: 'RESERVATION_CANCELLED', because: 'spec: "created or confirmed | PATCH with action=cancel | cancelled"' },
-    cancelled: { to: 'cancelled', event: null, because: "the fake's choice: a repeated cancel is a 200 with no second event" },
+    created: {
+      to: 'cancelled',
+      event: 'RESERVATION_CANCELLED',
+      because: 'spec: "It can be cancelled at any point before arrival"',
+    },
+    confirmed: {
+      to: 'cancelled',
+      event: 'RESERVATION_CANCELLED',
+      because: 'spec: "created or confirmed | PATCH with action=cancel | cancelled"',
+    },
+    cancelled: {
+      to: 'cancelled',
+      event: null,
+      because: "the fake's choice: a repeated cancel is a 200 with no second event",
+    },
   },
   markArrived: {
-    confirmed: { to: 'arrived', event: null, because: 'spec: "confirmed | PATCH setting arrived to true | arrived" (no event: the spec names none)' },
+    confirmed: {
+      to: 'arrived',
+      event: null,
+      because: 'spec: "confirmed | PATCH setting arrived to true | arrived" (no event: the spec names none)',
+    },
   },
   markNoShow: {
-    created: { to: 'no_show', event: null, because: 'spec: "created or confirmed | PATCH setting no_show to true | no-show"' },
-    confirmed: { to: 'no_show', event: null, because: 'spec: "created or confirmed | PATCH setting no_show to true | no-show"' },
+    created: {
+      to: 'no_show',
+      event: null,
+      because: 'spec: "created or confirmed | PATCH setting no_show to true | no-show"',
+    },
+    confirmed: {
+      to: 'no_show',
+      event: null,
+      because: 'spec: "created or confirmed | PATCH setting no_show to true | no-show"',
+    },
   },
 };
 
@@ -80,7 +120,9 @@ export function transitionFor(record: ReservationRecord, action: ReservationActi
   const row = TRANSITIONS[action][from];
   if (!row) {
     const allowed = statesAllowing(action).map((state) => state.replace('_', '-'));
-    throw invalidTransition(`A ${from.replace('_', '-')} reservation cannot ${ACTION_WORDS[action]} (only ${allowed.join(' or ')}).`);
+    throw invalidTransition(
+      `A ${from.replace('_', '-')} reservation cannot ${ACTION_WORDS[action]} (only ${allowed.join(' or ')}).`,
+    );
   }
   return row;
 }
@@ -89,7 +131,11 @@ export function transitionFor(record: ReservationRecord, action: ReservationActi
  * Applies a row: sets the `*_at` time of the state entered (the spec: "set automatically by the
  * server"), and returns the event to send, if any.
  */
-export function applyTransition(record: ReservationRecord, action: ReservationAction, now: number): EventType | null {
+export function applyTransition(
+  record: ReservationRecord,
+  action: ReservationAction,
+  now: number,
+): EventType | null {
   const row = transitionFor(record, action);
   const from = stateOf(record);
   const stamp = STAMP[row.to];

@@ -19,7 +19,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
     if (inString) {
-      if (char === 0x5c) index++; // backslash: skip the escaped character
+      if (char === 0x5c)
+        index++; // backslash: skip the escaped character
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) inString = true;
     else if (char === 0x7b || char === 0x5b) {
@@ -32,7 +33,11 @@ function nestsDeeperThan(text: string, limit: number): boolean {
 /** Parses a JSON body; empty means `undefined`. Malformed JSON is a 400 naming the problem. */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === '') return undefined;
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw invalid({ non_field_errors: [`JSON nested more than ${MAX_JSON_DEPTH} levels deep.`] }, 'Malformed JSON.');
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw invalid(
+      { non_field_errors: [`JSON nested more than ${MAX_JSON_DEPTH} levels deep.`] },
+      'Malformed JSON.',
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -47,7 +52,14 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 export function requireObject(body: unknown, emptyAllowed = false): Record<string, unknown> {
   if (body === undefined && emptyAllowed) return {};
   if (!isPlainObject(body)) {
-    const got = body === undefined ? 'no body' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'null' : typeof body;
+    const got =
+      body === undefined
+        ? 'no body'
+        : Array.isArray(body)
+          ? 'an array'
+          : typeof body === 'object'
+            ? 'null'
+            : typeof body;
     throw invalid({ non_field_errors: [`Expected a JSON object, got ${got}.`] });
   }
   return body;
@@ -81,7 +93,11 @@ export class FieldCollector {
   }
 
   /** A string of at most `max` characters (code points); `nullable` allows null. Returns undefined when invalid. */
-  string(body: Record<string, unknown>, field: string, rules: { max?: number; nullable?: boolean; required?: boolean } = {}): string | null | undefined {
+  string(
+    body: Record<string, unknown>,
+    field: string,
+    rules: { max?: number; nullable?: boolean; required?: boolean } = {},
+  ): string | null | undefined {
     const value = body[field];
     if (value === undefined) {
       if (rules.required) this.add(field, 'This field is required.');
@@ -104,7 +120,11 @@ export class FieldCollector {
   }
 
   /** An integer within [min, max]. Strings and booleans are refused (no coercion). */
-  integer(body: Record<string, unknown>, field: string, rules: { min: number; max: number; required?: boolean }): number | undefined {
+  integer(
+    body: Record<string, unknown>,
+    field: string,
+    rules: { min: number; max: number; required?: boolean },
+  ): number | undefined {
     const value = body[field];
     if (value === undefined) {
       if (rules.required) this.add(field, 'This field is required.');
@@ -151,7 +171,9 @@ export function parseUrl(value: string): URL | null {
 /** An http(s) URL, as webhooks and profile websites require. */
 export function isHttpUrl(value: string): boolean {
   const parsed = parseUrl(value);
-  return parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== '';
+  return (
+    parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname !== ''
+  );
 }
 
 /** JSON with sorted keys, so two bodies that differ only in key order compare equal. */
@@ -165,4 +187,3 @@ export function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
-

@@ -58,7 +58,11 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
   if (typeof url === 'string') {
     if (!isHttpUrl(url)) fields.add('url', 'Enter a valid http or https URL.');
     // A URL with user:password@ can never be delivered to (fetch refuses it): refuse it now.
-    else if (parseUrl(url)!.username !== '' || parseUrl(url)!.password !== '') fields.add('url', 'Must not contain credentials (user:password@); deliveries carry the webhook token instead.');
+    else if (parseUrl(url)!.username !== '' || parseUrl(url)!.password !== '')
+      fields.add(
+        'url',
+        'Must not contain credentials (user:password@); deliveries carry the webhook token instead.',
+      );
     else result.url = url;
   }
   // name: "Optional label. Max 125 characters." (nullable)
@@ -67,11 +71,16 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
   result.is_enabled = fields.boolean(body, 'is_enabled');
   if (body.subscribed_events !== undefined) {
     // "subscribed_events keys are the event names; unknown keys are a 400; omitted means all."
-    if (!isPlainObject(body.subscribed_events)) fields.add('subscribed_events', 'Expected an object mapping event names to booleans.');
+    if (!isPlainObject(body.subscribed_events))
+      fields.add('subscribed_events', 'Expected an object mapping event names to booleans.');
     else {
-      const events = Object.fromEntries(EVENT_TYPES.map((event) => [event, false])) as Record<EventType, boolean>;
+      const events = Object.fromEntries(EVENT_TYPES.map((event) => [event, false])) as Record<
+        EventType,
+        boolean
+      >;
       for (const [key, value] of Object.entries(body.subscribed_events)) {
-        if (!(EVENT_TYPES as readonly string[]).includes(key)) fields.add(`subscribed_events.${key}`, `Unknown event; expected one of ${EVENT_TYPES.join(', ')}.`);
+        if (!(EVENT_TYPES as readonly string[]).includes(key))
+          fields.add(`subscribed_events.${key}`, `Unknown event; expected one of ${EVENT_TYPES.join(', ')}.`);
         else if (typeof value !== 'boolean') fields.add(`subscribed_events.${key}`, 'Expected a boolean.');
         else events[key as EventType] = value;
       }
@@ -87,7 +96,8 @@ export function createWebhook(world: World, partner: PartnerRecord, input: unkno
   const { state, clock } = world;
   let owned = 0;
   for (const webhook of state.webhooks.values()) if (webhook.partnerId === partner.partnerId) owned += 1;
-  if (owned >= MAX_WEBHOOKS_PER_PARTNER) throw limitReached('webhooks per partner', MAX_WEBHOOKS_PER_PARTNER, 'Delete one you no longer use.');
+  if (owned >= MAX_WEBHOOKS_PER_PARTNER)
+    throw limitReached('webhooks per partner', MAX_WEBHOOKS_PER_PARTNER, 'Delete one you no longer use.');
   const now = clock.now();
   const webhook: WebhookRecord = {
     id: state.nextWebhookId++,
@@ -95,7 +105,9 @@ export function createWebhook(world: World, partner: PartnerRecord, input: unkno
     url: fields.url!,
     name: fields.name ?? null,
     is_enabled: fields.is_enabled ?? true,
-    subscribed_events: fields.subscribed_events ?? (Object.fromEntries(EVENT_TYPES.map((event) => [event, true])) as Record<EventType, boolean>),
+    subscribed_events:
+      fields.subscribed_events ??
+      (Object.fromEntries(EVENT_TYPES.map((event) => [event, true])) as Record<EventType, boolean>),
     authToken: randomToken('whk_'),
     createdAt: now,
     updatedAt: now,
@@ -109,11 +121,18 @@ export function createWebhook(world: World, partner: PartnerRecord, input: unkno
 
 /** The partner's webhooks, by id. */
 export function listWebhooks(world: World, partner: PartnerRecord): WebhookRecord[] {
-  return [...world.state.webhooks.values()].filter((webhook) => webhook.partnerId === partner.partnerId).sort((a, b) => a.id - b.id);
+  return [...world.state.webhooks.values()]
+    .filter((webhook) => webhook.partnerId === partner.partnerId)
+    .sort((a, b) => a.id - b.id);
 }
 
 /** Fields present are changed; `subscribed_events` given replaces the whole map. Pausing drops pending retries. */
-export function updateWebhook(world: World, partner: PartnerRecord, webhookId: number, input: unknown): WebhookRecord {
+export function updateWebhook(
+  world: World,
+  partner: PartnerRecord,
+  webhookId: number,
+  input: unknown,
+): WebhookRecord {
   const body = requireObject(input, true);
   const webhook = ownWebhook(world, partner, webhookId);
   const fields = readWebhookFields(body, 'update');
@@ -129,11 +148,17 @@ export function updateWebhook(world: World, partner: PartnerRecord, webhookId: n
 export function deleteWebhook(world: World, partner: PartnerRecord, webhookId: number): void {
   const webhook = ownWebhook(world, partner, webhookId);
   world.state.webhooks.delete(webhook.id);
-  world.state.pendingDeliveries = world.state.pendingDeliveries.filter((item) => item.webhookId !== webhook.id);
+  world.state.pendingDeliveries = world.state.pendingDeliveries.filter(
+    (item) => item.webhookId !== webhook.id,
+  );
 }
 
 /** "The previous token is invalidated at once." */
-export function regenerateWebhookToken(world: World, partner: PartnerRecord, webhookId: number): WebhookRecord {
+export function regenerateWebhookToken(
+  world: World,
+  partner: PartnerRecord,
+  webhookId: number,
+): WebhookRecord {
   const webhook = ownWebhook(world, partner, webhookId);
   webhook.authToken = randomToken('whk_');
   webhook.updatedAt = world.clock.now();

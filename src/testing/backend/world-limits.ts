@@ -27,7 +27,11 @@ export const MAX_SANDBOX_RESERVATIONS = 1_000_000;
 
 /** 409 `limit_reached`, naming the limit and what frees room. */
 export function limitReached(what: string, limit: number, room: string): FakeError {
-  return new FakeError(409, `The fake's limit is reached: at most ${limit.toLocaleString('en')} ${what}. ${room}`, { code: 'limit_reached' });
+  return new FakeError(
+    409,
+    `The fake's limit is reached: at most ${limit.toLocaleString('en')} ${what}. ${room}`,
+    { code: 'limit_reached' },
+  );
 }
 
 /** A world's room for more of a kind of record; a shared pool (the sandboxes of a server) may say less. */
@@ -38,8 +42,17 @@ export interface WorldRoom {
 
 /** Throws a `limit_reached` refusal when one more reservation would not fit. */
 export function checkRoomForReservation(state: FakeState, room: WorldRoom): void {
-  if (state.reservations.size >= MAX_RESERVATIONS) throw limitReached('reservations in one fake', MAX_RESERVATIONS, 'Reset it (POST /_fake/reset) or use a new one.');
+  if (state.reservations.size >= MAX_RESERVATIONS)
+    throw limitReached(
+      'reservations in one fake',
+      MAX_RESERVATIONS,
+      'Reset it (POST /_fake/reset) or use a new one.',
+    );
   if (room.sharedReservations && room.sharedReservations() <= 0) {
-    throw limitReached('reservations across the sandboxes of this server', MAX_SANDBOX_RESERVATIONS, 'Delete sandboxes you no longer use (DELETE /_fake/sandboxes/:id).');
+    throw limitReached(
+      'reservations across the sandboxes of this server',
+      MAX_SANDBOX_RESERVATIONS,
+      'Delete sandboxes you no longer use (DELETE /_fake/sandboxes/:id).',
+    );
   }
 }

@@ -28,7 +28,8 @@ function limitParameter(call: ControlCall, name: keyof typeof STATE_LIMITS): num
   const given = call.url.searchParams.get(name);
   const { default: fallback, max } = STATE_LIMITS[name];
   if (given === null) return fallback;
-  if (!/^\d{1,7}$/.test(given) || Number(given) > max) return json(400, { detail: 'Invalid input.', [name]: [`Expected an integer from 0 to ${max}.`] });
+  if (!/^\d{1,7}$/.test(given) || Number(given) > max)
+    return json(400, { detail: 'Invalid input.', [name]: [`Expected an integer from 0 to ${max}.`] });
   return Number(given);
 }
 
@@ -56,13 +57,17 @@ export function liveState(call: ControlCall): Response {
   const headers = { etag: tag, 'cache-control': 'no-cache' };
   if (call.request.headers.get('if-none-match') === tag) return empty(304, headers);
   // Tokens are withheld from remote viewers by the control API as a whole (routes.ts).
-  const view: LiveState = { ...stateView(call.backend, { reservations, deliveries }), remoteViewer: call.remoteViewer };
+  const view: LiveState = {
+    ...stateView(call.backend, { reservations, deliveries }),
+    remoteViewer: call.remoteViewer,
+  };
   return json(200, view, headers);
 }
 
 /** `DELETE /_fake/faults/:faultId`: one pending fault, by the `id` `GET /_fake/faults` shows. */
 export function removeFault(call: ControlCall): Response {
   const id = /^\d{1,15}$/.test(call.params.faultId ?? '') ? Number(call.params.faultId) : 0;
-  if (!call.backend.faults.remove(id)) throw notFound(`No pending fault ${call.params.faultId} (it may have hit already).`);
+  if (!call.backend.faults.remove(id))
+    throw notFound(`No pending fault ${call.params.faultId} (it may have hit already).`);
   return empty(204);
 }

@@ -7,10 +7,14 @@
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
-import { parseDeliveryChaos } from '../backend/chaos.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
-import { bookFromOtherChannel, cancelAsRestaurantOrCustomer, confirmAsRestaurant, modifyAsRestaurantOrCustomer } from '../backend/reservations.js';
+import {
+  bookFromOtherChannel,
+  cancelAsRestaurantOrCustomer,
+  confirmAsRestaurant,
+  modifyAsRestaurantOrCustomer,
+} from '../backend/reservations.js';
 import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
@@ -50,20 +54,38 @@ function clockView(call: ControlCall) {
 }
 
 /** A restaurant-side action: its events' first delivery attempts are made before it answers. */
-async function restaurantAction(call: ControlCall, act: (input: Record<string, unknown>) => ReturnType<typeof confirmAsRestaurant>): Promise<Response> {
+async function restaurantAction(
+  call: ControlCall,
+  act: (input: Record<string, unknown>) => ReturnType<typeof confirmAsRestaurant>,
+): Promise<Response> {
   const input = requireObject(call.body, true);
   const record = await call.backend.withDeliveries(() => act(input));
   return ok(call.backend.view(record));
 }
 
 function needsSandboxHost(call: ControlCall) {
-  if (!call.sandboxes) throw notFound('Sandboxes are created on the standalone server\'s own control API, not inside a sandbox.');
+  if (!call.sandboxes)
+    throw notFound("Sandboxes are created on the standalone server's own control API, not inside a sandbox.");
   return call.sandboxes;
 }
 
 /** Every control route with its handler. `GET /_fake/` lists them; the README's table is checked against them. */
 const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
-  { method: 'GET', path: '/_fake/', does: 'lists these routes', run: () => ok({ routes: ROUTE_HANDLERS.map(describeRoute), table: ROUTE_HANDLERS.map(({ method, path, body, does }) => ({ method, path, body: body ?? null, does })) }) },
+  {
+    method: 'GET',
+    path: '/_fake/',
+    does: 'lists these routes',
+    run: () =>
+      ok({
+        routes: ROUTE_HANDLERS.map(describeRoute),
+        table: ROUTE_HANDLERS.map(({ method, path, body, does }) => ({
+          method,
+          path,
+          body: body ?? null,
+          does,
+        })),
+      }),
+  },
   {
     method: 'GET',
     path: '/_fake/state',
@@ -71,8 +93,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
     run: liveState,
   },
-  { method: 'POST', path: '/_fake/partners', body: '{name?, partnerId?, apiToken?, description?, website_url?}', does: 'adds a partner, answers its credentials', run: (call) => created(addPartner(call.backend, call.body ?? {})) },
-  { method: 'GET', path: '/_fake/restaurants', does: 'every restaurant with its configuration and linked partners', run: (call) => ok(call.backend.restaurants()) },
+  {
+    method: 'POST',
+    path: '/_fake/partners',
+    body: '{name?, partnerId?, apiToken?, description?, website_url?}',
+    does: 'adds a partner, answers its credentials',
+    run: (call) => created(addPartner(call.backend, call.body ?? {})),
+  },
+  {
+    method: 'GET',
+    path: '/_fake/restaurants',
+    does: 'every restaurant with its configuration and linked partners',
+    run: (call) => ok(call.backend.restaurants()),
+  },
   {
     method: 'POST',
     path: '/_fake/restaurants',
@@ -80,7 +113,13 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: 'adds a restaurant (`availability`: `{openingPeriods: [{days, start, end}], slotIntervalMinutes, durations: [{maxPartySize, duration}], capacityCovers, horizonDays, minimumLeadTimeMinutes}`)',
     run: (call) => created(addRestaurant(call.backend, call.body ?? {})),
   },
-  { method: 'POST', path: '/_fake/links', body: '{partnerId, restaurantId}', does: 'makes a restaurant accessible to a partner', run: (call) => created(link(call.backend, call.body)) },
+  {
+    method: 'POST',
+    path: '/_fake/links',
+    body: '{partnerId, restaurantId}',
+    does: 'makes a restaurant accessible to a partner',
+    run: (call) => created(link(call.backend, call.body)),
+  },
   {
     method: 'GET',
     path: '/_fake/restaurants/:restaurantId/reservations',
@@ -96,29 +135,53 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     path: '/_fake/restaurants/:restaurantId/reservations',
     body: '{start_time, adults, children?, first_name?, last_name?, email?, phone?, comment?, language?, metadata?, channel?}',
     does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
-    run: (call) => created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
+    run: (call) =>
+      created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
   },
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/confirm',
     does: 'the restaurant confirms (RESERVATION_CONFIRMED)',
-    run: (call) => restaurantAction(call, () => confirmAsRestaurant(call.backend, id(call.params.restaurantId), id(call.params.reservationId))),
+    run: (call) =>
+      restaurantAction(call, () =>
+        confirmAsRestaurant(call.backend, id(call.params.restaurantId), id(call.params.reservationId)),
+      ),
   },
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/modify',
     body: '{by?, start_time?, adults?, children?, first_name?, last_name?, email?, phone?, comment?, language?}',
     does: 'the restaurant or the customer modifies (RESERVATION_MODIFIED)',
-    run: (call) => restaurantAction(call, (input) => (actor(input), modifyAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId), input))),
+    run: (call) =>
+      restaurantAction(
+        call,
+        (input) => (
+          actor(input),
+          modifyAsRestaurantOrCustomer(
+            call.backend,
+            id(call.params.restaurantId),
+            id(call.params.reservationId),
+            input,
+          )
+        ),
+      ),
   },
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/cancel',
     body: '{by?: "restaurant" | "customer"}',
     does: 'the restaurant or the customer cancels (RESERVATION_CANCELLED)',
-    run: (call) => restaurantAction(call, (input) => cancelAsRestaurantOrCustomer(call.backend, id(call.params.restaurantId), id(call.params.reservationId), actor(input))),
+    run: (call) =>
+      restaurantAction(call, (input) =>
+        cancelAsRestaurantOrCustomer(
+          call.backend,
+          id(call.params.restaurantId),
+          id(call.params.reservationId),
+          actor(input),
+        ),
+      ),
   },
-  { method: 'GET', path: '/_fake/clock', does: 'the fake\'s time', run: (call) => ok(clockView(call)) },
+  { method: 'GET', path: '/_fake/clock', does: "the fake's time", run: (call) => ok(clockView(call)) },
   {
     method: 'POST',
     path: '/_fake/clock/advance',
@@ -126,8 +189,11 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: 'moves the clock forward, running delivery retries and delayed commits that fall due',
     run: (call) =>
       clockMove(call, 'duration', (input) => {
-        if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number') throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
-        return call.backend.clock.advance((input.duration as string | undefined) ?? (input.milliseconds as number));
+        if (typeof input.duration !== 'string' && typeof input.milliseconds !== 'number')
+          throw invalid({ duration: ['Expected an ISO 8601 duration such as PT1H (or milliseconds).'] });
+        return call.backend.clock.advance(
+          (input.duration as string | undefined) ?? (input.milliseconds as number),
+        );
       }),
   },
   {
@@ -141,7 +207,12 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
         return call.backend.clock.set(input.now);
       }),
   },
-  { method: 'GET', path: '/_fake/deliveries', does: 'the delivery log, oldest first', run: (call) => ok(structuredClone(call.backend.state.deliveries)) },
+  {
+    method: 'GET',
+    path: '/_fake/deliveries',
+    does: 'the delivery log, oldest first',
+    run: (call) => ok(structuredClone(call.backend.state.deliveries)),
+  },
   {
     method: 'POST',
     path: '/_fake/deliveries/flush',
@@ -151,31 +222,58 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       return ok(structuredClone(call.backend.state.deliveries));
     },
   },
-  { method: 'GET', path: '/_fake/delivery-chaos', does: 'the delivery chaos in force (its seed included), or null', run: (call) => ok(call.backend.deliveries.chaos) },
+  {
+    method: 'GET',
+    path: '/_fake/delivery-chaos',
+    does: 'the delivery chaos in force (its seed included), or null',
+    run: (call) => ok(call.backend.deliveries.chaos),
+  },
   {
     method: 'PUT',
     path: '/_fake/delivery-chaos',
     body: '{dropRate?, duplicateRate?, reorder?, maxDelayMs?, seed?}',
-    does: 'makes every delivery unreliable, seeded: dropped for good (`dropRate`, 0 to 1), sent twice with the same id (`duplicateRate`), delayed up to `maxDelayMs` on the fake\'s clock, overtaking each other with `reorder`; answers the settings',
-    run: (call) => {
-      call.backend.deliveries.setChaos(parseDeliveryChaos(call.body ?? {}));
-      return ok(call.backend.deliveries.chaos);
-    },
+    does: "makes every delivery unreliable, seeded: dropped for good (`dropRate`, 0 to 1), sent twice with the same id (`duplicateRate`), delayed up to `maxDelayMs` on the fake's clock, overtaking each other with `reorder`; answers the settings",
+    run: (call) => ok(call.backend.deliveries.setChaos(call.body ?? {})),
   },
-  { method: 'DELETE', path: '/_fake/delivery-chaos', does: 'turns delivery chaos off', run: (call) => (call.backend.deliveries.setChaos(null), empty(204)) },
-  { method: 'GET', path: '/_fake/faults', does: 'faults still waiting to hit', run: (call) => ok(call.backend.faults.pending) },
+  {
+    method: 'DELETE',
+    path: '/_fake/delivery-chaos',
+    does: 'turns delivery chaos off',
+    run: (call) => (call.backend.deliveries.setChaos(null), empty(204)),
+  },
+  {
+    method: 'GET',
+    path: '/_fake/faults',
+    does: 'faults still waiting to hit',
+    run: (call) => ok(call.backend.faults.pending),
+  },
   {
     method: 'POST',
     path: '/_fake/faults',
-    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, headers?, body?}',
+    body: '{operation?, status?, latencyMs?, networkError?, times?, phase?, commitDelayMs?, bodyStallMs?, headers?, body?}',
     does: 'injects a fault; answers it with its `id`',
     run: (call) => {
       return created(call.backend.injectFault(parseFault(call.body)));
     },
   },
-  { method: 'DELETE', path: '/_fake/faults', does: 'removes every pending fault', run: (call) => (call.backend.faults.clear(), empty(204)) },
-  { method: 'DELETE', path: '/_fake/faults/:faultId', does: 'removes one pending fault (by the `id` `GET /_fake/faults` shows)', run: removeFault },
-  { method: 'GET', path: '/_fake/rate-limit', does: 'the rate limit in force', run: (call) => ok({ requestsPerSecond: call.backend.rateLimit }) },
+  {
+    method: 'DELETE',
+    path: '/_fake/faults',
+    does: 'removes every pending fault',
+    run: (call) => (call.backend.faults.clear(), empty(204)),
+  },
+  {
+    method: 'DELETE',
+    path: '/_fake/faults/:faultId',
+    does: 'removes one pending fault (by the `id` `GET /_fake/faults` shows)',
+    run: removeFault,
+  },
+  {
+    method: 'GET',
+    path: '/_fake/rate-limit',
+    does: 'the rate limit in force',
+    run: (call) => ok({ requestsPerSecond: call.backend.rateLimit }),
+  },
   {
     method: 'POST',
     path: '/_fake/rate-limit',
@@ -183,16 +281,24 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: 'changes the rate limit until the next reset (`false` for none)',
     run: (call) => {
       const value = requireObject(call.body).requestsPerSecond;
-      if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))) throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
+      if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)))
+        throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
       call.backend.setRateLimit(value as number | false);
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },
-  { method: 'GET', path: '/_fake/dialect', does: 'the dialect in force (answers where the spec is silent)', run: (call) => ok(call.backend.dialect) },
+  {
+    method: 'GET',
+    path: '/_fake/dialect',
+    does: 'the dialect in force (answers where the spec is silent)',
+    run: (call) => ok(call.backend.dialect),
+  },
   {
     method: 'POST',
     path: '/_fake/dialect',
-    body: `{${Object.keys(DIALECT_VALUES).map((key) => `${key}?`).join(', ')}}`,
+    body: `{${Object.keys(DIALECT_VALUES)
+      .map((key) => `${key}?`)
+      .join(', ')}}`,
     does: 'changes dialect keys until the next reset; answers the dialect in force',
     run: (call) => {
       try {
@@ -211,7 +317,8 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: `keeps a named copy of the state (at most ${MAX_NAMED_SNAPSHOTS}; reset drops them)`,
     run: (call) => {
       const input = requireObject(call.body);
-      if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100) throw invalid({ name: ['Expected a name of 1 to 100 characters.'] });
+      if (typeof input.name !== 'string' || input.name === '' || input.name.length > 100)
+        throw invalid({ name: ['Expected a name of 1 to 100 characters.'] });
       call.backend.saveNamedSnapshot(input.name);
       return created({ name: input.name });
     },
@@ -237,7 +344,12 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       return ok({ partners: call.backend.partners(), restaurants: call.backend.restaurants() });
     },
   },
-  { method: 'GET', path: '/_fake/requests', does: 'the request journal, oldest first: method, path, status, operation, partner id; no credentials; GETs of the control API itself left out', run: (call) => ok(call.backend.journal.entries) },
+  {
+    method: 'GET',
+    path: '/_fake/requests',
+    does: 'the request journal, oldest first: method, path, status, operation, partner id; no credentials; GETs of the control API itself left out',
+    run: (call) => ok(call.backend.journal.entries),
+  },
   {
     method: 'POST',
     path: '/_fake/sandboxes',
@@ -245,13 +357,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     does: 'creates an isolated world (seeded like the server unless `seed` says otherwise); answers `{id, url, controlUrl, partners, restaurants}`',
     run: (call) => created(needsSandboxHost(call).create(call.body ?? {}, call.url.origin)),
   },
-  { method: 'GET', path: '/_fake/sandboxes', does: 'the sandboxes alive', run: (call) => ok(needsSandboxHost(call).list(call.url.origin)) },
+  {
+    method: 'GET',
+    path: '/_fake/sandboxes',
+    does: 'the sandboxes alive',
+    run: (call) => ok(needsSandboxHost(call).list(call.url.origin)),
+  },
   {
     method: 'DELETE',
     path: '/_fake/sandboxes/:sandboxId',
     does: 'ends a sandbox',
     run: (call) => {
-      if (!needsSandboxHost(call).remove(call.params.sandboxId!)) throw notFound(`No sandbox ${JSON.stringify(call.params.sandboxId)}.`);
+      if (!needsSandboxHost(call).remove(call.params.sandboxId!))
+        throw notFound(`No sandbox ${JSON.stringify(call.params.sandboxId)}.`);
       return empty(204);
     },
   },
@@ -261,7 +379,11 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
 export const CONTROL_ROUTES: readonly ControlRoute[] = ROUTE_HANDLERS;
 
 /** Moves the clock as the body asks; a move the clock refuses is a 400 on `field`. Answers the new time. */
-async function clockMove(call: ControlCall, field: string, move: (input: Record<string, unknown>) => Promise<void>): Promise<Response> {
+async function clockMove(
+  call: ControlCall,
+  field: string,
+  move: (input: Record<string, unknown>) => Promise<void>,
+): Promise<Response> {
   try {
     await move(requireObject(call.body));
   } catch (error) {
@@ -286,6 +408,7 @@ const KEY_ALIASES: Record<string, string> = {
   api_token: 'apiToken',
   partner_ids: 'partnerIds',
   latency_ms: 'latencyMs',
+  body_stall_ms: 'bodyStallMs',
   network_error: 'networkError',
   commit_delay_ms: 'commitDelayMs',
   opening_periods: 'openingPeriods',
@@ -304,12 +427,17 @@ const KEY_ALIASES: Record<string, string> = {
 function normaliseControlKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normaliseControlKeys);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [KEY_ALIASES[key] ?? key, normaliseControlKeys(inner)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [KEY_ALIASES[key] ?? key, normaliseControlKeys(inner)]),
+  );
 }
 
 /** A template as a pattern with named groups (a trailing slash optional). */
 function pattern(path: string): RegExp {
-  const body = path.replace(/\/$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)');
+  const body = path
+    .replace(/\/$/, '')
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)');
   return new RegExp(`^${body}/?$`);
 }
 
@@ -330,9 +458,13 @@ function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
   if (!isPlainObject(body)) return;
   const unknown = Object.keys(body).filter((key) => !keys.has(key));
   if (unknown.length === 0) return;
-  const accepted = keys.size === 0 ? 'This route takes no body keys.' : `This route takes ${[...keys].join(', ')}.`;
+  const accepted =
+    keys.size === 0 ? 'This route takes no body keys.' : `This route takes ${[...keys].join(', ')}.`;
   const fields = Object.fromEntries(unknown.map((key) => [key, [`Unknown key. ${accepted}`]]));
-  throw invalid(fields, `Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}. ${accepted}`);
+  throw invalid(
+    fields,
+    `Unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}. ${accepted}`,
+  );
 }
 
 /**
@@ -344,13 +476,19 @@ function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
 function withoutTokens(response: Response, body: unknown): Response {
   if (!(response instanceof JsonResponse) || !response.serialized.includes('"apiToken"')) return response;
   const own = isPlainObject(body) && typeof body.apiToken === 'string' ? body.apiToken : undefined;
-  const redacted = JSON.parse(response.serialized, (key, value: unknown) => (key === 'apiToken' && typeof value === 'string' && value !== own ? null : value));
+  const redacted = JSON.parse(response.serialized, (key, value: unknown) =>
+    key === 'apiToken' && typeof value === 'string' && value !== own ? null : value,
+  );
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   return new JsonResponse(response.status, JSON.stringify(redacted), headers);
 }
 
-const COMPILED = ROUTE_HANDLERS.map((route) => ({ route, pattern: pattern(route.path), keys: bodyKeys(route.body) }));
+const COMPILED = ROUTE_HANDLERS.map((route) => ({
+  route,
+  pattern: pattern(route.path),
+  keys: bodyKeys(route.body),
+}));
 
 function decode(segment: string): string | undefined {
   try {
@@ -361,24 +499,42 @@ function decode(segment: string): string | undefined {
 }
 
 /** Serves `/_fake/...`; `path` starts with `/_fake`. JSON in, JSON out, no credentials. */
-export async function handleControl(call: Omit<ControlCall, 'params' | 'body' | 'request'>, request: Request, path: string): Promise<Response> {
+export async function handleControl(
+  call: Omit<ControlCall, 'params' | 'body' | 'request'>,
+  request: Request,
+  path: string,
+): Promise<Response> {
   const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
   const matching = COMPILED.filter((candidate) => candidate.pattern.test(path));
   if (matching.length === 0) {
-    const nearest = nearestRoute(path, ROUTE_HANDLERS.map((route) => route.path));
-    return json(404, { detail: `No control route ${method} ${path}. Nearest: ${nearest}. GET /_fake/ lists them.` });
+    const nearest = nearestRoute(
+      path,
+      ROUTE_HANDLERS.map((route) => route.path),
+    );
+    return json(404, {
+      detail: `No control route ${method} ${path}. Nearest: ${nearest}. GET /_fake/ lists them.`,
+    });
   }
   const found = matching.find((candidate) => candidate.route.method === method);
-  if (!found) return json(405, { detail: `Method "${method}" not allowed.` }, { allow: [...new Set(matching.map((candidate) => candidate.route.method))].join(', ') });
+  if (!found)
+    return json(
+      405,
+      { detail: `Method "${method}" not allowed.` },
+      { allow: [...new Set(matching.map((candidate) => candidate.route.method))].join(', ') },
+    );
   try {
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(found.pattern.exec(path)!.groups ?? {})) {
       const value = decode(raw);
       // A broken percent-escape names nothing that exists.
-      if (value === undefined) throw notFound(`No such ${name}: the path segment ${JSON.stringify(raw)} has a broken percent-escape.`);
+      if (value === undefined)
+        throw notFound(
+          `No such ${name}: the path segment ${JSON.stringify(raw)} has a broken percent-escape.`,
+        );
       params[name] = value;
     }
-    const body = method === 'GET' || method === 'DELETE' ? undefined : normaliseControlKeys(await readJsonBody(request));
+    const body =
+      method === 'GET' || method === 'DELETE' ? undefined : normaliseControlKeys(await readJsonBody(request));
     refuseUnknownKeys(body, found.keys);
     const response = await found.route.run({ ...call, params, body, request });
     return call.remoteViewer ? withoutTokens(response, body) : response;

@@ -17,7 +17,10 @@ export interface StateViewLimits {
 }
 
 /** A booking as the state view lists it: the control API's view plus its restaurant. */
-function reservationOf(backend: FakeBackend, record: ReservationRecord): FakeReservation & { restaurantId: number; cancelledBy: ReservationRecord['cancelledBy'] } {
+function reservationOf(
+  backend: FakeBackend,
+  record: ReservationRecord,
+): FakeReservation & { restaurantId: number; cancelledBy: ReservationRecord['cancelledBy'] } {
   return {
     ...backend.view(record),
     cancelledBy: record.cancelledBy,
@@ -44,12 +47,21 @@ export function stateView(backend: FakeBackend, limits: StateViewLimits) {
     reservations: latest.map((record) => reservationOf(backend, record)),
     /** How many bookings the world holds; `reservations` are the latest of them. */
     reservationsTotal: records.length,
-    webhooks: [...state.webhooks.values()].map((webhook) => ({ ...(webhookView(webhook) as unknown as Webhook), partnerId: webhook.partnerId })),
+    webhooks: [...state.webhooks.values()].map((webhook) => ({
+      ...(webhookView(webhook) as unknown as Webhook),
+      partnerId: webhook.partnerId,
+    })),
     faults: backend.faults.pending,
     /** The latest `?deliveries=N` attempts of the log. */
     deliveries: structuredClone(deliveries),
     /** How many attempts the log holds. */
     deliveriesTotal: state.deliveries.length,
-    pendingDeliveries: state.pendingDeliveries.map(({ eventId, event, webhookId, attempt, dueAt }) => ({ eventId, event, webhookId, attempt, dueAt: new Date(dueAt).toISOString() })),
+    pendingDeliveries: state.pendingDeliveries.map(({ eventId, event, webhookId, attempt, dueAt }) => ({
+      eventId,
+      event,
+      webhookId,
+      attempt,
+      dueAt: new Date(dueAt).toISOString(),
+    })),
   };
 }

@@ -15,7 +15,10 @@ export type SimulatorAssets = Record<'index.html' | 'simulator.js' | 'simulator.
 export async function buildSimulatorAssets(pageDirectory: string): Promise<SimulatorAssets> {
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: { simulator: join(pageDirectory, 'main.ts'), 'simulator-style': join(pageDirectory, 'simulator.css') },
+    entryPoints: {
+      simulator: join(pageDirectory, 'main.ts'),
+      'simulator-style': join(pageDirectory, 'simulator.css'),
+    },
     bundle: true,
     write: false,
     outdir: 'out',

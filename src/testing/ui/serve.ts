@@ -49,14 +49,21 @@ async function loadAssets(): Promise<SimulatorAssets> {
     // Running from source (tsx, vitest): build the same assets in memory.
     // A computed specifier keeps the bundler from shipping the build module (and esbuild) in dist.
     const buildModule = './build.js';
-    const { buildSimulatorAssets } = (await import(/* @vite-ignore */ buildModule)) as typeof import('./build.js');
+    const { buildSimulatorAssets } = (await import(
+      /* @vite-ignore */ buildModule
+    )) as typeof import('./build.js');
     return buildSimulatorAssets(join(here, 'page'));
   }
   const candidates = [join(here, 'ui'), join(here, 'testing', 'ui'), join(here, '..', 'testing', 'ui')];
   const directory = candidates.find((candidate) => existsSync(join(candidate, 'simulator.js')));
-  if (!directory) throw new Error(`simulator assets not found next to ${here}; the package build is incomplete`);
+  if (!directory)
+    throw new Error(`simulator assets not found next to ${here}; the package build is incomplete`);
   const read = (name: keyof SimulatorAssets) => readFile(join(directory, name), 'utf8');
-  return { 'index.html': await read('index.html'), 'simulator.js': await read('simulator.js'), 'simulator.css': await read('simulator.css') };
+  return {
+    'index.html': await read('index.html'),
+    'simulator.js': await read('simulator.js'),
+    'simulator.css': await read('simulator.css'),
+  };
 }
 
 /** true for the page's own paths (`/_fake/ui`, `/_fake/ui/...`). */
@@ -67,16 +74,27 @@ export async function serveSimulatorPage(request: Request): Promise<Response> {
   const { pathname } = new URL(request.url);
   const method = request.method.toUpperCase();
   if (method !== 'GET' && method !== 'HEAD') {
-    return new Response(JSON.stringify({ detail: `Method "${method}" not allowed.` }), { status: 405, headers: { 'content-type': 'application/json', allow: 'GET, HEAD' } });
+    return new Response(JSON.stringify({ detail: `Method "${method}" not allowed.` }), {
+      status: 405,
+      headers: { 'content-type': 'application/json', allow: 'GET, HEAD' },
+    });
   }
-  const name = (/\/_fake\/ui\/?$/.test(pathname) ? 'index.html' : pathname.slice(pathname.lastIndexOf('/') + 1)) as keyof SimulatorAssets;
-  if (!Object.hasOwn(CONTENT_TYPES, name) || name === 'index.html' && !/\/_fake\/ui\/?$/.test(pathname)) {
-    return new Response(JSON.stringify({ detail: 'Not found. The simulator page is GET /_fake/ui.' }), { status: 404, headers: { 'content-type': 'application/json' } });
+  const name = (
+    /\/_fake\/ui\/?$/.test(pathname) ? 'index.html' : pathname.slice(pathname.lastIndexOf('/') + 1)
+  ) as keyof SimulatorAssets;
+  if (!Object.hasOwn(CONTENT_TYPES, name) || (name === 'index.html' && !/\/_fake\/ui\/?$/.test(pathname))) {
+    return new Response(JSON.stringify({ detail: 'Not found. The simulator page is GET /_fake/ui.' }), {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+    });
   }
   loading ??= loadAssets().catch((error: unknown) => {
     loading = undefined;
     throw error;
   });
   const assets = await loading;
-  return new Response(method === 'HEAD' ? null : assets[name], { status: 200, headers: { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES[name] } });
+  return new Response(method === 'HEAD' ? null : assets[name], {
+    status: 200,
+    headers: { ...SECURITY_HEADERS, 'content-type': CONTENT_TYPES[name] },
+  });
 }

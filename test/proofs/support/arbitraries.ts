@@ -28,15 +28,26 @@ export const jsonValue = (): fc.Arbitrary<unknown> => fc.jsonValue({ maxDepth: 4
  * An object with the given keys, each absent or holding a hostile value, plus unknown keys: far
  * likelier than `anything()` to reach the checks behind each field.
  */
-export const objectNear = (keys: readonly string[], value: fc.Arbitrary<unknown> = hostileValue()): fc.Arbitrary<Record<string, unknown>> =>
+export const objectNear = (
+  keys: readonly string[],
+  value: fc.Arbitrary<unknown> = hostileValue(),
+): fc.Arbitrary<Record<string, unknown>> =>
   fc
     .tuple(
-      fc.record(Object.fromEntries(keys.map((key) => [key, value])) as Record<string, fc.Arbitrary<unknown>>, { requiredKeys: [] }),
+      fc.record(
+        Object.fromEntries(keys.map((key) => [key, value])) as Record<string, fc.Arbitrary<unknown>>,
+        { requiredKeys: [] },
+      ),
       fc.dictionary(fc.string({ maxLength: 12 }), value, { maxKeys: 3 }),
     )
     .map(([known, extra]) => ({ ...extra, ...known }));
 
-const instant = () => fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true });
+const instant = () =>
+  fc.date({
+    min: new Date('2000-01-01T00:00:00Z'),
+    max: new Date('2099-12-31T23:59:59Z'),
+    noInvalidDate: true,
+  });
 /** Offsets that exist in practice, in minutes. */
 const offsetMinutes = () => fc.integer({ min: -12 * 4, max: 14 * 4 }).map((quarters) => quarters * 15);
 
@@ -45,7 +56,8 @@ export const isoDateTime = (): fc.Arbitrary<string> =>
   fc
     .tuple(instant(), offsetMinutes(), fc.constantFrom('utc', 'offset', 'local'), fc.boolean())
     .map(([date, offset, form, suppressMilliseconds]) => {
-      if (form === 'utc') return suppressMilliseconds ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : date.toISOString();
+      if (form === 'utc')
+        return suppressMilliseconds ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : date.toISOString();
       const local = DateTime.fromJSDate(date, { zone: FixedOffsetZone.instance(offset) });
       return local.toISO({ includeOffset: form === 'offset', suppressMilliseconds })!;
     });
@@ -54,9 +66,15 @@ export const isoDateTime = (): fc.Arbitrary<string> =>
 export const duration = (): fc.Arbitrary<string> =>
   fc.oneof(
     fc.integer({ min: 1, max: 12 }).map((hours) => `PT${hours}H`),
-    fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 59 })).map(([hours, minutes]) => `PT${hours}H${minutes}M`),
     fc
-      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+      .tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 59 }))
+      .map(([hours, minutes]) => `PT${hours}H${minutes}M`),
+    fc
+      .tuple(
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+      )
       .map(([h, m, s]) => [h, m, s].map((part) => String(part).padStart(2, '0')).join(':')),
   );
 
@@ -67,8 +85,10 @@ const unknownFields = (known: readonly string[]) =>
     jsonValue(),
     { maxKeys: 3 },
   );
-const withUnknownFields = <T extends Record<string, unknown>>(known: readonly string[], record: fc.Arbitrary<T>) =>
-  fc.tuple(record, unknownFields(known)).map(([value, extra]) => ({ ...extra, ...value }));
+const withUnknownFields = <T extends Record<string, unknown>>(
+  known: readonly string[],
+  record: fc.Arbitrary<T>,
+) => fc.tuple(record, unknownFields(known)).map(([value, extra]) => ({ ...extra, ...value }));
 
 const reservationFields = {
   id: fc.integer({ min: 1, max: 2 ** 31 }),
@@ -85,18 +105,31 @@ const reservationFields = {
   cancelled_at: nullable(isoDateTime()),
   confirmed: fc.boolean(),
   confirmed_at: nullable(isoDateTime()),
-  confirmation_mode: fc.constantFrom('CONFIRMATION_MODE_SYNCHRONOUS', 'CONFIRMATION_MODE_ASYNCHRONOUS', 'CONFIRMATION_MODE_FUTURE'),
+  confirmation_mode: fc.constantFrom(
+    'CONFIRMATION_MODE_SYNCHRONOUS',
+    'CONFIRMATION_MODE_ASYNCHRONOUS',
+    'CONFIRMATION_MODE_FUTURE',
+  ),
   arrived: fc.boolean(),
   arrived_at: nullable(isoDateTime()),
   no_show: fc.boolean(),
   no_show_at: nullable(isoDateTime()),
   language: nullable(fc.constantFrom('en', 'fr', 'nl', 'de', 'pt-BR')),
-  metadata: nullable(fc.dictionary(fc.string({ maxLength: 10 }).filter((key) => key !== '__proto__'), jsonValue(), { maxKeys: 4 })),
+  metadata: nullable(
+    fc.dictionary(
+      fc.string({ maxLength: 10 }).filter((key) => key !== '__proto__'),
+      jsonValue(),
+      { maxKeys: 4 },
+    ),
+  ),
 };
 
 /** A reservation as the service may answer it: every documented field optional but `id` and `start_time`, plus unknown fields. */
 export const reservationResponse = () =>
-  withUnknownFields(Object.keys(reservationFields), fc.record(reservationFields, { requiredKeys: ['id', 'start_time'] }));
+  withUnknownFields(
+    Object.keys(reservationFields),
+    fc.record(reservationFields, { requiredKeys: ['id', 'start_time'] }),
+  );
 
 const restaurantFields = {
   id: fc.integer({ min: 1, max: 2 ** 31 }),
@@ -110,10 +143,18 @@ const restaurantFields = {
 };
 /** A restaurant as the service may answer it: `id` and `schema_name` present, the rest optional, plus unknown fields. */
 export const restaurantResponse = () =>
-  withUnknownFields(Object.keys(restaurantFields), fc.record(restaurantFields, { requiredKeys: ['id', 'schema_name'] }));
+  withUnknownFields(
+    Object.keys(restaurantFields),
+    fc.record(restaurantFields, { requiredKeys: ['id', 'schema_name'] }),
+  );
 
 const localized = fc.record(
-  { fr: fc.string({ maxLength: 30 }), nl: fc.string({ maxLength: 30 }), en: fc.string({ maxLength: 30 }), de: fc.string({ maxLength: 30 }) },
+  {
+    fr: fc.string({ maxLength: 30 }),
+    nl: fc.string({ maxLength: 30 }),
+    en: fc.string({ maxLength: 30 }),
+    de: fc.string({ maxLength: 30 }),
+  },
   { requiredKeys: [] },
 );
 const profileFields = {
@@ -123,7 +164,8 @@ const profileFields = {
   website_url: nullable(fc.webUrl()),
 };
 /** The partner profile as the service may answer it (`description` may be null, as in the spec's example). */
-export const profileResponse = () => withUnknownFields(Object.keys(profileFields), fc.record(profileFields, { requiredKeys: ['uuid'] }));
+export const profileResponse = () =>
+  withUnknownFields(Object.keys(profileFields), fc.record(profileFields, { requiredKeys: ['uuid'] }));
 
 const eventKeys = fc.dictionary(
   fc.constantFrom('RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'),
@@ -138,25 +180,42 @@ const webhookFields = {
   is_enabled: fc.boolean(),
   last_use_at: nullable(isoDateTime()),
   last_response_status_code: nullable(fc.integer({ min: 100, max: 32767 })),
-  last_response: nullable(fc.dictionary(fc.string({ maxLength: 8 }).filter((key) => key !== '__proto__'), jsonValue(), { maxKeys: 3 })),
+  last_response: nullable(
+    fc.dictionary(
+      fc.string({ maxLength: 8 }).filter((key) => key !== '__proto__'),
+      jsonValue(),
+      { maxKeys: 3 },
+    ),
+  ),
   subscribed_events: eventKeys,
   auth_token: fc.string({ minLength: 16, maxLength: 40 }),
 };
 /** A webhook as the service may answer it. */
-export const webhookResponse = () => withUnknownFields(Object.keys(webhookFields), fc.record(webhookFields, { requiredKeys: ['id', 'url'] }));
+export const webhookResponse = () =>
+  withUnknownFields(Object.keys(webhookFields), fc.record(webhookFields, { requiredKeys: ['id', 'url'] }));
 
 /** A delivery envelope as the fake sends it (`reservation` null for test deliveries). */
 export const deliveryEnvelope = () =>
   fc.record({
-    id: fc.oneof(fc.uuid().map((uuid) => `evt_${uuid}`), fc.integer({ min: 1 })),
-    event: fc.constantFrom('RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED', 'TEST', 'SOMETHING_NEW'),
+    id: fc.oneof(
+      fc.uuid().map((uuid) => `evt_${uuid}`),
+      fc.integer({ min: 1 }),
+    ),
+    event: fc.constantFrom(
+      'RESERVATION_CONFIRMED',
+      'RESERVATION_MODIFIED',
+      'RESERVATION_CANCELLED',
+      'TEST',
+      'SOMETHING_NEW',
+    ),
     created_at: isoDateTime(),
     restaurant_id: nullable(fc.integer({ min: 1, max: 2 ** 31 })),
     reservation: nullable(reservationResponse()),
   });
 
 /** Strings of exactly `length` UTF-16 units (what zod's `.max` counts). */
-export const stringOfLength = (length: number) => fc.string({ minLength: length, maxLength: length, unit: 'grapheme-ascii' });
+export const stringOfLength = (length: number) =>
+  fc.string({ minLength: length, maxLength: length, unit: 'grapheme-ascii' });
 export const stringUpTo = (maxLength: number) => fc.string({ maxLength, unit: 'grapheme-ascii' });
 export const stringLongerThan = (maxLength: number) =>
   fc.integer({ min: maxLength + 1, max: maxLength + 300 }).chain((length) => stringOfLength(length));
@@ -186,10 +245,19 @@ export const validCreateInput = () =>
       phone: nullable(stringUpTo(128)),
       comment: nullable(fc.string({ maxLength: 200 })),
       language: fc.constantFrom('en', 'fr', 'nl', 'de'),
-      metadata: nullable(fc.dictionary(fc.string({ maxLength: 10 }).filter((key) => key !== '__proto__'), jsonValue(), { maxKeys: 3 })),
+      metadata: nullable(
+        fc.dictionary(
+          fc.string({ maxLength: 10 }).filter((key) => key !== '__proto__'),
+          jsonValue(),
+          { maxKeys: 3 },
+        ),
+      ),
     },
     { requiredKeys: ['start_time', 'adults'] },
   );
 
 /** A webhook url the spec allows: http or https, at most 500 characters. */
-export const webhookUrl = () => fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }).filter((url) => url.length <= 500);
+export const webhookUrl = () =>
+  fc
+    .webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true })
+    .filter((url) => url.length <= 500);

@@ -9,7 +9,13 @@
  * Each file's counts are printed once at the end, for the closing figures.
  */
 import { afterAll, afterEach, expect } from 'vitest';
-import { AmbiguousCreateError, PartnerClient, PartnerSdkError, type ClientOptions, type Reservation } from 'restaurant-partner-sdk';
+import {
+  AmbiguousCreateError,
+  PartnerClient,
+  PartnerSdkError,
+  type ClientOptions,
+  type Reservation,
+} from 'restaurant-partner-sdk';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, type HostileHandler, type HostileServer } from '../../support/hostile-server.js';
 import { capturingHooks, capturingLogger } from './leaks.js';
@@ -29,7 +35,11 @@ export const settle = async (run: () => PromiseLike<Reservation>): Promise<Outco
  * Registers the file's server clean-up and count report; returns its set-up and balance check.
  * `alone`: by default, a create told success must also be the only booking on the server.
  */
-export function hostileProofs(title: string, credentials: { partnerId: string; apiToken: string }, defaults: { alone?: boolean } = {}) {
+export function hostileProofs(
+  title: string,
+  credentials: { partnerId: string; apiToken: string },
+  defaults: { alone?: boolean } = {},
+) {
   const counts: string[] = [];
   const servers: HostileServer[] = [];
   afterEach(async () => {
@@ -45,15 +55,31 @@ export function hostileProofs(title: string, credentials: { partnerId: string; a
     servers.push(server);
     const logger = capturingLogger();
     const hooks = capturingHooks();
-    const client = new PartnerClient({ baseUrl: server.url, ...credentials, rateLimit: false, clock, logger, hooks, ...options });
+    const client = new PartnerClient({
+      baseUrl: server.url,
+      ...credentials,
+      rateLimit: false,
+      clock,
+      logger,
+      hooks,
+      ...options,
+    });
     return { clock, server, client, logger, hooks };
   }
 
   /** The balance of one create. `alone`: the server holds no other booking beside it either. */
-  function expectBalanced(name: string, server: HostileServer, key: string, outcome: Outcome, { alone = defaults.alone ?? false } = {}) {
+  function expectBalanced(
+    name: string,
+    server: HostileServer,
+    key: string,
+    outcome: Outcome,
+    { alone = defaults.alone ?? false } = {},
+  ) {
     const carrying = server.bookings.filter((booking) => booking.key === key);
     const told = outcome.value ? `success #${outcome.value.id}` : (outcome.error as Error).name;
-    counts.push(`  ${name}: ${server.bookings.length} booked (${carrying.length} with the key), ${server.posts().length} POST, told ${told}`);
+    counts.push(
+      `  ${name}: ${server.bookings.length} booked (${carrying.length} with the key), ${server.posts().length} POST, told ${told}`,
+    );
     if (outcome.value) {
       expect(carrying, `${name}: told success, exactly one booking`).toHaveLength(1);
       if (alone) expect(server.bookings, `${name}: no second booking beside it`).toHaveLength(1);

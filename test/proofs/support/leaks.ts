@@ -24,10 +24,18 @@ const safeStringify = (value: unknown): string => {
 export function renderError(error: unknown): string[] {
   const texts: string[] = [];
   const seen = new Set<unknown>();
-  for (let current: unknown = error; current !== undefined && current !== null && !seen.has(current); current = (current as { cause?: unknown }).cause) {
+  for (
+    let current: unknown = error;
+    current !== undefined && current !== null && !seen.has(current);
+    current = (current as { cause?: unknown }).cause
+  ) {
     seen.add(current);
     if (current instanceof Error) texts.push(current.message, current.stack ?? '');
-    texts.push(String(current), safeStringify(current), inspect(current, { depth: Infinity, showHidden: true, getters: true }));
+    texts.push(
+      String(current),
+      safeStringify(current),
+      inspect(current, { depth: Infinity, showHidden: true, getters: true }),
+    );
   }
   return texts;
 }
@@ -36,7 +44,9 @@ export function renderError(error: unknown): string[] {
 export function capturingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const line = (level: string) => (message: string, context?: Record<string, unknown>) => {
-    lines.push(`${level} ${message} ${inspect(context, { depth: Infinity, showHidden: true })} ${safeStringify(context)}`);
+    lines.push(
+      `${level} ${message} ${inspect(context, { depth: Infinity, showHidden: true })} ${safeStringify(context)}`,
+    );
   };
   return { lines, debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }
@@ -47,7 +57,13 @@ export function capturingHooks(): ClientHooks & { payloads: string[] } {
   const keep = (name: string) => (event: unknown) => {
     payloads.push(`${name} ${inspect(event, { depth: Infinity, showHidden: true })} ${safeStringify(event)}`);
   };
-  return { payloads, onRequest: keep('onRequest'), onResponse: keep('onResponse'), onRetry: keep('onRetry'), onRateLimited: keep('onRateLimited') };
+  return {
+    payloads,
+    onRequest: keep('onRequest'),
+    onResponse: keep('onResponse'),
+    onRetry: keep('onRetry'),
+    onRateLimited: keep('onRateLimited'),
+  };
 }
 
 /** The secrets found in `texts`, with a short excerpt around each hit (empty when clean). */

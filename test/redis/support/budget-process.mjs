@@ -19,7 +19,8 @@ const realNow = Date.now.bind(Date);
 const skew = Number(env.SKEW_MS ?? 0);
 if (skew) Date.now = () => realNow() + skew;
 
-const entry = (name) => pathToFileURL(env.SDK_DIST ? `${env.SDK_DIST}/${name}.js` : `${env.SDK_SOURCE}/${name}.ts`).href;
+const entry = (name) =>
+  pathToFileURL(env.SDK_DIST ? `${env.SDK_DIST}/${name}.js` : `${env.SDK_SOURCE}/${name}.ts`).href;
 const { PartnerClient } = await import(entry('index'));
 const { createRedisRateLimiter } = await import(entry('redis/index'));
 
@@ -48,8 +49,17 @@ async function connect(kind, url) {
 // No 'error' listener of our own: the limiter adds one when the client has none, so a Redis
 // restart never ends this process through an unheard 'error' event.
 const redis = await connect(env.REDIS_CLIENT ?? 'ioredis', env.REDIS_URL);
-const logger = { warn: (message) => print({ warn: message }), error: (message) => print({ error: message }), info: () => undefined };
-const limiter = createRedisRateLimiter({ redis: redis.client, partnerId: env.PARTNER_ID, requestsPerSecond: Number(env.RATE ?? 1), logger });
+const logger = {
+  warn: (message) => print({ warn: message }),
+  error: (message) => print({ error: message }),
+  info: () => undefined,
+};
+const limiter = createRedisRateLimiter({
+  redis: redis.client,
+  partnerId: env.PARTNER_ID,
+  requestsPerSecond: Number(env.RATE ?? 1),
+  logger,
+});
 const client = new PartnerClient({
   baseUrl: env.BASE_URL,
   partnerId: env.PARTNER_ID,
@@ -58,7 +68,8 @@ const client = new PartnerClient({
   logger,
   maxRetries: 5,
   hooks: {
-    onResponse: ({ status }) => print(status === 429 ? { status } : status && status < 300 ? { ok: realNow() } : { status }),
+    onResponse: ({ status }) =>
+      print(status === 429 ? { status } : status && status < 300 ? { ok: realNow() } : { status }),
   },
 });
 

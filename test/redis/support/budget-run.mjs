@@ -20,7 +20,16 @@ const worker = fileURLToPath(new URL('./budget-process.mjs', import.meta.url));
  * @param {number} [options.rate]
  * @param {(run: { kill(index: number): void, startedAt: number }) => Promise<void>} [options.during] runs while the processes do
  */
-export async function runBudgetProcesses({ sdk, baseUrl, partner, redisUrl, processes, runMs, rate = 1, during }) {
+export async function runBudgetProcesses({
+  sdk,
+  baseUrl,
+  partner,
+  redisUrl,
+  processes,
+  runMs,
+  rate = 1,
+  during,
+}) {
   const loader = sdk.dist ? [] : ['--import', 'tsx'];
   const children = processes.map((spec, index) => {
     const child = spawn(process.execPath, [...loader, worker], {
@@ -40,7 +49,18 @@ export async function runBudgetProcesses({ sdk, baseUrl, partner, redisUrl, proc
     });
     let markReady;
     const ready = new Promise((resolve) => (markReady = resolve));
-    const report = { index, client: spec.client ?? 'ioredis', skewMs: spec.skewMs ?? 0, ok: [], refused: 0, warnings: [], errors: [], done: undefined, exit: undefined, stderr: '' };
+    const report = {
+      index,
+      client: spec.client ?? 'ioredis',
+      skewMs: spec.skewMs ?? 0,
+      ok: [],
+      refused: 0,
+      warnings: [],
+      errors: [],
+      done: undefined,
+      exit: undefined,
+      stderr: '',
+    };
     child.stderr.on('data', (chunk) => (report.stderr = (report.stderr + chunk).slice(-4000)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       let message;
@@ -56,12 +76,24 @@ export async function runBudgetProcesses({ sdk, baseUrl, partner, redisUrl, proc
       else if (message.error) report.errors.push(message.error);
       else if (message.done) report.done = message.done;
     });
-    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve((report.exit = signal ?? code))));
+    const exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve((report.exit = signal ?? code))),
+    );
     return { child, report, exited, ready };
   });
   try {
     // Start-up (a second or more under tsx on a loaded machine) is not part of the run.
-    const startTimeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`processes not ready in 60 s: ${children.map(({ report }) => report.stderr).join('\n')}`)), 60_000).unref());
+    const startTimeout = new Promise((_, reject) =>
+      setTimeout(
+        () =>
+          reject(
+            new Error(
+              `processes not ready in 60 s: ${children.map(({ report }) => report.stderr).join('\n')}`,
+            ),
+          ),
+        60_000,
+      ).unref(),
+    );
     await Promise.race([Promise.all(children.map(({ ready }) => ready)), startTimeout]);
     for (const { child } of children) child.stdin.end('go\n');
     const startedAt = Date.now();
@@ -70,16 +102,21 @@ export async function runBudgetProcesses({ sdk, baseUrl, partner, redisUrl, proc
     const timeout = new Promise((resolve) => setTimeout(resolve, runMs + 15_000).unref());
     await Promise.race([Promise.all(children.map(({ exited }) => exited)), timeout]);
   } finally {
-    for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const { child } of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  return summarise(children.map(({ report }) => report), rate);
+  return summarise(
+    children.map(({ report }) => report),
+    rate,
+  );
 }
 
 /** Accepted calls of all processes in time order, 429s, and the share of the limit they used together. */
 export function summarise(reports, rate = 1) {
   const accepted = reports.flatMap((report) => report.ok).sort((a, b) => a - b);
   const gaps = accepted.slice(1).map((at, index) => at - accepted[index]);
-  const efficiency = accepted.length > 1 ? ((accepted.length - 1) / (accepted.at(-1) - accepted[0])) * 1000 / rate : 0;
+  const efficiency =
+    accepted.length > 1 ? (((accepted.length - 1) / (accepted.at(-1) - accepted[0])) * 1000) / rate : 0;
   return {
     reports,
     accepted,

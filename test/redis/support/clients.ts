@@ -19,7 +19,11 @@ export async function connectClient(kind: ClientKind, url: string): Promise<Conn
     const client = new Redis(url);
     client.on('error', () => undefined);
     await client.ping();
-    return { client, command: (name, ...args) => client.call(name, ...args), close: async () => void client.disconnect() };
+    return {
+      client,
+      command: (name, ...args) => client.call(name, ...args),
+      close: async () => void client.disconnect(),
+    };
   }
   const client = createClient({ url });
   client.on('error', () => undefined);

@@ -45,7 +45,11 @@ console.log('ready');
 for await (const line of lines) {
   if (line.trim() !== 'go') continue;
   try {
-    const reservation = await client.reservations.create(1, { start_time: '2026-12-05T19:30:00', adults: 2 }, { idempotencyKey: env.KEY });
+    const reservation = await client.reservations.create(
+      1,
+      { start_time: '2026-12-05T19:30:00', adults: 2 },
+      { idempotencyKey: env.KEY },
+    );
     console.log(JSON.stringify({ id: reservation.id }));
   } catch (error) {
     console.log(JSON.stringify({ error: error?.name ?? String(error), message: error?.message }));

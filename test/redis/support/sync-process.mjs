@@ -35,7 +35,11 @@ const client = new PartnerClient({
   partnerId: env.PARTNER_ID,
   apiToken: env.API_TOKEN,
   logLevel: 'off',
-  rateLimit: createRedisRateLimiter({ redis, partnerId: env.PARTNER_ID, keyPrefix: `${env.KEY_PREFIX}budget:` }),
+  rateLimit: createRedisRateLimiter({
+    redis,
+    partnerId: env.PARTNER_ID,
+    keyPrefix: `${env.KEY_PREFIX}budget:`,
+  }),
 });
 const receiver = createWebhookReceiver({ tokens: () => tokens, logger: false });
 const sync = createReservationSync({
@@ -47,7 +51,17 @@ const sync = createReservationSync({
   // Slow, as a database write can be: two processes seeing the same change overlap in it.
   onChange: async (change) => {
     await new Promise((resolve) => setTimeout(resolve, Number(env.ON_CHANGE_MS ?? 0)));
-    print({ change: { name: env.NAME, kind: change.kind, restaurantId: change.restaurantId, id: change.reservation.id, source: change.source, reservation: change.reservation, previous: change.previous } });
+    print({
+      change: {
+        name: env.NAME,
+        kind: change.kind,
+        restaurantId: change.restaurantId,
+        id: change.reservation.id,
+        source: change.source,
+        reservation: change.reservation,
+        previous: change.previous,
+      },
+    });
   },
 });
 sync.attach(receiver);

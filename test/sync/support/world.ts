@@ -25,26 +25,47 @@ export interface World {
   webhookId: number;
   tokens: string[];
   /** Books for the partner through the client, `days` ahead at `time` local. */
-  book(restaurantId: number, options?: { days?: number; time?: string; adults?: number }): Promise<Reservation>;
+  book(
+    restaurantId: number,
+    options?: { days?: number; time?: string; adults?: number },
+  ): Promise<Reservation>;
 }
 
-export async function createWorld(options: { restaurants?: number; confirmation?: 'sync' | 'async'; rateLimit?: number | false } = {}): Promise<World> {
-  const fake = createFakeService({ clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' }, rateLimit: options.rateLimit ?? 1 });
+export async function createWorld(
+  options: { restaurants?: number; confirmation?: 'sync' | 'async'; rateLimit?: number | false } = {},
+): Promise<World> {
+  const fake = createFakeService({
+    clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' },
+    rateLimit: options.rateLimit ?? 1,
+  });
   const partner = fake.addPartner({ name: 'Sync partner' });
   const restaurantIds: number[] = [];
   for (let index = 0; index < (options.restaurants ?? 1); index++) {
-    const mode = options.confirmation === 'sync' ? 'CONFIRMATION_MODE_SYNCHRONOUS' : 'CONFIRMATION_MODE_ASYNCHRONOUS';
-    restaurantIds.push(fake.addRestaurant({ confirmation_mode: mode, partnerIds: [partner.partnerId], timezone: ZONE }).id);
+    const mode =
+      options.confirmation === 'sync' ? 'CONFIRMATION_MODE_SYNCHRONOUS' : 'CONFIRMATION_MODE_ASYNCHRONOUS';
+    restaurantIds.push(
+      fake.addRestaurant({ confirmation_mode: mode, partnerIds: [partner.partnerId], timezone: ZONE }).id,
+    );
   }
-  const client = new PartnerClient({ ...fake.clientOptions(partner), logLevel: 'off', restaurantTimezones: Object.fromEntries(restaurantIds.map((id) => [id, ZONE])) });
+  const client = new PartnerClient({
+    ...fake.clientOptions(partner),
+    logLevel: 'off',
+    restaurantTimezones: Object.fromEntries(restaurantIds.map((id) => [id, ZONE])),
+  });
   const webhook = await client.webhooks.create({ url: HOOK_URL, name: 'sync' });
   const tokens = [webhook.auth_token!];
-  const receiver = createWebhookReceiver({ tokens: async () => tokens, logger: { warn: () => undefined, error: () => undefined } });
+  const receiver = createWebhookReceiver({
+    tokens: async () => tokens,
+    logger: { warn: () => undefined, error: () => undefined },
+  });
   fake.registerDeliveryHandler(HOOK_URL, (request) => receiver.handle(request));
   const clock = followerClock(fake);
   const book: World['book'] = (restaurantId, { days = 2, time = '19:00', adults = 2 } = {}) =>
     client.reservations.create(restaurantId, {
-      start_time: { date: DateTime.fromMillis(fake.clock.now(), { zone: ZONE }).plus({ days }).toISODate()!, time },
+      start_time: {
+        date: DateTime.fromMillis(fake.clock.now(), { zone: ZONE }).plus({ days }).toISODate()!,
+        time,
+      },
       adults,
       first_name: 'Ada',
     });

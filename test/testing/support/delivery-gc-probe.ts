@@ -56,18 +56,37 @@ if (adapter === 'standalone') {
 const api = `${baseUrl}/api/v1/partnership`;
 await fetch(`${api}/webhooks/`, { method: 'POST', headers, body: JSON.stringify({ url: hook }) });
 const day = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-const booking = await (await fetch(`${api}/restaurants/${restaurant.id}/reservations/`, { method: 'POST', headers, body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }) })).json();
+const booking = await (
+  await fetch(`${api}/restaurants/${restaurant.id}/reservations/`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }),
+  })
+).json();
 
 // Collect garbage again and again while the attempt waits: a timeout held weakly would be lost.
 const collector = setInterval(() => collect(), 50);
 const started = performance.now();
-const cancelled = await fetch(`${api}/restaurants/${restaurant.id}/reservations/${booking.id}/?action=cancel`, { method: 'PATCH', headers });
+const cancelled = await fetch(
+  `${api}/restaurants/${restaurant.id}/reservations/${booking.id}/?action=cancel`,
+  { method: 'PATCH', headers },
+);
 const tookMs = performance.now() - started;
 // The socket closes when the attempt ends; give the close a moment to arrive.
-for (let waited = 0; closed < carried && waited < 2000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+for (let waited = 0; closed < carried && waited < 2000; waited += 50)
+  await new Promise((resolve) => setTimeout(resolve, 50));
 clearInterval(collector);
 const entry = fake.deliveries.at(-1);
-console.log(JSON.stringify({ status: cancelled.status, tookMs, targetConnections: carried, socketsClosed: closed, lastClosedAfterMs: closedAt === undefined ? null : closedAt - started, error: entry?.error ?? null }));
+console.log(
+  JSON.stringify({
+    status: cancelled.status,
+    tookMs,
+    targetConnections: carried,
+    socketsClosed: closed,
+    lastClosedAfterMs: closedAt === undefined ? null : closedAt - started,
+    error: entry?.error ?? null,
+  }),
+);
 await stop();
 target.close();
 for (const socket of sockets) socket.destroy();

@@ -7,7 +7,8 @@ const resolved = [];
 registerHooks({
   resolve(specifier, context, next) {
     resolved.push(specifier);
-    if (specifier === 'msw' || specifier.startsWith('msw/')) throw Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' });
+    if (specifier === 'msw' || specifier.startsWith('msw/'))
+      throw Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' });
     return next(specifier, context);
   },
 });

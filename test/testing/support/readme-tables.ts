@@ -4,7 +4,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CONTROL_ROUTES, DIALECT_VALUES, OPERATIONS, TRANSITIONS, type ReservationAction, type ReservationState } from '../../../src/testing/index.js';
+import {
+  CONTROL_ROUTES,
+  DIALECT_VALUES,
+  OPERATIONS,
+  TRANSITIONS,
+  type ReservationAction,
+  type ReservationState,
+} from '../../../src/testing/index.js';
 import { DIALECT_DESCRIPTIONS } from '../../../src/testing/backend/dialects.js';
 import { FAKE_LIMITS } from '../../../src/testing/limits.js';
 
@@ -13,7 +20,10 @@ export const FAKE_DOCS = fileURLToPath(new URL('../../../docs/fake.md', import.m
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
 export function controlRoutesTable(): string {
-  const rows = CONTROL_ROUTES.map((route) => `| \`${route.method} ${route.path}\` | ${route.body ? `\`${cell(route.body)}\`` : ''} | ${cell(route.does)} |`);
+  const rows = CONTROL_ROUTES.map(
+    (route) =>
+      `| \`${route.method} ${route.path}\` | ${route.body ? `\`${cell(route.body)}\`` : ''} | ${cell(route.does)} |`,
+  );
   return ['| route | body | does |', '|---|---|---|', ...rows].join('\n');
 }
 
@@ -26,7 +36,11 @@ export function dialectsTable(): string {
 }
 
 export function limitsTable(): string {
-  return ['| applies to | limit | from |', '|---|---|---|', ...FAKE_LIMITS.map((limit) => `| ${cell(limit.applies)} | ${cell(limit.limit)} | ${limit.from} |`)].join('\n');
+  return [
+    '| applies to | limit | from |',
+    '|---|---|---|',
+    ...FAKE_LIMITS.map((limit) => `| ${cell(limit.applies)} | ${cell(limit.limit)} | ${limit.from} |`),
+  ].join('\n');
 }
 
 export function transitionsTable(): string {
@@ -40,7 +54,11 @@ export function transitionsTable(): string {
     });
     return `| ${state} | ${cells.join(' | ')} |`;
   });
-  return [`| state \\ action | ${actions.join(' | ')} |`, `|---|${actions.map(() => '---').join('|')}|`, ...rows].join('\n');
+  return [
+    `| state \\ action | ${actions.join(' | ')} |`,
+    `|---|${actions.map(() => '---').join('|')}|`,
+    ...rows,
+  ].join('\n');
 }
 
 export function faultOperationsLine(): string {
@@ -55,7 +73,8 @@ export const TABLES: Record<string, () => string> = {
   'fake-fault-operations': faultOperationsLine,
 };
 
-const block = (name: string) => new RegExp(`(<!-- generated: ${name} -->\\n)([\\s\\S]*?)\\n?(<!-- end: ${name} -->)`);
+const block = (name: string) =>
+  new RegExp(`(<!-- generated: ${name} -->\\n)([\\s\\S]*?)\\n?(<!-- end: ${name} -->)`);
 
 /** The text between a docs marker pair, or undefined when the markers are missing. */
 export function readmeBlock(readme: string, name: string): string | undefined {
@@ -65,8 +84,12 @@ export function readmeBlock(readme: string, name: string): string | undefined {
 if (process.argv.includes('--write')) {
   let readme = readFileSync(FAKE_DOCS, 'utf8');
   for (const [name, render] of Object.entries(TABLES)) {
-    if (!block(name).test(readme)) throw new Error(`docs/fake.md has no <!-- generated: ${name} --> ... <!-- end: ${name} --> block`);
-    readme = readme.replace(block(name), (_all, start: string, _old: string, end: string) => `${start}${render()}\n${end}`);
+    if (!block(name).test(readme))
+      throw new Error(`docs/fake.md has no <!-- generated: ${name} --> ... <!-- end: ${name} --> block`);
+    readme = readme.replace(
+      block(name),
+      (_all, start: string, _old: string, end: string) => `${start}${render()}\n${end}`,
+    );
   }
   writeFileSync(FAKE_DOCS, readme);
   console.log('docs/fake.md tables rewritten from the code');

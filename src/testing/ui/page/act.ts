@@ -24,9 +24,15 @@ export function announce(message: string): void {
  * Controls are marked `aria-disabled` while busy rather than `disabled`: a disabled button loses
  * focus, and a keyboard user would be thrown back to the top of the page after every action.
  */
-export async function act(trigger: HTMLButtonElement | HTMLFormElement, alertRegion: HTMLElement, run: () => Promise<unknown>, done: string): Promise<void> {
+export async function act(
+  trigger: HTMLButtonElement | HTMLFormElement,
+  alertRegion: HTMLElement,
+  run: () => Promise<unknown>,
+  done: string,
+): Promise<void> {
   if (trigger.getAttribute('aria-busy') === 'true') return;
-  const controls: HTMLButtonElement[] = trigger instanceof HTMLFormElement ? [...trigger.querySelectorAll('button')] : [trigger];
+  const controls: HTMLButtonElement[] =
+    trigger instanceof HTMLFormElement ? [...trigger.querySelectorAll('button')] : [trigger];
   for (const control of controls) control.setAttribute('aria-disabled', 'true');
   trigger.setAttribute('aria-busy', 'true');
   setText(alertRegion, '');
@@ -34,7 +40,12 @@ export async function act(trigger: HTMLButtonElement | HTMLFormElement, alertReg
     await run();
     announce(done);
   } catch (error) {
-    setText(alertRegion, error instanceof ControlError ? error.message : `The fake could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    setText(
+      alertRegion,
+      error instanceof ControlError
+        ? error.message
+        : `The fake could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     for (const control of controls) control.removeAttribute('aria-disabled');
     trigger.removeAttribute('aria-busy');

@@ -17,7 +17,8 @@ const STEPS = [
 
 /** The fake's current time, extrapolated from the last answer while its clock runs. */
 let reported = { now: Date.now(), at: Date.now(), frozen: false };
-export const fakeNow = (): number => (reported.frozen ? reported.now : reported.now + (Date.now() - reported.at));
+export const fakeNow = (): number =>
+  reported.frozen ? reported.now : reported.now + (Date.now() - reported.at);
 
 export function createClockView(container: HTMLElement): (overview: LiveState) => void {
   const time = h('time', { className: 'clock-time' });
@@ -25,10 +26,21 @@ export function createClockView(container: HTMLElement): (overview: LiveState) =
   const alert = h('p', { className: 'error', role: 'alert' });
   const buttons = STEPS.map(({ label, duration, spoken }) => {
     const button = h('button', { type: 'button' }, label);
-    button.addEventListener('click', () => void act(button, alert, () => actions.advanceClock(duration), `Clock advanced by ${spoken}.`));
+    button.addEventListener(
+      'click',
+      () => void act(button, alert, () => actions.advanceClock(duration), `Clock advanced by ${spoken}.`),
+    );
     return button;
   });
-  const durationInput = h('input', { type: 'text', name: 'duration', required: true, placeholder: 'PT2H30M', autocomplete: 'off', spellcheck: 'false', size: 10 });
+  const durationInput = h('input', {
+    type: 'text',
+    name: 'duration',
+    required: true,
+    placeholder: 'PT2H30M',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    size: 10,
+  });
   const form = h(
     'form',
     { className: 'inline-form', 'aria-label': 'Advance the clock by any amount' },

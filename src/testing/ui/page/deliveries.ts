@@ -28,7 +28,14 @@ export function createDeliveriesView(container: HTMLElement): (overview: LiveSta
   return (overview) => {
     const total = overview.deliveriesTotal;
     const latest = [...overview.deliveries].reverse();
-    setText(summary, total === 0 ? 'No deliveries yet. Register a webhook and act on a reservation.' : total > latest.length ? `The latest ${latest.length} of ${total} attempts.` : `${total} attempt${total === 1 ? '' : 's'}.`);
+    setText(
+      summary,
+      total === 0
+        ? 'No deliveries yet. Register a webhook and act on a reservation.'
+        : total > latest.length
+          ? `The latest ${latest.length} of ${total} attempts.`
+          : `${total} attempt${total === 1 ? '' : 's'}.`,
+    );
     syncList(
       list,
       latest,
@@ -37,20 +44,37 @@ export function createDeliveriesView(container: HTMLElement): (overview: LiveSta
         h(
           'li',
           { className: `delivery card ${entry.ok ? 'delivery-ok' : 'delivery-failed'}` },
-          h('div', { className: 'delivery-head' }, h('strong', { className: 'event' }, entry.event), ' ', h('span', { className: `outcome ${entry.ok ? 'ok' : 'failed'}` }, outcome(entry))),
+          h(
+            'div',
+            { className: 'delivery-head' },
+            h('strong', { className: 'event' }, entry.event),
+            ' ',
+            h('span', { className: `outcome ${entry.ok ? 'ok' : 'failed'}` }, outcome(entry)),
+          ),
           h(
             'dl',
             { className: 'facts' },
             h('dt', {}, 'Target'),
             h('dd', {}, h('code', { className: 'url' }, entry.url)),
             h('dt', {}, 'Attempt'),
-            h('dd', { className: 'attempt' }, `${entry.attempt}${entry.nextAttemptAt ? `, next at ${formatLocalTime(entry.nextAttemptAt)}` : ''}`),
+            h(
+              'dd',
+              { className: 'attempt' },
+              `${entry.attempt}${entry.nextAttemptAt ? `, next at ${formatLocalTime(entry.nextAttemptAt)}` : ''}`,
+            ),
             h('dt', {}, 'Sent'),
             h('dd', {}, formatLocalTime(entry.deliveredAt)),
             entry.reservationId === null ? null : h('dt', {}, 'Reservation'),
-            entry.reservationId === null ? null : h('dd', {}, `${entry.reservationId} at restaurant ${entry.restaurantId}`),
+            entry.reservationId === null
+              ? null
+              : h('dd', {}, `${entry.reservationId} at restaurant ${entry.restaurantId}`),
           ),
-          h('details', {}, h('summary', {}, 'Body sent'), h('pre', { className: 'body' }, pretty(entry.body))),
+          h(
+            'details',
+            {},
+            h('summary', {}, 'Body sent'),
+            h('pre', { className: 'body' }, pretty(entry.body)),
+          ),
         ),
       () => undefined,
     );

@@ -8,7 +8,11 @@ type Child = Node | string | null | undefined | false;
 type Props = Record<string, string | number | boolean | EventListener | undefined>;
 
 /** Builds an element: `h('button', { type: 'button', onclick: run }, 'Confirm')`. */
-export function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[Tag] {
+export function h<Tag extends keyof HTMLElementTagNameMap>(
+  tag: Tag,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[Tag] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === false) continue;
@@ -16,7 +20,11 @@ export function h<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, props: Prop
     else if (name === 'className') element.className = String(value);
     else element.setAttribute(name, value === true ? '' : String(value));
   }
-  element.append(...children.filter((child): child is Node | string => child !== null && child !== undefined && child !== false));
+  element.append(
+    ...children.filter(
+      (child): child is Node | string => child !== null && child !== undefined && child !== false,
+    ),
+  );
   return element;
 }
 
@@ -65,7 +73,11 @@ let counter = 0;
 export const uniqueId = (prefix: string): string => `${prefix}-${(counter += 1)}`;
 
 /** A labelled form field: `<label for>` + input, wrapped for layout. */
-export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement,
+  hint?: string,
+): HTMLElement {
   input.id ||= uniqueId('field');
   const hintElement = hint ? h('span', { className: 'hint', id: `${input.id}-hint` }, hint) : null;
   if (hintElement) input.setAttribute('aria-describedby', hintElement.id);

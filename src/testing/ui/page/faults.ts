@@ -12,15 +12,29 @@ import { describeRate } from './format.js';
 type Fault = LiveState['faults'][number];
 
 function describeFault(fault: Fault): string {
-  const what = [fault.status === undefined ? null : `answer ${fault.status}`, fault.networkError ? 'drop the connection' : null, fault.latencyMs > 0 ? `wait ${fault.latencyMs} ms` : null]
+  const what = [
+    fault.status === undefined ? null : `answer ${fault.status}`,
+    fault.networkError ? 'drop the connection' : null,
+    fault.latencyMs > 0 ? `wait ${fault.latencyMs} ms` : null,
+  ]
     .filter(Boolean)
     .join(', ');
   return `${fault.operation ?? 'any operation'}: ${what}, ${fault.phase} it takes effect, ${fault.remaining} more time${fault.remaining === 1 ? '' : 's'}`;
 }
 
 function createFaultForm(alert: HTMLElement): HTMLFormElement {
-  const operation = h('select', { name: 'operation' }, h('option', { value: '' }, 'any operation'), ...OPERATIONS.map((name) => h('option', { value: name }, name)));
-  const phase = h('select', { name: 'phase' }, h('option', { value: 'before' }, 'before (nothing happens)'), h('option', { value: 'after' }, 'after (it took effect)'));
+  const operation = h(
+    'select',
+    { name: 'operation' },
+    h('option', { value: '' }, 'any operation'),
+    ...OPERATIONS.map((name) => h('option', { value: name }, name)),
+  );
+  const phase = h(
+    'select',
+    { name: 'phase' },
+    h('option', { value: 'before' }, 'before (nothing happens)'),
+    h('option', { value: 'after' }, 'after (it took effect)'),
+  );
   const form = h(
     'form',
     { className: 'fault-form', 'aria-label': 'Add a fault' },
@@ -32,12 +46,48 @@ function createFaultForm(alert: HTMLElement): HTMLFormElement {
       h(
         'div',
         { className: 'field-row' },
-        field('Status', h('input', { type: 'number', name: 'status', min: 100, max: 599, value: 503, inputmode: 'numeric' })),
-        field('Times', h('input', { type: 'number', name: 'times', min: 1, max: 1000000, value: 1, required: true, inputmode: 'numeric' })),
-        field('Latency (ms)', h('input', { type: 'number', name: 'latencyMs', min: 0, max: 600000, value: 0, inputmode: 'numeric' })),
+        field(
+          'Status',
+          h('input', {
+            type: 'number',
+            name: 'status',
+            min: 100,
+            max: 599,
+            value: 503,
+            inputmode: 'numeric',
+          }),
+        ),
+        field(
+          'Times',
+          h('input', {
+            type: 'number',
+            name: 'times',
+            min: 1,
+            max: 1000000,
+            value: 1,
+            required: true,
+            inputmode: 'numeric',
+          }),
+        ),
+        field(
+          'Latency (ms)',
+          h('input', {
+            type: 'number',
+            name: 'latencyMs',
+            min: 0,
+            max: 600000,
+            value: 0,
+            inputmode: 'numeric',
+          }),
+        ),
       ),
       field('Phase', phase),
-      h('div', { className: 'checkbox' }, h('input', { type: 'checkbox', name: 'networkError', id: 'fault-network-error' }), h('label', { for: 'fault-network-error' }, 'Drop the connection instead of answering')),
+      h(
+        'div',
+        { className: 'checkbox' },
+        h('input', { type: 'checkbox', name: 'networkError', id: 'fault-network-error' }),
+        h('label', { for: 'fault-network-error' }, 'Drop the connection instead of answering'),
+      ),
       h('div', { className: 'button-row' }, h('button', { type: 'submit' }, 'Add fault')),
     ),
   );
@@ -55,15 +105,32 @@ function createFaultForm(alert: HTMLElement): HTMLFormElement {
 }
 
 function createRateForm(alert: HTMLElement): HTMLFormElement {
-  const input = h('input', { type: 'number', name: 'requestsPerSecond', min: 0.001, step: 'any', value: 1, required: true, inputmode: 'decimal' });
+  const input = h('input', {
+    type: 'number',
+    name: 'requestsPerSecond',
+    min: 0.001,
+    step: 'any',
+    value: 1,
+    required: true,
+    inputmode: 'decimal',
+  });
   const off = h('button', { type: 'button', className: 'secondary' }, 'Turn rate limit off');
-  const form = h('form', { className: 'inline-form', 'aria-label': 'Rate limit' }, field('Requests per second', input), h('button', { type: 'submit' }, 'Set rate limit'), off);
+  const form = h(
+    'form',
+    { className: 'inline-form', 'aria-label': 'Rate limit' },
+    field('Requests per second', input),
+    h('button', { type: 'submit' }, 'Set rate limit'),
+    off,
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const rate = Number(input.value);
     void act(form, alert, () => actions.setRateLimit(rate), `Rate limit set to ${describeRate(rate)}.`);
   });
-  off.addEventListener('click', () => void act(form, alert, () => actions.setRateLimit(false), 'Rate limit turned off.'));
+  off.addEventListener(
+    'click',
+    () => void act(form, alert, () => actions.setRateLimit(false), 'Rate limit turned off.'),
+  );
   return form;
 }
 
@@ -90,11 +157,20 @@ export function createFaultsView(container: HTMLElement): (overview: LiveState) 
       overview.faults,
       (fault) => String(fault.id),
       (fault) => {
-        const remove = h('button', { type: 'button', className: 'secondary' }, 'Remove', hiddenText(` fault ${fault.id}`));
-        remove.addEventListener('click', () => void act(remove, alert, () => actions.removeFault(fault.id), `Fault ${fault.id} removed.`));
+        const remove = h(
+          'button',
+          { type: 'button', className: 'secondary' },
+          'Remove',
+          hiddenText(` fault ${fault.id}`),
+        );
+        remove.addEventListener(
+          'click',
+          () => void act(remove, alert, () => actions.removeFault(fault.id), `Fault ${fault.id} removed.`),
+        );
         return h('li', { className: 'fault' }, h('span', { className: 'fault-text' }), remove);
       },
-      (entry, fault) => setText(entry.querySelector('.fault-text')!, `Fault ${fault.id}: ${describeFault(fault)}`),
+      (entry, fault) =>
+        setText(entry.querySelector('.fault-text')!, `Fault ${fault.id}: ${describeFault(fault)}`),
     );
   };
 }

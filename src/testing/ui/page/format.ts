@@ -10,7 +10,9 @@ const ISO_DAYS = ['', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
 /** `Tue 25 Nov 2026, 19:00 (UTC+01:00)` from the fake's local-with-offset form. */
 export function formatLocalTime(value: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value);
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    value,
+  );
   if (!match) return value;
   const [, year, month, day, time, offset] = match;
   const weekday = WEEKDAYS[new Date(Date.UTC(Number(year), Number(month) - 1, Number(day))).getUTCDay()];
@@ -53,9 +55,13 @@ export function localInputDaysAhead(instant: number, timeZone: string, days: num
 export function describeOpeningPeriod(period: { days: number[]; start: string; end: string }): string {
   const days = [...period.days].sort((a, b) => a - b);
   const contiguous = days.every((day, index) => index === 0 || day === days[index - 1]! + 1);
-  const dayText = days.length > 2 && contiguous ? `${ISO_DAYS[days[0]!]}-${ISO_DAYS[days.at(-1)!]}` : days.map((day) => ISO_DAYS[day]).join(', ');
+  const dayText =
+    days.length > 2 && contiguous
+      ? `${ISO_DAYS[days[0]!]}-${ISO_DAYS[days.at(-1)!]}`
+      : days.map((day) => ISO_DAYS[day]).join(', ');
   return `${dayText} ${period.start}-${period.end}`;
 }
 
 /** `1 request per second`, `2.5 requests per second` or `off`. */
-export const describeRate = (rate: number | false): string => (rate === false ? 'off' : `${rate} request${rate === 1 ? '' : 's'} per second per partner`);
+export const describeRate = (rate: number | false): string =>
+  rate === false ? 'off' : `${rate} request${rate === 1 ? '' : 's'} per second per partner`;

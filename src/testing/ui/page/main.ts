@@ -42,7 +42,10 @@ async function refresh(): Promise<void> {
     if (connectionLost) announce('Connected to the fake again.');
     connectionLost = false;
   } catch (error) {
-    if (!connectionLost) announce(`Cannot reach the fake (${error instanceof Error ? error.message : String(error)}); retrying every second.`);
+    if (!connectionLost)
+      announce(
+        `Cannot reach the fake (${error instanceof Error ? error.message : String(error)}); retrying every second.`,
+      );
     connectionLost = true;
   }
 }

@@ -18,14 +18,21 @@ export function shellQuote(text: string): string {
 /** A line to paste into a shell; a withheld token is `$API_TOKEN`, outside the quotes so the shell expands it. */
 function curlLine(partner: PartnerView): string {
   const api = new URL('../api/v1/partnership/restaurants/', controlRoot).href;
-  const credentials = partner.apiToken === null ? `${shellQuote(`${partner.partnerId}:`)}"$API_TOKEN"` : shellQuote(`${partner.partnerId}:${partner.apiToken}`);
+  const credentials =
+    partner.apiToken === null
+      ? `${shellQuote(`${partner.partnerId}:`)}"$API_TOKEN"`
+      : shellQuote(`${partner.partnerId}:${partner.apiToken}`);
   return `curl -u ${credentials} ${shellQuote(api)}`;
 }
 
 export function createPartnersView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('ul', { className: 'cards', 'aria-label': 'Partners' });
   const empty = h('p', { className: 'muted' }, 'No partners. Add one with POST /_fake/partners.');
-  const remoteNote = h('p', { className: 'note' }, 'You reach the fake from outside loopback: API tokens are withheld.');
+  const remoteNote = h(
+    'p',
+    { className: 'note' },
+    'You reach the fake from outside loopback: API tokens are withheld.',
+  );
   container.append(h('h2', { id: 'partners-heading' }, 'Partners'), remoteNote, empty, list);
   return (overview) => {
     remoteNote.hidden = !overview.remoteViewer;
@@ -54,7 +61,14 @@ export function createPartnersView(container: HTMLElement): (overview: LiveState
           'li',
           { className: 'card' },
           name,
-          h('dl', { className: 'facts' }, h('dt', {}, 'Partner id'), h('dd', {}, id), h('dt', {}, 'API token'), h('dd', {}, token)),
+          h(
+            'dl',
+            { className: 'facts' },
+            h('dt', {}, 'Partner id'),
+            h('dd', {}, id),
+            h('dt', {}, 'API token'),
+            h('dd', {}, token),
+          ),
           h('pre', { className: 'curl-line' }, curl),
           copy,
         );

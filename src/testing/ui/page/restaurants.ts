@@ -9,7 +9,13 @@ import { act } from './act.js';
 import { actions } from './api.js';
 import { fakeNow } from './clock-view.js';
 import { field, h, setText, show, syncList, uniqueId } from './dom.js';
-import { describeOpeningPeriod, formatLocalTime, localInputDaysAhead, toLocalInput, wallTime } from './format.js';
+import {
+  describeOpeningPeriod,
+  formatLocalTime,
+  localInputDaysAhead,
+  toLocalInput,
+  wallTime,
+} from './format.js';
 
 type Restaurant = LiveState['restaurants'][number];
 type Reservation = LiveState['reservations'][number];
@@ -51,7 +57,11 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
     return element;
   };
   const formId = uniqueId(`modify-${id}`);
-  const modifyToggle = h('button', { type: 'button', className: 'modify-toggle', 'aria-expanded': 'false', 'aria-controls': formId }, 'Modify');
+  const modifyToggle = h(
+    'button',
+    { type: 'button', className: 'modify-toggle', 'aria-expanded': 'false', 'aria-controls': formId },
+    'Modify',
+  );
   const startInput = h('input', { type: 'datetime-local', name: 'start_time', required: true, step: 60 });
   const form = h(
     'form',
@@ -61,7 +71,12 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
       {},
       h('legend', {}, 'New time and party'),
       field('Start', startInput, `Local time in ${zone}`),
-      h('div', { className: 'field-row' }, field('Adults', number('adults', 1, 50, reservation.adults ?? 1)), field('Children', number('children', 0, 50, reservation.children ?? 0))),
+      h(
+        'div',
+        { className: 'field-row' },
+        field('Adults', number('adults', 1, 50, reservation.adults ?? 1)),
+        field('Children', number('children', 0, 50, reservation.children ?? 0)),
+      ),
       h(
         'div',
         { className: 'button-row' },
@@ -84,17 +99,34 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
   });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const by = (event.submitter as HTMLButtonElement | null)?.value === 'customer' ? 'customer' : 'restaurant';
+    const by =
+      (event.submitter as HTMLButtonElement | null)?.value === 'customer' ? 'customer' : 'restaurant';
     const changes = readParty(form);
-    void act(form, alert, async () => {
-      await actions.modify(restaurantId, id, by, changes);
-      setOpen(false);
-    }, `Reservation ${id} modified by the ${by}.`);
+    void act(
+      form,
+      alert,
+      async () => {
+        await actions.modify(restaurantId, id, by, changes);
+        setOpen(false);
+      },
+      `Reservation ${id} modified by the ${by}.`,
+    );
   });
   return h(
     'li',
     { className: 'reservation', 'aria-labelledby': headingId, tabindex: -1 },
-    h('div', { className: 'reservation-head' }, h('h4', { id: headingId }, h('span', { className: 'reservation-id' }, `#${id}`), ' ', h('span', { className: 'guest' })), h('span', { className: 'state' })),
+    h(
+      'div',
+      { className: 'reservation-head' },
+      h(
+        'h4',
+        { id: headingId },
+        h('span', { className: 'reservation-id' }, `#${id}`),
+        ' ',
+        h('span', { className: 'guest' }),
+      ),
+      h('span', { className: 'state' }),
+    ),
     h(
       'dl',
       { className: 'facts' },
@@ -108,9 +140,24 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
     h(
       'div',
       { className: 'button-row actions' },
-      button('Confirm', 'confirm', () => actions.confirm(restaurantId, id), `Reservation ${id} confirmed by the restaurant.`),
-      button('Cancel as restaurant', 'cancel-restaurant danger', () => actions.cancel(restaurantId, id, 'restaurant'), `Reservation ${id} cancelled by the restaurant.`),
-      button('Cancel as customer', 'cancel-customer danger', () => actions.cancel(restaurantId, id, 'customer'), `Reservation ${id} cancelled by the customer.`),
+      button(
+        'Confirm',
+        'confirm',
+        () => actions.confirm(restaurantId, id),
+        `Reservation ${id} confirmed by the restaurant.`,
+      ),
+      button(
+        'Cancel as restaurant',
+        'cancel-restaurant danger',
+        () => actions.cancel(restaurantId, id, 'restaurant'),
+        `Reservation ${id} cancelled by the restaurant.`,
+      ),
+      button(
+        'Cancel as customer',
+        'cancel-customer danger',
+        () => actions.cancel(restaurantId, id, 'customer'),
+        `Reservation ${id} cancelled by the customer.`,
+      ),
       modifyToggle,
     ),
     form,
@@ -118,19 +165,35 @@ function createReservationEntry(reservation: Reservation, zone: string): HTMLLIE
   );
 }
 
-function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, partnerNames: Map<string, string>): void {
+function updateReservationEntry(
+  entry: HTMLLIElement,
+  reservation: Reservation,
+  partnerNames: Map<string, string>,
+): void {
   const state = stateOf(reservation);
-  setText(entry.querySelector('.guest')!, `${reservation.first_name ?? ''} ${reservation.last_name ?? ''}`.trim() || '(no name)');
+  setText(
+    entry.querySelector('.guest')!,
+    `${reservation.first_name ?? ''} ${reservation.last_name ?? ''}`.trim() || '(no name)',
+  );
   const badge = entry.querySelector<HTMLElement>('.state')!;
   // Who cancelled matters to a partner's support: its own call, the restaurant or the guest.
-  setText(badge, state === 'cancelled' && reservation.cancelledBy ? `cancelled by the ${reservation.cancelledBy}` : state);
+  setText(
+    badge,
+    state === 'cancelled' && reservation.cancelledBy ? `cancelled by the ${reservation.cancelledBy}` : state,
+  );
   badge.className = `state state-${state}`;
   entry.dataset.state = state;
   setText(entry.querySelector('.start')!, formatLocalTime(reservation.start_time));
   const adults = reservation.adults ?? 0;
   const children = reservation.children ?? 0;
-  setText(entry.querySelector('.party')!, `${adults} adult${adults === 1 ? '' : 's'}, ${children === 1 ? '1 child' : `${children} children`}`);
-  const source = reservation.partnerId === null ? `another channel: ${reservation.channel}` : `partner ${partnerNames.get(reservation.partnerId) ?? reservation.partnerId}`;
+  setText(
+    entry.querySelector('.party')!,
+    `${adults} adult${adults === 1 ? '' : 's'}, ${children === 1 ? '1 child' : `${children} children`}`,
+  );
+  const source =
+    reservation.partnerId === null
+      ? `another channel: ${reservation.channel}`
+      : `partner ${partnerNames.get(reservation.partnerId) ?? reservation.partnerId}`;
   setText(entry.querySelector('.source')!, source);
   const open = state === 'created' || state === 'confirmed';
   const focused = document.activeElement;
@@ -152,25 +215,52 @@ function updateReservationEntry(entry: HTMLLIElement, reservation: Reservation, 
   }
 }
 
-function createBookingForm(restaurant: Restaurant, alert: HTMLElement): { toggle: HTMLButtonElement; form: HTMLFormElement } {
+function createBookingForm(
+  restaurant: Restaurant,
+  alert: HTMLElement,
+): { toggle: HTMLButtonElement; form: HTMLFormElement } {
   const formId = uniqueId(`book-${restaurant.id}`);
-  const toggle = h('button', { type: 'button', className: 'secondary', 'aria-expanded': 'false', 'aria-controls': formId }, 'New booking from another channel');
+  const toggle = h(
+    'button',
+    { type: 'button', className: 'secondary', 'aria-expanded': 'false', 'aria-controls': formId },
+    'New booking from another channel',
+  );
   const startInput = h('input', { type: 'datetime-local', name: 'start_time', required: true, step: 60 });
   const form = h(
     'form',
-    { id: formId, className: 'booking-form', hidden: true, 'aria-label': `Book at ${restaurant.display_name} from another channel` },
+    {
+      id: formId,
+      className: 'booking-form',
+      hidden: true,
+      'aria-label': `Book at ${restaurant.display_name} from another channel`,
+    },
     h(
       'fieldset',
       {},
       h('legend', {}, `Booking from another channel at ${restaurant.display_name}`),
-      field('Channel', h('input', { type: 'text', name: 'channel', required: true, value: 'phone', maxlength: 100 }), 'Phone, walk-in, another platform...'),
+      field(
+        'Channel',
+        h('input', { type: 'text', name: 'channel', required: true, value: 'phone', maxlength: 100 }),
+        'Phone, walk-in, another platform...',
+      ),
       field('Start', startInput, `Local time in ${restaurant.timezone}`),
-      h('div', { className: 'field-row' }, field('Adults', number('adults', 1, 50, 2)), field('Children', number('children', 0, 50, 0))),
       h(
         'div',
         { className: 'field-row' },
-        field('First name', h('input', { type: 'text', name: 'first_name', maxlength: 255, autocomplete: 'off' })),
-        field('Last name', h('input', { type: 'text', name: 'last_name', maxlength: 255, autocomplete: 'off' })),
+        field('Adults', number('adults', 1, 50, 2)),
+        field('Children', number('children', 0, 50, 0)),
+      ),
+      h(
+        'div',
+        { className: 'field-row' },
+        field(
+          'First name',
+          h('input', { type: 'text', name: 'first_name', maxlength: 255, autocomplete: 'off' }),
+        ),
+        field(
+          'Last name',
+          h('input', { type: 'text', name: 'last_name', maxlength: 255, autocomplete: 'off' }),
+        ),
       ),
       h('div', { className: 'button-row' }, h('button', { type: 'submit' }, 'Book')),
     ),
@@ -180,7 +270,8 @@ function createBookingForm(restaurant: Restaurant, alert: HTMLElement): { toggle
     form.hidden = !open;
     toggle.setAttribute('aria-expanded', String(open));
     if (open) {
-      if (!startInput.value) startInput.value = localInputDaysAhead(fakeNow(), restaurant.timezone, 1, '19:00');
+      if (!startInput.value)
+        startInput.value = localInputDaysAhead(fakeNow(), restaurant.timezone, 1, '19:00');
       startInput.focus();
     }
   });
@@ -193,7 +284,12 @@ function createBookingForm(restaurant: Restaurant, alert: HTMLElement): { toggle
       first_name: String(data.get('first_name') ?? ''),
       last_name: String(data.get('last_name') ?? ''),
     };
-    void act(form, alert, () => actions.bookFromOtherChannel(restaurant.id, booking), `Booked at ${restaurant.display_name} from ${booking.channel}.`);
+    void act(
+      form,
+      alert,
+      () => actions.bookFromOtherChannel(restaurant.id, booking),
+      `Booked at ${restaurant.display_name} from ${booking.channel}.`,
+    );
   });
   return { toggle, form };
 }
@@ -214,7 +310,10 @@ export function createRestaurantsView(container: HTMLElement): (overview: LiveSt
     const restaurants = overview.restaurants;
     const reservationsOf = new Map<number, Reservation[]>();
     for (const reservation of overview.reservations) {
-      reservationsOf.set(reservation.restaurantId, [...(reservationsOf.get(reservation.restaurantId) ?? []), reservation]);
+      reservationsOf.set(reservation.restaurantId, [
+        ...(reservationsOf.get(reservation.restaurantId) ?? []),
+        reservation,
+      ]);
     }
     empty.hidden = restaurants.length > 0;
     syncList(
@@ -228,12 +327,25 @@ export function createRestaurantsView(container: HTMLElement): (overview: LiveSt
         return h(
           'section',
           { className: 'restaurant card', 'aria-labelledby': headingId },
-          h('h3', { id: headingId }, h('span', { className: 'name' }), ' ', h('span', { className: 'muted restaurant-id' }, `restaurant ${restaurant.id}`)),
+          h(
+            'h3',
+            { id: headingId },
+            h('span', { className: 'name' }),
+            ' ',
+            h('span', { className: 'muted restaurant-id' }, `restaurant ${restaurant.id}`),
+          ),
           h(
             'dl',
             { className: 'facts' },
             h('dt', {}, 'Timezone'),
-            h('dd', {}, h('span', { className: 'zone' }), ' (now ', h('time', { className: 'local-now' }), ')'),
+            h(
+              'dd',
+              {},
+              h('span', { className: 'zone' }),
+              ' (now ',
+              h('time', { className: 'local-now' }),
+              ')',
+            ),
             h('dt', {}, 'Confirmation'),
             h('dd', { className: 'mode' }),
             h('dt', {}, 'Opening hours'),
@@ -241,7 +353,12 @@ export function createRestaurantsView(container: HTMLElement): (overview: LiveSt
             h('dt', {}, 'Partners'),
             h('dd', { className: 'linked' }),
           ),
-          h('h4', { className: 'list-heading' }, 'Reservations, every channel ', h('span', { className: 'count muted' })),
+          h(
+            'h4',
+            { className: 'list-heading' },
+            'Reservations, every channel ',
+            h('span', { className: 'count muted' }),
+          ),
           h('p', { className: 'muted no-reservations' }, 'No reservations yet.'),
           h('ul', { className: 'reservations', 'aria-label': `Reservations at ${restaurant.display_name}` }),
           toggle,
@@ -255,9 +372,19 @@ export function createRestaurantsView(container: HTMLElement): (overview: LiveSt
         setText(section.querySelector('.zone')!, restaurant.timezone);
         section.dataset.zone = restaurant.timezone;
         drawLocalTime(section);
-        setText(section.querySelector('.mode')!, MODES[restaurant.confirmation_mode] ?? restaurant.confirmation_mode);
-        setText(section.querySelector('.hours')!, restaurant.availability.openingPeriods.map(describeOpeningPeriod).join('; ') || 'closed');
-        setText(section.querySelector('.linked')!, restaurant.partnerIds.map((id) => partnerNames.get(id) ?? id).join(', ') || 'none (only other channels)');
+        setText(
+          section.querySelector('.mode')!,
+          MODES[restaurant.confirmation_mode] ?? restaurant.confirmation_mode,
+        );
+        setText(
+          section.querySelector('.hours')!,
+          restaurant.availability.openingPeriods.map(describeOpeningPeriod).join('; ') || 'closed',
+        );
+        setText(
+          section.querySelector('.linked')!,
+          restaurant.partnerIds.map((id) => partnerNames.get(id) ?? id).join(', ') ||
+            'none (only other channels)',
+        );
         setText(section.querySelector('.count')!, `(${reservations.length})`);
         show(section.querySelector<HTMLElement>('.no-reservations')!, reservations.length === 0);
         syncList(

@@ -23,7 +23,11 @@ function lastAnswer(webhook: Webhook): string {
 
 export function createWebhooksView(container: HTMLElement): (overview: LiveState) => void {
   const list = h('ul', { className: 'cards webhooks', 'aria-label': 'Registered webhooks' });
-  const empty = h('p', { className: 'muted' }, 'No webhooks registered. A partner registers one with POST /api/v1/partnership/webhooks/.');
+  const empty = h(
+    'p',
+    { className: 'muted' },
+    'No webhooks registered. A partner registers one with POST /api/v1/partnership/webhooks/.',
+  );
   container.append(h('h2', { id: 'webhooks-heading' }, 'Webhooks'), empty, list);
   return (overview) => {
     const names = new Map(overview.partners.map((partner) => [partner.partnerId, partner.name]));
@@ -37,7 +41,18 @@ export function createWebhooksView(container: HTMLElement): (overview: LiveState
           'li',
           { className: 'webhook card' },
           h('code', { className: 'url' }),
-          h('dl', { className: 'facts' }, h('dt', {}, 'Partner'), h('dd', { className: 'partner' }), h('dt', {}, 'Events'), h('dd', { className: 'events' }), h('dt', {}, 'State'), h('dd', { className: 'enabled' }), h('dt', {}, 'Last answer'), h('dd', { className: 'last' })),
+          h(
+            'dl',
+            { className: 'facts' },
+            h('dt', {}, 'Partner'),
+            h('dd', { className: 'partner' }),
+            h('dt', {}, 'Events'),
+            h('dd', { className: 'events' }),
+            h('dt', {}, 'State'),
+            h('dd', { className: 'enabled' }),
+            h('dt', {}, 'Last answer'),
+            h('dd', { className: 'last' }),
+          ),
         ),
       (entry, webhook) => {
         setText(entry.querySelector('.url')!, String(webhook.url));

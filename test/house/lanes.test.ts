@@ -1,0 +1,40 @@
+/**
+ * `npm run test:fast` runs the `fast` project on a machine without redis-server or Chromium, so a
+ * test that needs one must be in the `system` project: one that slipped into `fast` would install
+ * the program (or fail) in the inner loop, and one wrongly in `system` would leave the inner loop.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/** What a test file imports when it starts redis-server or Chromium. */
+const STARTS_A_PROGRAM =
+  /from '[^']*(?:\/redis-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
+
+function testFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => relative(root, join(root, folder, name)));
+}
+
+describe('test lanes', () => {
+  it('puts exactly the tests that start redis-server or Chromium in the system project', () => {
+    const inSystem = (file: string) => NEEDS_SYSTEM_PROGRAMS.some((glob) => globMatches(glob, file));
+    const files = [...testFiles('test'), ...testFiles('examples')];
+    const starting = files.filter((file) => STARTS_A_PROGRAM.test(readFileSync(join(root, file), 'utf8')));
+    expect(starting.length, 'the detector finds the Redis and browser tests').toBeGreaterThanOrEqual(4);
+    expect(files.filter((file) => inSystem(file) !== starting.includes(file))).toEqual([]);
+  });
+});
+
+/** `**` any folders, `*` any name part: enough for the globs of vitest.config.ts. */
+function globMatches(glob: string, file: string): boolean {
+  const pattern = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*\//g, '(?:.*/)?')
+    .replace(/\*/g, '[^/]*');
+  return new RegExp(`^${pattern}$`).test(file);
+}

@@ -1,0 +1,188 @@
+/**
+ * The receiver's fast path for well-formed deliveries (src/webhooks/events.ts) accepts only what
+ * the envelope schemas accept, and gives the same event: for any envelope (valid, one field off,
+ * unknown fields, junk), whenever the fast path answers, the schemas answer the same (deep-equal),
+ * and whatever the fast path refuses still gets the schemas' answer.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseWebhookEvent } from '../../src/webhooks/events.js';
+import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
+
+const FIELDS = [
+  'id',
+  'event',
+  'type',
+  'created_at',
+  'restaurant_id',
+  'reservation',
+  'event_type',
+  'data',
+  'event_id',
+];
+const RESERVATION_FIELDS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'start_time',
+  'duration',
+  'adults',
+  'children',
+  'comment',
+  'cancelled',
+  'cancelled_at',
+  'confirmed',
+  'confirmed_at',
+  'confirmation_mode',
+  'arrived',
+  'arrived_at',
+  'no_show',
+  'no_show_at',
+  'language',
+  'metadata',
+];
+const oddValue = fc.oneof(
+  {
+    arbitrary: fc.constantFrom(
+      null,
+      '',
+      0,
+      -0,
+      1.5,
+      2 ** 53,
+      -1,
+      true,
+      'x',
+      'PT2H',
+      '2026-12-04T19:30:00+01:00',
+      '2026-12-04',
+      {},
+      [],
+      { __proto__: null },
+    ),
+    weight: 4,
+  },
+  { arbitrary: jsonValue(), weight: 1 },
+  { arbitrary: hostileValue(), weight: 1 },
+);
+/** A reservation envelope as the bench and the fake send it: every field ours, exactly typed. */
+const fullEnvelope = fc.record({
+  id: fc.string({ minLength: 1, maxLength: 20 }),
+  event: fc.constantFrom('RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED', 'TEST'),
+  created_at: fc.constant('2026-11-23T10:00:00.000Z'),
+  restaurant_id: fc.option(fc.integer(), { nil: null }),
+  reservation: reservationResponse().map((reservation) =>
+    Object.fromEntries(Object.entries(reservation).filter(([key]) => RESERVATION_FIELDS.includes(key))),
+  ),
+});
+const envelope = fc.oneof(fullEnvelope, deliveryEnvelope(), jsonValue(), hostileValue());
+/** One to three fields of the envelope, or of its reservation, set to an odd value (or removed). */
+const change = fc.tuple(
+  fc.oneof({ arbitrary: fc.constant(true), weight: 2 }, { arbitrary: fc.constant(false), weight: 1 }),
+  fc.constantFrom(...FIELDS, ...RESERVATION_FIELDS, '__proto__', 'extra'),
+  oddValue,
+  fc.boolean(),
+);
+const nearEnvelope = fc
+  .tuple(fc.oneof(fullEnvelope, deliveryEnvelope()), fc.array(change, { minLength: 1, maxLength: 3 }))
+  .map(([base, changes]) => {
+    const copy = JSON.parse(JSON.stringify(base)) as Record<string, Record<string, unknown>>;
+    for (const [inReservation, key, value, remove] of changes) {
+      const target =
+        inReservation && copy.reservation && typeof copy.reservation === 'object'
+          ? copy.reservation
+          : (copy as Record<string, unknown>);
+      if (remove) delete target[key];
+      else
+        Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+    }
+    return copy;
+  });
+
+/** A deep copy for each reading: both paths write into the envelope they are given. */
+const copyOf = (value: unknown): unknown => {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+};
+const outcome = (run: () => unknown) => {
+  try {
+    return { ok: true as const, value: run() };
+  } catch (error) {
+    return { ok: false as const, error: error as Error & { issues?: unknown } };
+  }
+};
+
+describe('the receiver fast path', () => {
+  it('answers exactly as the schemas do, for valid, near-valid and junk envelopes', () => {
+    let fastCount = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(envelope, nearEnvelope, nearEnvelope),
+        fc.option(fc.constant('sha256:abc'), { nil: undefined }),
+        (value, fallbackId) => {
+          const fast = outcome(() => parseWebhookEvent(copyOf(value), fallbackId));
+          const schemas = outcome(() => parseWebhookEvent(copyOf(value), fallbackId, { fastPath: false }));
+          expect(fast.ok).toBe(schemas.ok);
+          if (fast.ok && schemas.ok) {
+            expect(fast.value).toStrictEqual(schemas.value);
+            fastCount += 1;
+          } else if (!fast.ok && !schemas.ok) {
+            expect(fast.error.message).toBe(schemas.error.message);
+            expect(fast.error.issues).toStrictEqual(schemas.error.issues);
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(fastCount).toBeGreaterThan(100);
+  });
+
+  it('takes the delivery the fake and the bench send', () => {
+    const reservation = {
+      id: 4021,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      phone: null,
+      start_time: '2026-12-04T19:30:00+01:00',
+      duration: 'PT2H',
+      adults: 2,
+      children: 0,
+      comment: null,
+      cancelled: false,
+      cancelled_at: null,
+      confirmed: true,
+      confirmed_at: '2026-11-23T10:00:00+01:00',
+      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
+      arrived: false,
+      arrived_at: null,
+      no_show: false,
+      no_show_at: null,
+      language: 'en',
+      metadata: {},
+    };
+    const json = {
+      id: 'evt_1',
+      event: 'RESERVATION_CONFIRMED',
+      created_at: '2026-11-23T10:00:00.000Z',
+      restaurant_id: 1,
+      reservation,
+    };
+    // The fast path hands back the envelope it was given: no copy.
+    expect(parseWebhookEvent(json, undefined)).toBe(json);
+    expect(json).toStrictEqual(parseWebhookEvent(structuredClone(json), undefined, { fastPath: false }));
+  });
+
+  it('leaves metadata with an own __proto__ key to the schemas', () => {
+    const text =
+      '{"id":"evt_2","event":"TEST","reservation":{"id":1,"metadata":{"__proto__":{"polluted":true},"a":1}}}';
+    const fast = parseWebhookEvent(JSON.parse(text), undefined);
+    expect(fast).toStrictEqual(parseWebhookEvent(JSON.parse(text), undefined, { fastPath: false }));
+    expect(Object.hasOwn((fast.reservation as { metadata: object }).metadata, '__proto__')).toBe(false);
+  });
+});
