@@ -10,7 +10,7 @@
  *
  * Environment: BENCH_SINGLE_SECONDS (default 20) per side and round, BENCH_SINGLE_ROUNDS (default 2).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -73,9 +73,30 @@ async function child(options) {
   process.exit(0);
 }
 
+/**
+ * Collects the server's journal while a side runs: it keeps only its latest 500 entries (10 s at
+ * 50 req/s), so it is read every 2 s and gathered by sequence number; a gap between two reads throws.
+ */
+function journalCollector(url) {
+  const entries = new Map();
+  let lastSequence = 0;
+  const read = async () => {
+    const journal = await (await fetch(`${url}/_fake/requests`)).json();
+    if (lastSequence > 0 && journal.length > 0 && journal[0].sequence > lastSequence + 1)
+      throw new Error(
+        `the journal dropped entries ${lastSequence + 1}-${journal[0].sequence - 1} between reads`,
+      );
+    for (const entry of journal) if (entry.sequence > lastSequence) entries.set(entry.sequence, entry);
+    lastSequence = journal.at(-1)?.sequence ?? lastSequence;
+  };
+  return { read, entries };
+}
+
 /** Runs one side in its own process and answers its report with the server's view of that run. */
 async function runSide(side, { root, server, partner, duration }) {
-  const before = await server.stats();
+  const collector = journalCollector(server.url);
+  await collector.read();
+  collector.entries.clear();
   const args = Object.entries({
     side,
     url: server.url,
@@ -86,18 +107,33 @@ async function runSide(side, { root, server, partner, duration }) {
     root,
     duration,
   }).flatMap(([name, value]) => [`--${name}`, String(value)]);
-  const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', ...args], {
-    encoding: 'utf8',
-    timeout: duration + 60_000,
+  const run = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (run.status !== 0) throw new Error(`${side} process failed (${run.status}): ${run.stderr}`);
-  const report = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  let stdout = '';
+  let stderr = '';
+  run.stdout.on('data', (chunk) => (stdout += chunk));
+  run.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  const exited = new Promise((resolve) => run.once('exit', resolve));
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await collector.read();
+    }
+  })();
+  const status = await exited;
+  polling = false;
+  await poller;
+  if (status !== 0) throw new Error(`${side} process failed (${status}): ${stderr}`);
+  const report = JSON.parse(stdout.trim().split('\n').at(-1));
   // Requests the child sent just before it exited reach the journal; let them land and the window empty.
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  const after = await server.stats();
-  const times = after.acceptedAt.slice(before.acceptedAt.length);
+  await collector.read();
+  const partnerEntries = [...collector.entries.values()].filter((entry) => entry.face === 'partner');
+  const times = partnerEntries.filter((entry) => entry.status !== 429).map((entry) => Date.parse(entry.at));
+  const refused = partnerEntries.length - times.length;
   const efficiency = ((times.length - 1) / (times.at(-1) - times[0])) * (1000 / RPS);
-  const refused = after.refused - before.refused;
   process.stderr.write(
     `    ${side}: ${times.length} accepted, ${refused} refused (429), efficiency ${efficiency.toFixed(3)}, ` +
       `peak RSS ${(report.maxRssKb / 1024).toFixed(0)} MB, ${report.failed} failed calls\n`,
