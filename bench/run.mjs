@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync,create (comma list) runs only those
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync,create,single (comma list) runs only those
  * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -489,6 +489,10 @@ if (wanted('redis'))
   await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
+if (wanted('single'))
+  await (
+    await import('./single-process.mjs')
+  ).benchSingle({ root, record, startProcess, startStrictFake, partner });
 
 const machine = {
   node: process.version,
