@@ -5,10 +5,10 @@
  * `fake_sandboxes_ratio` (20 sandboxes at once against one world) and the partner API's p95 with
  * a simulator page open. Absolute req/s swing with the machine's load; the ratios hold.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runToLastJsonLine } from './support/servers.mjs';
 
 /**
  * Runs a load process against `urls` (requested in turn) and resolves with its result
@@ -16,10 +16,9 @@ import { join } from 'node:path';
  */
 function load(root, urls, authorization, durationMs, concurrency = 32) {
   const urlArguments = (Array.isArray(urls) ? urls : [urls]).flatMap((url) => ['--url', url]);
-  const child = spawn(
-    process.execPath,
+  return runToLastJsonLine(
+    join(root, 'bench/support/load.mjs'),
     [
-      join(root, 'bench/support/load.mjs'),
       ...urlArguments,
       '--authorization',
       authorization,
@@ -30,18 +29,7 @@ function load(root, urls, authorization, durationMs, concurrency = 32) {
       '--warmup',
       '500',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)))
-        : reject(new Error(`load process failed: ${stderr}`)),
-    ),
+    'load process',
   );
 }
 

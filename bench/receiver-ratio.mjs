@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runToLastJsonLine } from './support/servers.mjs';
 import { createInterface } from 'node:readline';
 
 const TOKEN = 'whk_bench_4f9c2b7e1d8a6035e2c94b1f7a0d3e6c';
@@ -44,10 +45,9 @@ function startServer(root, kind) {
 }
 
 function load(root, url, durationMs, warmupMs) {
-  const child = spawn(
-    process.execPath,
+  return runToLastJsonLine(
+    join(root, 'bench/support/delivery-load.mjs'),
     [
-      join(root, 'bench/support/delivery-load.mjs'),
       '--url',
       url,
       '--token',
@@ -59,18 +59,7 @@ function load(root, url, durationMs, warmupMs) {
       '--warmup',
       String(warmupMs),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)))
-        : reject(new Error(`delivery load failed: ${stderr}`)),
-    ),
+    'delivery load',
   );
 }
 

@@ -19,6 +19,13 @@ const run = (command, args, cwd = scratch) =>
   execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
 const [npmCommand, ...npmPrefix] = npm;
+/** Installs `packages` into the project at `cwd`, quietly and from the cache where it can. */
+const npmInstall = (packages, cwd = scratch) =>
+  run(
+    npmCommand,
+    [...npmPrefix, 'install', '--silent', '--no-audit', '--no-fund', '--prefer-offline', ...packages],
+    cwd,
+  );
 
 try {
   const tarball = run(npmCommand, [...npmPrefix, 'pack', '--silent', '--pack-destination', scratch], root)
@@ -44,18 +51,7 @@ try {
   const typescript = JSON.parse(
     run(process.execPath, ['-p', "JSON.stringify(require('typescript/package.json').version)"], root),
   );
-  run(npmCommand, [
-    ...npmPrefix,
-    'install',
-    '--silent',
-    '--no-audit',
-    '--no-fund',
-    '--prefer-offline',
-    `./${tarball}`,
-    'msw@3',
-    `typescript@${typescript}`,
-    '@types/node@22',
-  ]);
+  npmInstall([`./${tarball}`, 'msw@3', `typescript@${typescript}`, '@types/node@22']);
   cpSync(join(root, 'scripts/packed-project/main.ts'), join(scratch, 'main.ts'));
 
   const base = {
@@ -166,15 +162,8 @@ try {
   );
   cpSync(join(scratch, tarball), join(msw2Scratch, tarball));
   // Also the oldest TypeScript the README states (5.4) and the one before it, to prove that floor.
-  run(
-    npmCommand,
+  npmInstall(
     [
-      ...npmPrefix,
-      'install',
-      '--silent',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
       `./${tarball}`,
       'msw@2',
       `typescript@${typescript}`,
@@ -239,21 +228,7 @@ try {
     JSON.stringify({ name: 'partner-app-no-msw', private: true, type: 'module' }),
   );
   cpSync(join(scratch, tarball), join(noMswScratch, tarball));
-  run(
-    npmCommand,
-    [
-      ...npmPrefix,
-      'install',
-      '--silent',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      `./${tarball}`,
-      `typescript@${typescript}`,
-      '@types/node@22',
-    ],
-    noMswScratch,
-  );
+  npmInstall([`./${tarball}`, `typescript@${typescript}`, '@types/node@22'], noMswScratch);
   if (
     spawnSync(process.execPath, ['-e', "require.resolve('msw/package.json')"], { cwd: noMswScratch })
       .status === 0

@@ -19,6 +19,25 @@ import { createInterface } from 'node:readline';
 
 const API = '/api/v1/partnership';
 
+/**
+ * Runs a node script to its end (a load generator) and resolves with the JSON of the last line it
+ * printed; a non-zero exit rejects with its stderr, named by `what`.
+ */
+export function runToLastJsonLine(script, args, what) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout.trim().split('\n').at(-1)))
+        : reject(new Error(`${what} failed: ${stderr}`)),
+    ),
+  );
+}
+
 /** Starts a node script as a child process and resolves with the JSON it prints on its first stdout line. */
 export function startProcess(script, args) {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
