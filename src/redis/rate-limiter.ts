@@ -119,7 +119,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   // The head reserves its slot this long after the slot before it has come: time for that slot's
   // process to say its request left late, so this slot moves back before anyone is told it.
   const reserveAfter = Math.min(spacing / 4, 150);
-  const tolerance = Math.max(1, 0.8 * (spacing - interval) * serviceWindow(requestsPerSecond).count);
+  const tolerance = Math.max(1, 0.5 * (spacing - interval) * serviceWindow(requestsPerSecond).count);
   // After an outage, processes keep pacing on the lattice until every one of them has had time to
   // find Redis again (each asks every retryRedisAfterMs, each ask bounded by commandTimeoutMs).
   const recoveryMs = 2 * retryRedisAfterMs + 2 * commandTimeoutMs + spacing;
@@ -187,13 +187,10 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     mode = 'alone';
     if (outageReported) return;
     outageReported = true;
-    logger.warn(
-      `Redis is unreachable for the shared rate limit; this process paces alone until it is back`,
-      {
-        partnerId,
-        cause: error instanceof Error ? error.message : String(error),
-      },
-    );
+    logger.warn(`Redis is unreachable for the shared rate limit; this process paces alone until it is back`, {
+      partnerId,
+      cause: error instanceof Error ? error.message : String(error),
+    });
   };
 
   /** Grants through the local limiter until the head leaves or it is time to try Redis again. */
@@ -219,22 +216,28 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
    * have given it, so processes pacing alone never meet and the rate stays whole.
    */
   const paceAlone = async () => {
-    const until = retryRedisAt;
+    const now = Date.now();
     if (!ownSlots) {
-      if (mode === 'recovering') await sleep(until - Date.now());
+      if (now >= retryRedisAt) await take();
+      else if (mode === 'recovering') await sleep(retryRedisAt - now);
       else await serveLocally();
       return;
     }
-    while (slotAt(ownSlots) < Date.now() - tolerance) ownSlots.next += ownSlots.cycle;
+    while (slotAt(ownSlots) < now - tolerance) ownSlots.next += ownSlots.cycle;
     const at = slotAt(ownSlots);
-    if (ownSlots.next >= switchIndex || at > until) {
-      await sleep(until - Date.now());
+    // Asking Redis can take up to commandTimeoutMs: ask when that cannot make this process miss
+    // its slot (unless its slots come so often that it never could).
+    const askFits = at - now > commandTimeoutMs + 50 || ownSlots.cycle * spacing < commandTimeoutMs + 100;
+    if (ownSlots.next >= switchIndex || (now >= retryRedisAt && askFits)) {
+      if (now >= retryRedisAt) await take();
+      else await sleep(retryRedisAt - now);
       return;
     }
-    await sleep(at - Date.now());
-    if (line.size === 0) return;
-    const now = Date.now();
-    if (now - at <= tolerance && now >= pausedUntil) grantHead();
+    const wakeForRedis = retryRedisAt < at - commandTimeoutMs - 50;
+    await sleep((wakeForRedis ? retryRedisAt : at) - now);
+    if (wakeForRedis || line.size === 0) return;
+    const granted = Date.now();
+    if (granted - at <= tolerance && granted >= pausedUntil) grantHead();
     ownSlots.next += ownSlots.cycle;
   };
 
@@ -250,7 +253,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     // loop), a request that left late moves the next slots back, before the next head reserves.
     setTimeout(() => {
       const late = Date.now() - at;
-      if (late > tolerance / 2) void runner.run(LATE, [keys[0]!], [index, late.toFixed(3)]).catch(() => undefined);
+      if (late > tolerance / 2)
+        void runner.run(LATE, [keys[0]!], [index, late.toFixed(3)]).catch(() => undefined);
     }, 0);
   };
 
@@ -351,7 +355,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
         const now = Date.now();
         if (reservation !== undefined) await useReservation(reservation);
         else if (now < pausedUntil) await sleep(pausedUntil - now);
-        else if (mode !== 'shared' && now < retryRedisAt) await paceAlone();
+        else if (mode !== 'shared') await paceAlone();
         else await take();
       }
     } finally {
