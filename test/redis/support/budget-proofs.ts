@@ -77,6 +77,7 @@ export async function runProof(
     server: serverFigures({
       acceptedAt: accepted.map((entry) => Date.parse(entry.at)),
       refused: entries.length - accepted.length,
+      refusedAt: entries.filter((entry) => entry.status === 429).map((entry) => Date.parse(entry.at)),
     }),
     startedAt,
   };
@@ -91,6 +92,9 @@ export function describeProof({ summary, server, startedAt }: ProofRun): string 
       efficiency: Number(server.efficiency.toFixed(3)),
       maxGap: Math.round(server.maxGap),
       gaps: server.gaps.map(Math.round),
+      // When each request was accepted, and each 429, in ms from the start of the run.
+      acceptedAt: server.acceptedAt.map((at) => at - startedAt),
+      refusedAt: server.refusedAt.map((at) => at - startedAt),
     },
     shares: summary.shares,
     shareRatio: Number(summary.shareRatio.toFixed(2)),
