@@ -247,18 +247,17 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     if (line.size === 0) return;
     reservation = undefined;
     const now = Date.now();
-    // Late past what the service's window absorbs: still usable while the next slot is not yet
-    // reserved (the notice below moves it back in time), otherwise let go.
-    if (now < pausedUntil || now - at > Math.max(tolerance, reserveAfter - 5)) return;
+    // A slot come too late for the service's window to absorb is let go: with Redis paused, the
+    // next process would not hear of it, and its request would come less than an interval after.
+    if (now < pausedUntil || now - at > tolerance) return;
     grantHead();
-    const noticeLate = (late: number) => {
-      if (late > tolerance)
-        void runner.run(LATE, [keys[0]!], [index, late.toFixed(3)]).catch(() => undefined);
-    };
-    noticeLate(now - at);
     // Once the caller has had its turn to send (its request is written in this turn of the event
     // loop), a request that left late moves the next slots back, before the next head reserves.
-    if (now - at <= tolerance) setTimeout(() => noticeLate(Date.now() - at), 0);
+    setTimeout(() => {
+      const late = Date.now() - at;
+      if (late > tolerance)
+        void runner.run(LATE, [keys[0]!], [index, late.toFixed(3)]).catch(() => undefined);
+    }, 0);
   };
 
   /** Which priority this process's queue ticket should have after its head is served. */
