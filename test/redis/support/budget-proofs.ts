@@ -10,12 +10,12 @@ import {
   runBudgetProcesses,
   serverFigures,
   type ProcessSpec,
-  type RunSummary,
+  type RunResult,
   type ServerFigures,
 } from './budget-run.mjs';
 import { startRedisServer, type TestRedis } from './redis-server.js';
 
-export type { ProcessSpec, RunSummary, ServerFigures };
+export type { ProcessSpec, RunResult, ServerFigures };
 
 const source = fileURLToPath(new URL('../../../src', import.meta.url));
 
@@ -39,11 +39,9 @@ export async function startProofWorld(): Promise<ProofWorld> {
 }
 
 export interface ProofRun {
-  summary: RunSummary;
+  summary: RunResult;
   /** The server's record of the run's partner: accepted times, gaps between them, 429s. */
   server: ServerFigures;
-  /** When the processes were told to go (epoch ms). */
-  startedAt: number;
 }
 
 /** Runs `processes` (each its own PartnerClient on its own Redis connection) for one new partner. */
@@ -56,17 +54,12 @@ export async function runProof(
   },
 ): Promise<ProofRun> {
   const partner = world.server.fake.addPartner();
-  let startedAt = 0;
   const summary = await runBudgetProcesses({
     sdk: { source },
     baseUrl: world.server.url,
     partner,
     redisUrl: world.redis.url,
     ...options,
-    during: async (run) => {
-      startedAt = run.startedAt;
-      await options.during?.(run);
-    },
   });
   const entries = world.server.fake.requests.filter(
     (entry) => entry.face === 'partner' && entry.partnerId === partner.partnerId,
@@ -78,13 +71,14 @@ export async function runProof(
       acceptedAt: accepted.map((entry) => Date.parse(entry.at)),
       refused: entries.length - accepted.length,
     }),
-    startedAt,
   };
 }
 
 /** What a failed expectation prints: the figures that tell what happened in the run. */
-export function describeProof({ summary, server, startedAt }: ProofRun): string {
+export function describeProof({ summary, server }: ProofRun): string {
   return JSON.stringify({
+    startupMs: summary.startupMs,
+    runToExitMs: summary.runToExitMs,
     server: {
       accepted: server.accepted,
       refused: server.refused,
@@ -112,7 +106,7 @@ export function describeProof({ summary, server, startedAt }: ProofRun): string 
         )
         .map((wait) => ({
           process: report.index,
-          at: wait.askedAt - startedAt,
+          at: wait.askedAt - summary.startedAt,
           waitMs: Math.round(wait.waitMs),
           ...(wait.reason ? { reason: wait.reason } : {}),
         })),

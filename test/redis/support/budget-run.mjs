@@ -50,6 +50,8 @@ export async function runBudgetProcesses({
   env = {},
 }) {
   const loader = sdk.dist ? [] : ['--import', 'tsx'];
+  const spawnedAt = Date.now();
+  let startedAt = spawnedAt;
   const children = processes.map((spec, index) => {
     const child = spawn(process.execPath, [...loader, worker], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -122,7 +124,7 @@ export async function runBudgetProcesses({
     );
     await Promise.race([Promise.all(children.map(({ ready }) => ready)), startTimeout]);
     for (const { child } of children) child.stdin.end('go\n');
-    const startedAt = Date.now();
+    startedAt = Date.now();
     await during?.({ kill: (index) => children[index].child.kill('SIGKILL'), startedAt });
     // Process start-up (a second or two under tsx on a loaded machine) plus the run, bounded.
     const timeout = new Promise((resolve) => setTimeout(resolve, runMs + 15_000).unref());
@@ -131,10 +133,16 @@ export async function runBudgetProcesses({
     for (const { child } of children)
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-  return summarise(
-    children.map(({ report }) => report),
-    rate,
-  );
+  return {
+    ...summarise(
+      children.map(({ report }) => report),
+      rate,
+    ),
+    // Where the time went: start-up (not part of the run) and the run to the last exit.
+    startedAt,
+    startupMs: startedAt - spawnedAt,
+    runToExitMs: Date.now() - startedAt,
+  };
 }
 
 /** The `p`-quantile (0 to 1) of `values` (nearest rank), or 0 for none. */
