@@ -213,11 +213,14 @@ describe('no token on any failure path', () => {
       c.reservations.create(1, { start_time: '2026-12-05T19:30:00+01:00', adults: 2 }),
     );
     // Real time here: the second call waits (until its signal aborts it) while the third finds the queue full.
+    // It is aborted once the third has failed, not after a fixed delay, which a busy machine can outlast.
     const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1 });
     const tight = client({ rateLimit: limiter });
+    const giveUp = new AbortController();
     const first = tight.reservations.retrieve(1, 200);
-    const second = tight.reservations.retrieve(1, 200, { signal: AbortSignal.timeout(50) });
+    const second = tight.reservations.retrieve(1, 200, { signal: giveUp.signal });
     await failure('queue full', RateLimitQueueFullError, () => tight.reservations.retrieve(1, 200));
+    giveUp.abort();
     await Promise.allSettled([first, second]);
     await failure(
       'credentials in baseUrl',
