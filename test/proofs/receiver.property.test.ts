@@ -19,6 +19,7 @@ import {
   type WebhookReceiver,
 } from 'restaurant-partner-sdk/webhooks';
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const TOKEN = 'whk_proof_9d3f6a1c7e2b4058a6c1d9e3f7b20a4c';
 const ROTATED = 'whk_proof_rotated_0c7e5a2f8b1d4e6a9c3f0b2d';
@@ -131,7 +132,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           expect(tokenFree((error as Error).message)).toBe(true);
         }
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 
@@ -156,7 +157,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           );
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 
@@ -178,7 +179,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           expect(inspect(error)).not.toContain(wrong);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });
@@ -201,7 +202,7 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
         expect(() => JSON.parse(text)).not.toThrow();
         expect(tokenFree(text)).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -222,7 +223,7 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
         );
         expect(response.status).toBe(413);
       }),
-      { numRuns: 20 },
+      { numRuns: propertyRuns(20) },
     );
   });
 });
@@ -246,7 +247,7 @@ describe('receive: never throws, whatever it is handed', () => {
           if (result.status >= 500) expect(result.error?.name).toMatch(/RawBodyRequired|Configuration/);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 });
@@ -285,7 +286,7 @@ describe('nodeHandler over a real node:http server: 200 or a 4xx for any bytes',
         expect(status === 200 || (status >= 400 && status < 500), `status ${status}: ${text}`).toBe(true);
         expect(tokenFree(text)).toBe(true);
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
     expect(handled.length).toBeGreaterThan(0);
   });

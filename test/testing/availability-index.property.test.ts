@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
+import { propertyRuns } from '../support/property-runs.js';
 
 const DAY = '2026-12-02';
 const SLOTS = Array.from({ length: 18 }, (_unused, index) => {
@@ -94,7 +95,7 @@ describe('availability through the index', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 });
