@@ -218,7 +218,9 @@ describe('no token on any failure path', () => {
     );
     // Real time here: the second call waits (until its signal aborts it) while the third finds the queue full.
     // It is aborted once the third has failed, not after a fixed delay, which a busy machine can outlast.
-    const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1 });
+    // One request per 50 s: the second's wait fits its 120 s deadline, so it queues rather than being refused
+    // as too long (whether or not this process has already made its first request).
+    const limiter = createRateLimiter({ requestsPerSecond: 0.02, maxQueue: 1 });
     const tight = client({ rateLimit: limiter });
     const giveUp = new AbortController();
     const first = tight.reservations.retrieve(1, 200);
