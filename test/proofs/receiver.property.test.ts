@@ -19,7 +19,6 @@ import {
   type WebhookReceiver,
 } from 'restaurant-partner-sdk/webhooks';
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
-import { propertyRuns } from '../support/property-runs.js';
 
 const TOKEN = 'whk_proof_9d3f6a1c7e2b4058a6c1d9e3f7b20a4c';
 const ROTATED = 'whk_proof_rotated_0c7e5a2f8b1d4e6a9c3f0b2d';
@@ -132,7 +131,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           expect(tokenFree((error as Error).message)).toBe(true);
         }
       }),
-      { numRuns: propertyRuns(400) },
+      { numRuns: 400 },
     );
   });
 
@@ -157,7 +156,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           );
         },
       ),
-      { numRuns: propertyRuns(200) },
+      { numRuns: 200 },
     );
   });
 
@@ -179,7 +178,7 @@ describe('verify: a typed event or a WebhookError, for anything', () => {
           expect(inspect(error)).not.toContain(wrong);
         },
       ),
-      { numRuns: propertyRuns(200) },
+      { numRuns: 200 },
     );
   });
 });
@@ -202,7 +201,7 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
         expect(() => JSON.parse(text)).not.toThrow();
         expect(tokenFree(text)).toBe(true);
       }),
-      { numRuns: propertyRuns(500) },
+      { numRuns: 500 },
     );
   });
 
@@ -223,7 +222,7 @@ describe('handle(Request): 200 or a 4xx, never a 500, never an exception', () =>
         );
         expect(response.status).toBe(413);
       }),
-      { numRuns: propertyRuns(20) },
+      { numRuns: 20 },
     );
   });
 });
@@ -247,7 +246,7 @@ describe('receive: never throws, whatever it is handed', () => {
           if (result.status >= 500) expect(result.error?.name).toMatch(/RawBodyRequired|Configuration/);
         },
       ),
-      { numRuns: propertyRuns(400) },
+      { numRuns: 400 },
     );
   });
 });
@@ -286,7 +285,7 @@ describe('nodeHandler over a real node:http server: 200 or a 4xx for any bytes',
         expect(status === 200 || (status >= 400 && status < 500), `status ${status}: ${text}`).toBe(true);
         expect(tokenFree(text)).toBe(true);
       }),
-      { numRuns: propertyRuns(150) },
+      { numRuns: 150 },
     );
     expect(handled.length).toBeGreaterThan(0);
   });

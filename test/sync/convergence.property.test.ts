@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import type { Reservation } from 'restaurant-partner-sdk';
 import { createReservationSync, type ReservationChange } from 'restaurant-partner-sdk/sync';
 import { createWorld, truthOf, type World } from './support/world.js';
-import { propertyRuns } from '../support/property-runs.js';
 
 const INTERVAL_MS = 5 * 60_000;
 const MAX_DELAY_MS = 90_000;
@@ -179,11 +178,7 @@ describe("the sync converges (property, on the fake's clock)", () => {
           }
         },
       ),
-      {
-        numRuns: propertyRuns(12),
-        seed: Number(process.env.SYNC_PROPERTY_SEED ?? 20261125),
-        endOnFailure: true,
-      },
+      { numRuns: 12, seed: Number(process.env.SYNC_PROPERTY_SEED ?? 20261125), endOnFailure: true },
     );
     // The runs met the chaos they claim to survive.
     expect(chaosSeen.dropped).toBeGreaterThan(0);

@@ -7,7 +7,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { propertyRuns } from '../support/property-runs.js';
 
 const DAY = '2026-12-02';
 const SLOTS = Array.from({ length: 18 }, (_unused, index) => {
@@ -95,7 +94,7 @@ describe('availability through the index', () => {
           }
         },
       ),
-      { numRuns: propertyRuns(150) },
+      { numRuns: 150 },
     );
   });
 });
