@@ -252,11 +252,13 @@ export class Transport {
       const stop = call.stopSignal();
       try {
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        return (await settings.limiter!.acquire({
+        const slot = await settings.limiter!.acquire({
           signal: stop.signal,
           priority: call.priority,
           maxWaitMs: call.remainingMs(),
-        })) ?? undefined;
+        });
+        // A limiter of your own may hand back nothing to report on.
+        return slot ?? undefined;
       } catch (error) {
         if (signal?.aborted)
           throw call.abortError(
