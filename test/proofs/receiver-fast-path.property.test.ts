@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseWebhookEvent } from '../../src/webhooks/events.js';
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const FIELDS = [
   'id',
@@ -137,7 +138,7 @@ describe('the receiver fast path', () => {
           }
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     );
     expect(fastCount).toBeGreaterThan(100);
   });

@@ -132,7 +132,7 @@ let answered = 0;
 let failed = 0;
 const pause = (ms) =>
   new Promise((resolve) => setTimeout(resolve, Math.min(ms, Math.max(0, end - realNow()))));
-const started = realNow();
+const runStartedAt = realNow();
 async function loop({ priority, pauseMs = 0, delayMs = 0, everyMs = 0 }) {
   if (delayMs > 0) await pause(delayMs);
   for (let turn = 0; realNow() < end;) {
@@ -150,8 +150,8 @@ async function loop({ priority, pauseMs = 0, delayMs = 0, everyMs = 0 }) {
     if (pauseMs > 0) await pause(pauseMs);
     if (everyMs > 0) {
       // On a timetable: the next turn still ahead (a turn missed while this call waited is skipped).
-      turn = Math.max(turn + 1, Math.ceil((realNow() - started - delayMs) / everyMs));
-      await pause(started + delayMs + turn * everyMs - realNow());
+      turn = Math.max(turn + 1, Math.ceil((realNow() - runStartedAt - delayMs) / everyMs));
+      await pause(runStartedAt + delayMs + turn * everyMs - realNow());
     }
   }
 }

@@ -10,12 +10,12 @@ import {
   runBudgetProcesses,
   serverFigures,
   type ProcessSpec,
-  type RunSummary,
+  type RunResult,
   type ServerFigures,
 } from './budget-run.mjs';
-import { startRedisServer, type TestRedis } from './redis-server.js';
+import type { TestRedis } from './redis-server.js';
 
-export type { ProcessSpec, RunSummary, ServerFigures };
+export type { ProcessSpec, RunResult, ServerFigures };
 
 const source = fileURLToPath(new URL('../../../src', import.meta.url));
 
@@ -25,12 +25,12 @@ export interface ProofWorld {
   stop(): Promise<void>;
 }
 
-/** A real redis-server and the fake at 1 request/second, its journal long enough for every run of a file. */
-export async function startProofWorld(): Promise<ProofWorld> {
-  const [redis, server] = await Promise.all([
-    startRedisServer(),
-    startFakeServer({ rateLimit: 1, journalLimit: 20_000 }),
-  ]);
+/**
+ * The fake at 1 request/second beside `redis` (the test starts it with `startRedisServer`, so the
+ * file shows what it starts), its journal long enough for every run of a file.
+ */
+export async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
+  const server = await startFakeServer({ rateLimit: 1, journalLimit: 20_000 });
   // The server's own first-request work (in this process) is done before any counted request.
   await fetch(new URL('/api/v1/partnership/profile/', server.url)).then((response) =>
     response.body?.cancel(),
@@ -39,11 +39,9 @@ export async function startProofWorld(): Promise<ProofWorld> {
 }
 
 export interface ProofRun {
-  summary: RunSummary;
+  summary: RunResult;
   /** The server's record of the run's partner: accepted times, gaps between them, 429s. */
   server: ServerFigures;
-  /** When the processes were told to go (epoch ms). */
-  startedAt: number;
 }
 
 /** Runs `processes` (each its own PartnerClient on its own Redis connection) for one new partner. */
@@ -56,17 +54,12 @@ export async function runProof(
   },
 ): Promise<ProofRun> {
   const partner = world.server.fake.addPartner();
-  let startedAt = 0;
   const summary = await runBudgetProcesses({
     sdk: { source },
     baseUrl: world.server.url,
     partner,
     redisUrl: world.redis.url,
     ...options,
-    during: async (run) => {
-      startedAt = run.startedAt;
-      await options.during?.(run);
-    },
   });
   const entries = world.server.fake.requests.filter(
     (entry) => entry.face === 'partner' && entry.partnerId === partner.partnerId,
@@ -79,13 +72,14 @@ export async function runProof(
       refused: entries.length - accepted.length,
       refusedAt: entries.filter((entry) => entry.status === 429).map((entry) => Date.parse(entry.at)),
     }),
-    startedAt,
   };
 }
 
 /** What a failed expectation prints: the figures that tell what happened in the run. */
-export function describeProof({ summary, server, startedAt }: ProofRun): string {
+export function describeProof({ summary, server }: ProofRun): string {
   return JSON.stringify({
+    startupMs: summary.startupMs,
+    runToExitMs: summary.runToExitMs,
     server: {
       accepted: server.accepted,
       refused: server.refused,
@@ -116,7 +110,7 @@ export function describeProof({ summary, server, startedAt }: ProofRun): string 
         )
         .map((wait) => ({
           process: report.index,
-          at: wait.askedAt - startedAt,
+          at: wait.askedAt - summary.startedAt,
           waitMs: Math.round(wait.waitMs),
           ...(wait.reason ? { reason: wait.reason } : {}),
         })),
@@ -124,6 +118,10 @@ export function describeProof({ summary, server, startedAt }: ProofRun): string 
     exits: summary.reports.map((report) => report.exit),
     errors: summary.reports.flatMap((report) => report.errors).slice(0, 10),
     warnings: summary.reports.map((report) => report.warnings.length),
+    // What the limiters logged (Redis unreachable, back again...), first few of each process.
+    warningTexts: summary.reports.flatMap((report) =>
+      report.warnings.slice(0, 3).map((warning) => `${report.index}: ${warning.slice(0, 160)}`),
+    ),
     stderr: summary.reports.map((report) => report.stderr.slice(-300)).filter(Boolean),
   });
 }

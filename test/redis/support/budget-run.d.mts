@@ -65,6 +65,16 @@ export interface RunSummary {
   backgroundWaits: WaitFigures;
 }
 
+/** A run's summary, with when the processes were told to go and where the time went. */
+export interface RunResult extends RunSummary {
+  /** Epoch ms of the "go" line. */
+  startedAt: number;
+  /** From spawning the processes to all of them ready (not part of the run). */
+  startupMs: number;
+  /** From "go" to the last process's exit. */
+  runToExitMs: number;
+}
+
 export interface ServerFigures {
   acceptedAt: number[];
   refusedAt: number[];
@@ -86,7 +96,7 @@ export function runBudgetProcesses(options: {
   during?: (run: { kill(index: number): void; startedAt: number }) => Promise<void>;
   worker?: string;
   env?: Record<string, string>;
-}): Promise<RunSummary>;
+}): Promise<RunResult>;
 
 export function summarise(reports: ProcessReport[], rate?: number): RunSummary;
 export function serverFigures(
