@@ -15,6 +15,7 @@ import {
   type ProcessSpec,
   type ProofWorld,
 } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 // Start-up of up to 16 processes under tsx (many seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 180_000;
@@ -28,7 +29,7 @@ const processes = (count: number, callers: number): ProcessSpec[] =>
 
 let world: ProofWorld;
 beforeAll(async () => {
-  world = await startProofWorld();
+  world = await startProofWorld(await startRedisServer());
 });
 afterAll(async () => {
   await world?.stop();

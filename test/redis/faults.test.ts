@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeProof, runProof, startProofWorld, type ProofWorld } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 // Process start-up under tsx (seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 90_000;
@@ -27,7 +28,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let world: ProofWorld;
 beforeAll(async () => {
-  world = await startProofWorld();
+  world = await startProofWorld(await startRedisServer());
 });
 afterAll(async () => {
   await world?.stop();

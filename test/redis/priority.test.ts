@@ -15,6 +15,7 @@ import {
   type ProcessSpec,
   type ProofWorld,
 } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 const PROOF_TIMEOUT_MS = 120_000;
 // Two intervals: the slot being granted when the interactive call asks, then its own. The 300 ms
@@ -40,7 +41,7 @@ const processes: ProcessSpec[] = [
 
 let world: ProofWorld;
 beforeAll(async () => {
-  world = await startProofWorld();
+  world = await startProofWorld(await startRedisServer());
 });
 afterAll(async () => {
   await world?.stop();

@@ -87,8 +87,8 @@ export function describeProof({ summary, server }: ProofRun): string {
       maxGap: Math.round(server.maxGap),
       gaps: server.gaps.map(Math.round),
       // When each request was accepted, and each 429, in ms from the start of the run.
-      acceptedAt: server.acceptedAt.map((at) => at - startedAt),
-      refusedAt: server.refusedAt.map((at) => at - startedAt),
+      acceptedAt: server.acceptedAt.map((at) => at - summary.startedAt),
+      refusedAt: server.refusedAt.map((at) => at - summary.startedAt),
     },
     shares: summary.shares,
     shareRatio: Number(summary.shareRatio.toFixed(2)),
