@@ -28,7 +28,7 @@ const typecheck = run(
 // The typecheck only needs to finish before vitest does, while some tests measure real time: it
 // yields the cores to them (a lower priority; left as is where the system refuses).
 try {
-  if (typecheck.child.pid !== undefined) setPriority(typecheck.child.pid, 10);
+  if (typecheck.child.pid !== undefined) setPriority(typecheck.child.pid, 5);
 } catch {
   // Not permitted here: the typecheck runs at the usual priority.
 }
