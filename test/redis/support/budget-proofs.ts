@@ -13,7 +13,7 @@ import {
   type RunResult,
   type ServerFigures,
 } from './budget-run.mjs';
-import { startRedisServer, type TestRedis } from './redis-server.js';
+import type { TestRedis } from './redis-server.js';
 
 export type { ProcessSpec, RunResult, ServerFigures };
 
@@ -25,12 +25,12 @@ export interface ProofWorld {
   stop(): Promise<void>;
 }
 
-/** A real redis-server and the fake at 1 request/second, its journal long enough for every run of a file. */
-export async function startProofWorld(): Promise<ProofWorld> {
-  const [redis, server] = await Promise.all([
-    startRedisServer(),
-    startFakeServer({ rateLimit: 1, journalLimit: 20_000 }),
-  ]);
+/**
+ * The fake at 1 request/second beside `redis` (the test starts it with `startRedisServer`, so the
+ * file shows what it starts), its journal long enough for every run of a file.
+ */
+export async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
+  const server = await startFakeServer({ rateLimit: 1, journalLimit: 20_000 });
   // The server's own first-request work (in this process) is done before any counted request.
   await fetch(new URL('/api/v1/partnership/profile/', server.url)).then((response) =>
     response.body?.cancel(),
@@ -114,6 +114,10 @@ export function describeProof({ summary, server }: ProofRun): string {
     exits: summary.reports.map((report) => report.exit),
     errors: summary.reports.flatMap((report) => report.errors).slice(0, 10),
     warnings: summary.reports.map((report) => report.warnings.length),
+    // What the limiters logged (Redis unreachable, back again...), first few of each process.
+    warningTexts: summary.reports.flatMap((report) =>
+      report.warnings.slice(0, 3).map((warning) => `${report.index}: ${warning.slice(0, 160)}`),
+    ),
     stderr: summary.reports.map((report) => report.stderr.slice(-300)).filter(Boolean),
   });
 }
