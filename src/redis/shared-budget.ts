@@ -90,7 +90,9 @@ export class SharedBudget implements RedisRateLimiter {
     // The head reserves its slot this long after the slot before it has come: time for that
     // slot's process to say its request left late, so this slot moves back before anyone is told.
     this.#reserveAfter = Math.min(this.#spacing / 4, 150);
-    this.#idleExtra = idleExtraMs(requestsPerSecond);
+    // A process's first request leaves later after its slot than the next ones (its connection is
+    // set up then); the time it takes to leave is reported as lateness, which leaves the connection.
+    this.#idleExtra = Math.min(25, idleExtraMs(requestsPerSecond));
     // After an outage, processes keep to their own slots until every one of them has had time to
     // find Redis again (each asks every retryRedisAfterMs, each ask bounded by commandTimeoutMs).
     this.#recoveryMs = 2 * retryRedisAfterMs + 2 * commandTimeoutMs + this.#spacing;
