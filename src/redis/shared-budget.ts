@@ -347,7 +347,7 @@ export class SharedBudget implements RedisRateLimiter {
       const numbers = answer.map(Number);
       // Where each answer carries the Redis clock's "now".
       const redisNow = numbers[kind === 'recovering' ? 2 : kind === 'reserved' ? 3 : 4]!;
-      clock.observe(redisNow, sentAt, receivedAt);
+      clock.observe(redisNow, receivedAt);
       if (kind === 'recovering') this.#onRecovering(numbers, receivedAt);
       else if (kind === 'reserved') this.#onReserved(numbers);
       else await this.#onWait(numbers);
@@ -395,31 +395,33 @@ export class SharedBudget implements RedisRateLimiter {
 }
 
 /**
- * The offset between this process's clock and the Redis server's, from the answer that came back
- * fastest: a host's clock may be off by seconds, and the limiter sends at slots timed by Redis.
+ * How this process's clock reads the Redis server's: a host's clock may be off by seconds, and the
+ * limiter sends at slots timed by Redis. Each answer tells Redis's time when it ran; the answer
+ * reaches this process some time later (more on a busy host, where it can be tens of
+ * milliseconds). The smallest difference seen, local arrival minus Redis time, is the offset plus
+ * the shortest trip back: reading Redis times through it puts a slot no earlier than it is, and
+ * later by that shortest trip only (well under a millisecond on a quiet host). A slot read early
+ * would bring a request closer to the one before it than the service allows.
  */
 class RedisClock {
   #offset = 0;
-  #bestRoundTrip = Number.POSITIVE_INFINITY;
   #measuredAt = Number.NEGATIVE_INFINITY;
   known = false;
 
-  observe(redisNow: number, sentAt: number, receivedAt: number): void {
-    const roundTrip = receivedAt - sentAt;
-    // The measure is off by at most half its round trip: only a faster one replaces it, or any
-    // one once it is a minute old (clocks drift; the host's clock may be set).
-    if (roundTrip > this.#bestRoundTrip && receivedAt - this.#measuredAt < 60_000) return;
-    this.#bestRoundTrip = roundTrip;
+  observe(redisNow: number, receivedAt: number): void {
+    const offset = receivedAt - redisNow;
+    // A smaller one replaces it, or any one once it is a minute old (the host's clock may be set).
+    if (this.known && offset > this.#offset && receivedAt - this.#measuredAt < 60_000) return;
+    this.#offset = offset;
     this.#measuredAt = receivedAt;
-    this.#offset = redisNow - (sentAt + receivedAt) / 2;
     this.known = true;
   }
 
   toLocal(redisTime: number): number {
-    return redisTime - this.#offset;
+    return redisTime + this.#offset;
   }
 
   toRedis(localTime: number): number {
-    return localTime + this.#offset;
+    return localTime - this.#offset;
   }
 }
