@@ -56,12 +56,14 @@ async function budgetRun({ root, startProcess, partner, rate = 1, runMs, process
     await sleep(500);
     const figures = serverFigures(await server.stats(), rate);
     const errors = summary.reports.flatMap((report) => report.errors);
+    const warnings = summary.reports.flatMap((report) => report.warnings);
     const maxWait = Math.max(...summary.waits.map((wait) => wait.max));
     process.stderr.write(
       `    ${figures.accepted} accepted, ${figures.refused} refused (429), efficiency ${figures.efficiency.toFixed(3)}; ` +
         `shares ${summary.shares.join(' / ')}; gaps ms: min ${Math.min(...figures.gaps).toFixed(0)}, ` +
         `max ${figures.maxGap.toFixed(0)}; longest wait ${(maxWait / 1000).toFixed(1)} s` +
-        `${errors.length ? `; ${errors.length} failed calls, first: ${errors[0]}` : ''}\n`,
+        `${errors.length ? `; ${errors.length} failed calls, first: ${errors[0]}` : ''}` +
+        `${warnings.length ? `; ${warnings.length} warnings, first: ${warnings[0].slice(0, 160)}` : ''}\n`,
     );
     return { summary, figures, maxWait };
   } finally {

@@ -13,7 +13,8 @@
  * the budget must not care).
  *
  * The limiter handed to the client is wrapped so that each wait for a slot is timed from asking
- * to being granted, and attributed to its caller (AsyncLocalStorage follows the caller's call).
+ * to being granted, and attributed to its caller (AsyncLocalStorage follows the caller's call);
+ * what `acquire` resolves with (a slot to report the request's end on) passes through untouched.
  *
  * Lines: {"ready": true} once connected (the run starts at the first line on stdin);
  * {"ok": epochMs, "caller": n} per answered call; {"status": 429} per 429;
@@ -88,13 +89,16 @@ const timedLimiter = new Proxy(limiter, {
           askedAt,
           waitMs: Math.round((performance.now() - started) * 10) / 10,
         });
+        let slot;
         try {
-          await target.acquire(options);
+          slot = await target.acquire(options);
         } catch (error) {
           print({ gaveUp: { ...facts(), reason: error?.name ?? String(error) } });
           throw error;
         }
         print({ grant: facts() });
+        // The slot (when the limiter hands one out) goes to the client, which reports the request's end on it.
+        return slot;
       };
     const value = Reflect.get(target, key, target);
     return typeof value === 'function' ? value.bind(target) : value;

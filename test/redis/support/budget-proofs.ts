@@ -114,6 +114,10 @@ export function describeProof({ summary, server }: ProofRun): string {
     exits: summary.reports.map((report) => report.exit),
     errors: summary.reports.flatMap((report) => report.errors).slice(0, 10),
     warnings: summary.reports.map((report) => report.warnings.length),
+    // What the limiters logged (Redis unreachable, back again...), first few of each process.
+    warningTexts: summary.reports.flatMap((report) =>
+      report.warnings.slice(0, 3).map((warning) => `${report.index}: ${warning.slice(0, 160)}`),
+    ),
     stderr: summary.reports.map((report) => report.stderr.slice(-300)).filter(Boolean),
   });
 }
