@@ -6,6 +6,7 @@
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
 import { readLimited } from './body-collector.js';
+import { BodyDeadlines } from './body-deadlines.js';
 import { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore } from './duplicates.js';
 import {
   WebhookBodyTimeoutError,
@@ -322,6 +323,19 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown }).then === 'function';
 
 /**
+ * A value now, or a promise of it. The receiver's steps answer at once when nothing they ask has
+ * to wait (a token list, the in-memory store, synchronous handlers): a delivery then costs no trip
+ * through the microtask queue, which under load is most of what the receiver adds to a request.
+ */
+export type Soon<T> = T | Promise<T>;
+
+/** Runs `next` on the value now, or once the promise settles (a rejection goes to `failed`). */
+function andThen<T, U>(value: Soon<T>, next: (value: T) => Soon<U>, failed: (error: unknown) => Soon<U>): Soon<U> {
+  if (!(value instanceof Promise)) return next(value);
+  return value.then(next, failed);
+}
+
+/**
  * The context given to handlers. The signal is made on first use: most handlers never read it,
  * and an AbortController costs more than the rest of a delivery's bookkeeping.
  */
@@ -445,16 +459,31 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return tokens;
   }
 
-  /** Resolves to the accepted tokens and the one the delivery presented. */
-  async function authenticate(readHeader: HeaderReader): Promise<Verified> {
+  /** The accepted tokens and the one the delivery presented (at once for a token list). */
+  function authenticate(readHeader: HeaderReader): Soon<Verified> {
     const presented = presentedTokens(readHeader, tokenHeader);
     // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
     const pending = acceptedTokens();
-    const tokens = Array.isArray(pending) ? pending : await pending;
+    if (Array.isArray(pending)) return matchToken(presented, pending);
+    return (pending as Promise<readonly string[]>).then((tokens) => matchToken(presented, tokens));
+  }
+
+  function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
-    return { tokens, token: tokens[index]! };
+    return new Verified(tokens, tokens[index]!);
+  }
+
+  /** What the headers must say before the body is read: a readable media type, a length in bounds. */
+  function checkHeaders(readHeader: HeaderReader): void {
+    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
+    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
+    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
+      throw new WebhookUnsupportedMediaTypeError(contentType);
+    const declaredLength = Number(readHeader('content-length')[0]);
+    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
+      throw new WebhookPayloadTooLargeError(maxBodyBytes);
   }
 
   /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
@@ -466,29 +495,20 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     );
   }
 
-  async function verifyDelivery(
-    headers: HeadersInput,
-    body: ReceiveInput['body'],
-    onVerified: (verified: Verified) => void,
-    startedAt: number,
-  ): Promise<WebhookEvent> {
+  /** `verify()`: the token, the headers and the body as an event, without the duplicate store. */
+  async function verifyDelivery(headers: HeadersInput, body: ReceiveInput['body']): Promise<WebhookEvent> {
     // A parsed body is a mistake in the partner's app, reported before anything about the request.
     const given = typeof body === 'function' ? undefined : asRawBody(body);
     const readHeader = readHeaders(headers);
-    onVerified(await authenticate(readHeader));
+    await authenticate(readHeader);
+    checkHeaders(readHeader);
+    return readEvent(given ?? (await readBodyInTime(body as BodyReader, Date.now())));
+  }
 
-    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
-    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
-    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
-      throw new WebhookUnsupportedMediaTypeError(contentType);
-
-    const declaredLength = Number(readHeader('content-length')[0]);
-    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
-      throw new WebhookPayloadTooLargeError(maxBodyBytes);
-    let bytes: Uint8Array | undefined;
-    if (given === undefined) bytes = await readBodyInTime(body as BodyReader, startedAt);
-    else if (typeof given !== 'string') bytes = given;
-    const size = bytes ? bytes.byteLength : given!.length;
+  /** The body as an event: its size, UTF-8, JSON and envelope (at once unless it needs a digest). */
+  function readEvent(given: Uint8Array | string): Soon<WebhookEvent> {
+    const bytes = typeof given === 'string' ? undefined : given;
+    const size = bytes ? bytes.byteLength : given.length;
     // A string's UTF-8 size is at least its length: the exact size is only needed near the limit.
     if (
       size > maxBodyBytes ||
@@ -519,11 +539,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
     }
     // The body's digest stands in for a delivery id only when the envelope carries none.
-    const fallbackId =
-      envelopeDeliveryId(json) === undefined
-        ? await bodyDigestId(bytes ?? encoder.encode(given as string))
-        : undefined;
-    return parseWebhookEvent(json, fallbackId);
+    if (envelopeDeliveryId(json) !== undefined) return parseWebhookEvent(json, undefined);
+    return bodyDigestId(bytes ?? encoder.encode(given as string)).then((fallbackId) =>
+      parseWebhookEvent(json, fallbackId),
+    );
   }
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
@@ -669,83 +688,208 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     );
   }
 
-  async function process(
+  /** The answer to a verified event: duplicates, handlers, and the store's record of it. */
+  function process(event: WebhookEvent, key: string | undefined, tokens: readonly string[]): Soon<WebhookResult> {
+    if (!duplicateStore || key === undefined) return runAndRecord(event, undefined, tokens);
+    let taken: ReturnType<typeof takeLease>;
+    try {
+      taken = takeLease(duplicateStore, key, event);
+    } catch (cause) {
+      return storeFailed(cause, tokens, event);
+    }
+    return andThen(
+      taken,
+      (lease) => afterLease(event, lease, tokens),
+      (cause) => storeFailed(cause, tokens, event),
+    );
+  }
+
+  // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
+  const storeFailed = (cause: unknown, tokens: readonly string[], event: WebhookEvent): WebhookResult =>
+    refusal(new WebhookConfigurationError('The duplicate store failed to answer', { cause }), tokens, event);
+
+  function afterLease(
     event: WebhookEvent,
-    key: string | undefined,
+    taken: Lease | 'processed' | WebhookError,
     tokens: readonly string[],
-  ): Promise<WebhookResult> {
-    let lease: Lease | undefined;
-    if (duplicateStore && key !== undefined) {
-      let taken: Lease | 'processed' | WebhookError;
-      try {
-        taken = await takeLease(duplicateStore, key, event);
-      } catch (cause) {
-        // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
-        return refusal(
-          new WebhookConfigurationError('The duplicate store failed to answer', { cause }),
-          tokens,
-          event,
-        );
-      }
-      if (taken instanceof WebhookError) return refusal(taken, tokens, event);
-      if (taken === 'processed') {
-        log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
-          deliveryId: event.id,
-          event: event.event,
-        });
-        return accepted(event, true);
-      }
-      lease = taken;
+  ): Soon<WebhookResult> {
+    if (taken instanceof WebhookError) return refusal(taken, tokens, event);
+    if (taken === 'processed') {
+      log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
+        deliveryId: event.id,
+        event: event.event,
+      });
+      return accepted(event, true);
     }
+    return runAndRecord(event, taken, tokens);
+  }
+
+  function runAndRecord(event: WebhookEvent, lease: Lease | undefined, tokens: readonly string[]): Soon<WebhookResult> {
+    let running: void | Promise<void>;
     try {
-      await runHandlers(event);
+      running = runHandlers(event);
     } catch (cause) {
-      // The lease is freed, so a retry of the delivery runs the handler again.
-      try {
-        await lease?.release();
-      } catch {
-        // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
-      }
-      const error =
-        cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
-      return refusal(error, tokens, event);
+      return handlerFailed(event, lease, tokens, cause);
     }
+    return andThen(
+      running,
+      () => record(event, lease, tokens),
+      (cause) => handlerFailed(event, lease, tokens, cause),
+    );
+  }
+
+  /** A handler threw: the lease is freed, so a retry of the delivery runs the handler again. */
+  function handlerFailed(
+    event: WebhookEvent,
+    lease: Lease | undefined,
+    tokens: readonly string[],
+    cause: unknown,
+  ): Soon<WebhookResult> {
+    const error =
+      cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
+    const answer = () => refusal(error, tokens, event);
+    let releasing: void | Promise<void> | undefined;
     try {
-      await lease?.complete();
-    } catch (cause) {
-      // The handler ran: answering 500 would make the service send it again, so log and accept.
+      releasing = lease?.release();
+    } catch {
+      // The claim expires on its own; the 500 still leaves the delivery unprocessed.
+    }
+    return isThenable(releasing) ? Promise.resolve(releasing).then(answer, answer) : answer();
+  }
+
+  /** The handlers succeeded: the store remembers the delivery as processed. */
+  function record(event: WebhookEvent, lease: Lease | undefined, tokens: readonly string[]): Soon<WebhookResult> {
+    // The handler ran: answering 500 would make the service send it again, so log and accept.
+    const recordFailed = (cause: unknown) => {
       log('error', 'The duplicate store failed to record a processed delivery', {
         deliveryId: event.id,
         cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
       });
+      return processed(event);
+    };
+    let completing: void | Promise<void> | undefined;
+    try {
+      completing = lease?.complete();
+    } catch (cause) {
+      return recordFailed(cause);
     }
+    return isThenable(completing)
+      ? Promise.resolve(completing).then(() => processed(event), recordFailed)
+      : processed(event);
+  }
+
+  function processed(event: WebhookEvent): WebhookResult {
     if (logger?.debug)
       log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
     return accepted(event, false);
   }
 
-  async function processOnce(event: WebhookEvent, verified: Verified): Promise<WebhookResult> {
+  function processOnce(event: WebhookEvent, verified: Verified): Soon<WebhookResult> {
     if (!duplicateStore) return process(event, undefined, verified.tokens);
-    let key: string;
+    let key: Soon<string>;
     try {
-      key = await duplicateKey(event, verified.token);
+      key = duplicateKey(event, verified.token);
     } catch (cause) {
-      return refusal(
-        new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
-        verified.tokens,
-        event,
-      );
+      return unkeyed(cause, event, verified);
     }
-    for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running.catch(() => {});
-    const run = process(event, key, verified.tokens).finally(() => inFlight.delete(key));
+    return andThen(
+      key,
+      (known) => processKeyed(event, known, verified.tokens),
+      (cause) => unkeyed(cause, event, verified),
+    );
+  }
+
+  const unkeyed = (cause: unknown, event: WebhookEvent, verified: Verified): WebhookResult =>
+    refusal(
+      new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
+      verified.tokens,
+      event,
+    );
+
+  /** Runs a delivery once even when it arrives again while it runs: a concurrent repeat waits. */
+  function processKeyed(event: WebhookEvent, key: string, tokens: readonly string[]): Soon<WebhookResult> {
+    if (inFlight.has(key)) return processAfterRunning(event, key, tokens);
+    const result = process(event, key, tokens);
+    // Answered at once: nothing else ran meanwhile, so nothing can have seen it in flight.
+    if (!(result instanceof Promise)) return result;
+    const run = result.finally(() => inFlight.delete(key));
     inFlight.set(key, run);
     return run;
   }
 
+  async function processAfterRunning(
+    event: WebhookEvent,
+    key: string,
+    tokens: readonly string[],
+  ): Promise<WebhookResult> {
+    for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running.catch(() => {});
+    return processKeyed(event, key, tokens);
+  }
+
+  /** Method, raw body, token and headers: the delivery ready for its body, or the refusal. */
+  function open(
+    method: string | undefined,
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+  ): Soon<OpenDelivery | WebhookResult> {
+    let verified: Soon<Verified>;
+    let readHeader: HeaderReader;
+    let given: Uint8Array | string | undefined;
+    try {
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        throw new WebhookMethodNotAllowedError(method);
+      // A parsed body is a mistake in the partner's app, reported before anything about the request.
+      given = typeof body === 'function' ? undefined : asRawBody(body);
+      readHeader = readHeaders(headers);
+      verified = authenticate(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), NO_TOKENS);
+    }
+    return andThen(
+      verified,
+      (known) => {
+        try {
+          checkHeaders(readHeader);
+        } catch (cause) {
+          return refusal(asWebhookError(cause), known.tokens);
+        }
+        return new OpenDelivery(known, given);
+      },
+      (cause) => refusal(asWebhookError(cause), NO_TOKENS),
+    );
+  }
+
+  /** The body arrived: the event, then its answer. */
+  function finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult> {
+    let event: Soon<WebhookEvent>;
+    try {
+      event = readEvent(body);
+    } catch (cause) {
+      return refuse(delivery, cause);
+    }
+    return andThen(
+      event,
+      (known) => processOnce(known, delivery.verified),
+      (cause) => refuse(delivery, cause),
+    );
+  }
+
+  const refuse = (delivery: OpenDelivery, cause: unknown): WebhookResult =>
+    refusal(asWebhookError(cause), delivery.verified.tokens);
+
+  const steps: DeliverySteps = {
+    open,
+    finish,
+    refuse,
+    maxBodyBytes,
+    bodyTimeoutMs,
+    bodyDeadlines: new BodyDeadlines(),
+  };
+
   const receiver: WebhookReceiver = {
     async verify(input) {
       try {
-        return await verifyDelivery(input?.headers, input?.body, () => {}, Date.now());
+        return await verifyDelivery(input?.headers, input?.body);
       } catch (error) {
         throw asWebhookError(error);
       }
@@ -768,16 +912,17 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     async receive(input) {
       // The body's time limit counts from here: the headers have arrived.
       const startedAt = Date.now();
-      let verified: Verified = { tokens: [], token: '' };
-      let event: WebhookEvent;
-      try {
-        if (input.method !== undefined && input.method.toUpperCase() !== 'POST')
-          throw new WebhookMethodNotAllowedError(input.method);
-        event = await verifyDelivery(input.headers, input.body, (result) => (verified = result), startedAt);
-      } catch (cause) {
-        return refusal(asWebhookError(cause), verified.tokens);
+      const opened = await open(input.method, input.headers, input.body);
+      if (!(opened instanceof OpenDelivery)) return opened;
+      let body = opened.given;
+      if (body === undefined) {
+        try {
+          body = await readBodyInTime(input.body as BodyReader, startedAt);
+        } catch (cause) {
+          return refuse(opened, cause);
+        }
       }
-      return processOnce(event, verified);
+      return finish(opened, body);
     },
     async handle(request) {
       const reading = { stop: () => {} };
@@ -791,16 +936,42 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return new Response(JSON.stringify(result.body), { status: result.status, headers: result.headers });
     },
     nodeHandler() {
-      return createNodeHandler(receiver);
+      return createNodeHandler(receiver, steps);
     },
   };
   return receiver;
 }
 
 /** The accepted tokens of one delivery, and the one it presented. */
-interface Verified {
-  tokens: readonly string[];
-  token: string;
+class Verified {
+  constructor(
+    readonly tokens: readonly string[],
+    readonly token: string,
+  ) {}
+}
+
+const NO_TOKENS: readonly string[] = [];
+
+/** A delivery whose method, token and headers passed, with its body when it came with it. */
+export class OpenDelivery {
+  constructor(
+    readonly verified: Verified,
+    readonly given: Uint8Array | string | undefined,
+  ) {}
+}
+
+/**
+ * The receiver's steps for an adapter that reads the body itself (`nodeHandler()`): `open` with
+ * the headers, then `finish` with the body, or `refuse` when it could not be read.
+ */
+export interface DeliverySteps {
+  open(method: string | undefined, headers: HeadersInput, body: ReceiveInput['body']): Soon<OpenDelivery | WebhookResult>;
+  finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult>;
+  refuse(delivery: OpenDelivery, cause: unknown): WebhookResult;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  /** One timer for every body being read (see `bodyTimeoutMs`). */
+  readonly bodyDeadlines: BodyDeadlines;
 }
 
 /** A store with leases must hold a claim longer than a handler may run, or one delivery could run twice. */
