@@ -134,21 +134,22 @@ function readBody(
   const collector = new BodyCollector(steps.maxBodyBytes);
   let settled = false;
   // The listeners stay on the request (which ends with this delivery); `settled` silences them.
-  const refuse = (error: unknown) => {
+  // Takes a function making the error: 'close' follows every 'end', and an error costs a stack.
+  const refuse = (error: () => unknown) => {
     if (settled) return;
     settled = true;
     deadline.cancel();
-    answerAfterParsing(steps.refuse(delivery, error), request, response, next);
+    answerAfterParsing(steps.refuse(delivery, error()), request, response, next);
   };
   const deadline = steps.bodyDeadlines.watch(startedAt + steps.bodyTimeoutMs, () =>
-    refuse(new WebhookBodyTimeoutError(steps.bodyTimeoutMs)),
+    refuse(() => new WebhookBodyTimeoutError(steps.bodyTimeoutMs)),
   );
   request
     .on('data', (chunk: Uint8Array | string) => {
       if (settled) return;
       if (!collector.add(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)) {
         request.pause();
-        refuse(new WebhookPayloadTooLargeError(steps.maxBodyBytes));
+        refuse(() => new WebhookPayloadTooLargeError(steps.maxBodyBytes));
       }
     })
     .on('end', () => {
@@ -158,9 +159,9 @@ function readBody(
       answer(steps.finish(delivery, collector.join()), request, response, next);
     })
     .on('error', (error: unknown) =>
-      refuse(new WebhookPayloadError('The request body could not be read', [], { cause: error })),
+      refuse(() => new WebhookPayloadError('The request body could not be read', [], { cause: error })),
     )
-    .on('close', () => refuse(new WebhookPayloadError('The connection closed before the body ended')));
+    .on('close', () => refuse(() => new WebhookPayloadError('The connection closed before the body ended')));
 }
 
 function answer(
