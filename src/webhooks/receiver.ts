@@ -329,11 +329,6 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  */
 export type Soon<T> = T | Promise<T>;
 
-/** Runs `next` on the value now, or once the promise settles (a rejection goes to `failed`). */
-function andThen<T, U>(value: Soon<T>, next: (value: T) => Soon<U>, failed: (error: unknown) => Soon<U>): Soon<U> {
-  if (!(value instanceof Promise)) return next(value);
-  return value.then(next, failed);
-}
 
 /**
  * The context given to handlers. The signal is made on first use: most handlers never read it,
@@ -466,8 +461,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (presented.length === 0) throw new WebhookVerificationError('missing');
     const pending = acceptedTokens();
     if (Array.isArray(pending)) return matchToken(presented, pending);
-    return (pending as Promise<readonly string[]>).then((tokens) => matchToken(presented, tokens));
+    return matchLater(pending as Promise<readonly string[]>, presented);
   }
+
+  const matchLater = (pending: Promise<readonly string[]>, presented: readonly string[]): Promise<Verified> =>
+    pending.then((tokens) => matchToken(presented, tokens));
 
   function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
@@ -697,12 +695,21 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (cause) {
       return storeFailed(cause, tokens, event);
     }
-    return andThen(
-      taken,
-      (lease) => afterLease(event, lease, tokens),
-      (cause) => storeFailed(cause, tokens, event),
-    );
+    if (!(taken instanceof Promise)) return afterLease(event, taken, tokens);
+    return leaseLater(taken, event, tokens);
   }
+
+  // The waiting branches live in functions of their own: a closure in the function answering at
+  // once would cost its context on every delivery, waiting or not.
+  const leaseLater = (
+    taken: Promise<Lease | 'processed' | WebhookError>,
+    event: WebhookEvent,
+    tokens: readonly string[],
+  ): Promise<WebhookResult> =>
+    taken.then(
+      (lease) => afterLease(event, lease, tokens),
+      (cause: unknown) => storeFailed(cause, tokens, event),
+    );
 
   // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
   const storeFailed = (cause: unknown, tokens: readonly string[], event: WebhookEvent): WebhookResult =>
@@ -731,12 +738,20 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (cause) {
       return handlerFailed(event, lease, tokens, cause);
     }
-    return andThen(
-      running,
-      () => record(event, lease, tokens),
-      (cause) => handlerFailed(event, lease, tokens, cause),
-    );
+    if (!(running instanceof Promise)) return record(event, lease, tokens);
+    return recordLater(running, event, lease, tokens);
   }
+
+  const recordLater = (
+    running: Promise<void>,
+    event: WebhookEvent,
+    lease: Lease | undefined,
+    tokens: readonly string[],
+  ): Promise<WebhookResult> =>
+    running.then(
+      () => record(event, lease, tokens),
+      (cause: unknown) => handlerFailed(event, lease, tokens, cause),
+    );
 
   /** A handler threw: the lease is freed, so a retry of the delivery runs the handler again. */
   function handlerFailed(
@@ -759,23 +774,33 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   /** The handlers succeeded: the store remembers the delivery as processed. */
   function record(event: WebhookEvent, lease: Lease | undefined, tokens: readonly string[]): Soon<WebhookResult> {
-    // The handler ran: answering 500 would make the service send it again, so log and accept.
-    const recordFailed = (cause: unknown) => {
-      log('error', 'The duplicate store failed to record a processed delivery', {
-        deliveryId: event.id,
-        cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
-      });
-      return processed(event);
-    };
     let completing: void | Promise<void> | undefined;
     try {
       completing = lease?.complete();
     } catch (cause) {
-      return recordFailed(cause);
+      return recordFailed(event, tokens, cause);
     }
-    return isThenable(completing)
-      ? Promise.resolve(completing).then(() => processed(event), recordFailed)
-      : processed(event);
+    if (!isThenable(completing)) return processed(event);
+    return recordedLater(completing, event, tokens);
+  }
+
+  const recordedLater = (
+    completing: PromiseLike<unknown>,
+    event: WebhookEvent,
+    tokens: readonly string[],
+  ): Promise<WebhookResult> =>
+    Promise.resolve(completing).then(
+      () => processed(event),
+      (cause: unknown) => recordFailed(event, tokens, cause),
+    );
+
+  // The handler ran: answering 500 would make the service send it again, so log and accept.
+  function recordFailed(event: WebhookEvent, tokens: readonly string[], cause: unknown): WebhookResult {
+    log('error', 'The duplicate store failed to record a processed delivery', {
+      deliveryId: event.id,
+      cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
+    });
+    return processed(event);
   }
 
   function processed(event: WebhookEvent): WebhookResult {
@@ -792,12 +817,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (cause) {
       return unkeyed(cause, event, verified);
     }
-    return andThen(
-      key,
-      (known) => processKeyed(event, known, verified.tokens),
-      (cause) => unkeyed(cause, event, verified),
-    );
+    if (!(key instanceof Promise)) return processKeyed(event, key, verified.tokens);
+    return keyLater(key, event, verified);
   }
+
+  const keyLater = (key: Promise<string>, event: WebhookEvent, verified: Verified): Promise<WebhookResult> =>
+    key.then(
+      (known) => processKeyed(event, known, verified.tokens),
+      (cause: unknown) => unkeyed(cause, event, verified),
+    );
 
   const unkeyed = (cause: unknown, event: WebhookEvent, verified: Verified): WebhookResult =>
     refusal(
@@ -812,6 +840,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     const result = process(event, key, tokens);
     // Answered at once: nothing else ran meanwhile, so nothing can have seen it in flight.
     if (!(result instanceof Promise)) return result;
+    return markInFlight(result, key);
+  }
+
+  function markInFlight(result: Promise<WebhookResult>, key: string): Promise<WebhookResult> {
     const run = result.finally(() => inFlight.delete(key));
     inFlight.set(key, run);
     return run;
@@ -845,19 +877,32 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (cause) {
       return refusal(asWebhookError(cause), NO_TOKENS);
     }
-    return andThen(
-      verified,
-      (known) => {
-        try {
-          checkHeaders(readHeader);
-        } catch (cause) {
-          return refusal(asWebhookError(cause), known.tokens);
-        }
-        return new OpenDelivery(known, given);
-      },
-      (cause) => refusal(asWebhookError(cause), NO_TOKENS),
-    );
+    if (!(verified instanceof Promise)) return checkOpen(verified, readHeader, given);
+    return openLater(verified, readHeader, given);
   }
+
+  function checkOpen(
+    verified: Verified,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): OpenDelivery | WebhookResult {
+    try {
+      checkHeaders(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), verified.tokens);
+    }
+    return new OpenDelivery(verified, given);
+  }
+
+  const openLater = (
+    verified: Promise<Verified>,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): Promise<OpenDelivery | WebhookResult> =>
+    verified.then(
+      (known) => checkOpen(known, readHeader, given),
+      (cause: unknown) => refusal(asWebhookError(cause), NO_TOKENS),
+    );
 
   /** The body arrived: the event, then its answer. */
   function finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult> {
@@ -867,12 +912,15 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (cause) {
       return refuse(delivery, cause);
     }
-    return andThen(
-      event,
-      (known) => processOnce(known, delivery.verified),
-      (cause) => refuse(delivery, cause),
-    );
+    if (!(event instanceof Promise)) return processOnce(event, delivery.verified);
+    return eventLater(event, delivery);
   }
+
+  const eventLater = (event: Promise<WebhookEvent>, delivery: OpenDelivery): Promise<WebhookResult> =>
+    event.then(
+      (known) => processOnce(known, delivery.verified),
+      (cause: unknown) => refuse(delivery, cause),
+    );
 
   const refuse = (delivery: OpenDelivery, cause: unknown): WebhookResult =>
     refusal(asWebhookError(cause), delivery.verified.tokens);
