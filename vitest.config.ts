@@ -15,6 +15,33 @@ export const NEEDS_SYSTEM_PROGRAMS = [
   'test/testing/browser-origin.test.ts',
 ];
 
+/**
+ * Tests that need nothing but Node yet are too heavy for the inner loop: `npm test` runs them in
+ * the `slow` project, `npm run test:fast` leaves them out. Each says why; together they took about
+ * 60 s of the fast lane's 150 s of test time on a 2-core machine.
+ */
+export const FULL_LANE_ONLY: Record<string, string> = {
+  'test/proofs/faults.test.ts':
+    'two runs of 240 bookings and their cancellations under every fault: 25-30 s of CPU, the heaviest file by far',
+  'test/transport/nothing-outlives.test.ts':
+    'spawns Node processes and measures how soon they exit; 13 s, and a loaded machine makes the 1 s exit bound miss',
+  'test/testing/bin.test.ts':
+    'spawns the bin through tsx (and curl) once per case: 10 s, and startup time on a busy machine trips it',
+  'test/testing/delivery-limits.test.ts':
+    'spawns Node with --expose-gc to collect garbage mid-delivery and waits out real time limits: 9 s',
+  'test/resources/exact-types.test.ts':
+    "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
+};
+
+/**
+ * The fast project shares worker threads and their imported modules across files (`isolate:
+ * false`): importing zod, msw and the sources again for every file cost about a third of the run.
+ * Every file closes what it opens (servers, msw, fake timers), which `npm test` checks by running
+ * the same project the same way. Three workers on two cores: many tests wait on real sockets and
+ * short real timers, so a third worker fills the idle time.
+ */
+const sharedWorkers = { pool: 'threads', isolate: false, maxWorkers: 3 } as const;
+
 export default defineConfig({
   resolve: {
     // Tests import the package by its public name, as partners do, but from source.
@@ -34,9 +61,11 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-          exclude: NEEDS_SYSTEM_PROGRAMS,
+          exclude: [...NEEDS_SYSTEM_PROGRAMS, ...Object.keys(FULL_LANE_ONLY)],
+          ...sharedWorkers,
         },
       },
+      { extends: true, test: { name: 'slow', include: Object.keys(FULL_LANE_ONLY) } },
       { extends: true, test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS } },
     ],
   },

@@ -8,7 +8,8 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,sync,create,single (comma list) runs only those
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,bottleneck,sync,create,single
+ * (comma list; `redis` is redis-4proc,redis-16proc,redis-fault,redis-20rps, each also by name) runs only those
  * parts and prints them without touching bench/results.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -485,8 +486,13 @@ if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
 if (wanted('fake')) await benchFake();
 if (wanted('receiver')) await benchReceiver();
-if (wanted('redis'))
-  await (await import('./redis-budget.mjs')).benchRedisBudget({ root, record, startProcess, partner });
+{
+  // `redis` runs every part of ours; each also runs by its own name; `bottleneck` is the anchor beside them.
+  const { benchRedisBudget, REDIS_PARTS } = await import('./redis-budget.mjs');
+  const wantedRedisPart = (part) => wanted(part) || (part !== 'bottleneck' && wanted('redis'));
+  if ([...REDIS_PARTS, 'bottleneck'].some(wantedRedisPart))
+    await benchRedisBudget({ root, record, startProcess, partner, wanted: wantedRedisPart });
+}
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
 if (wanted('single'))

@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { journalCollector } from './support/servers.mjs';
 
 const RPS = 50;
 const CALLERS = 500;
@@ -73,27 +74,9 @@ async function child(options) {
   process.exit(0);
 }
 
-/**
- * Collects the server's journal while a side runs: it keeps only its latest 500 entries (10 s at
- * 50 req/s), so it is read every 2 s and gathered by sequence number; a gap between two reads throws.
- */
-function journalCollector(url) {
-  const entries = new Map();
-  let lastSequence = 0;
-  const read = async () => {
-    const journal = await (await fetch(`${url}/_fake/requests`)).json();
-    if (lastSequence > 0 && journal.length > 0 && journal[0].sequence > lastSequence + 1)
-      throw new Error(
-        `the journal dropped entries ${lastSequence + 1}-${journal[0].sequence - 1} between reads`,
-      );
-    for (const entry of journal) if (entry.sequence > lastSequence) entries.set(entry.sequence, entry);
-    lastSequence = journal.at(-1)?.sequence ?? lastSequence;
-  };
-  return { read, entries };
-}
-
 /** Runs one side in its own process and answers its report with the server's view of that run. */
 async function runSide(side, { root, server, partner, duration }) {
+  // The journal keeps its latest 500 entries (10 s at 50 req/s): read every 2 s during the run.
   const collector = journalCollector(server.url);
   await collector.read();
   collector.entries.clear();

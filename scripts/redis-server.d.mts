@@ -7,6 +7,14 @@ export interface ThrowawayRedis {
   stop(options?: { crash?: boolean }): Promise<void>;
   /** Starts it again on the same port (empty: nothing is persisted). */
   start(): Promise<void>;
+  /** Sends one command on a connection of its own; resolves with the reply's text (simple, error and integer replies). */
+  command(...args: (string | number)[]): Promise<string>;
+  /** `CLIENT PAUSE ms ALL`: every client's commands wait `ms`; resolves as soon as the pause starts. */
+  pause(ms: number): Promise<void>;
+  /** `DEBUG SLEEP`: the whole server hangs for `ms`; resolves when it answers again. */
+  sleep(ms: number): Promise<void>;
+  /** Killed (SIGKILL), then started again on the same port after `ms`; resolves once it answers (empty). */
+  outage(ms: number): Promise<void>;
 }
 
 /** Starts redis-server on a free loopback port, installing it first where it can (root on Debian). */

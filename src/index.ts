@@ -25,7 +25,14 @@ export {
   type LocalRateLimiter,
   type RateLimiterOptions,
 } from './transport/throttle.js';
-export type { AcquireOptions, PacedRateLimiter, Priority, RateLimiter } from './transport/rate-limiter.js';
+export type {
+  AcquireOptions,
+  PacedRateLimiter,
+  Priority,
+  RateLimiter,
+  RateLimitSlot,
+  SlotOutcome,
+} from './transport/rate-limiter.js';
 export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/error-from-response.js';
 export {

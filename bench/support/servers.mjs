@@ -132,7 +132,8 @@ async function startSeededFake({ root, startProcess, partner }) {
 /**
  * The fake limiting `partner` to `requestsPerSecond`, with one reservation booked before the limit
  * starts. Resolves with `{url, restaurantId, reservationId, stats(), stop()}`; `stats()` answers
- * `{accepted, refused, acceptedAt}` of the partner API requests so far (times in ms, server clock).
+ * `{accepted, refused, acceptedAt}` of the partner API requests since the limit started (times in
+ * ms, server clock), however many there were.
  */
 export async function startStrictFake({ root, startProcess, partner, requestsPerSecond }) {
   const { fake, restaurantId } = await startSeededFake({ root, startProcess, partner });
@@ -141,15 +142,18 @@ export async function startStrictFake({ root, startProcess, partner, requestsPer
     const [reservationId] = await book(url, partner, restaurantId, 1);
     // A new limit starts with an empty window: the booking above is not counted.
     await control(url, 'rate-limit', { requestsPerSecond });
-    const journalStart = (await (await fetch(`${url}/_fake/requests`)).json()).length;
+    const journal = journalCollector(url);
+    await journal.read();
+    journal.entries.clear();
+    // The journal keeps its latest 500 entries (25 s at 20 req/s): gathered every 2 s meanwhile.
+    const reading = setInterval(() => void journal.read().catch(() => undefined), 2000);
     return {
       url,
       restaurantId,
       reservationId,
       async stats() {
-        const entries = (await (await fetch(`${url}/_fake/requests`)).json())
-          .slice(journalStart)
-          .filter((entry) => entry.face === 'partner');
+        await journal.read();
+        const entries = [...journal.entries.values()].filter((entry) => entry.face === 'partner');
         const accepted = entries.filter((entry) => entry.status !== 429);
         return {
           accepted: accepted.length,
@@ -157,12 +161,35 @@ export async function startStrictFake({ root, startProcess, partner, requestsPer
           acceptedAt: accepted.map((entry) => Date.parse(entry.at)),
         };
       },
-      stop: () => fake.stop(),
+      stop: () => {
+        clearInterval(reading);
+        return fake.stop();
+      },
     };
   } catch (error) {
     await fake.stop();
     throw error;
   }
+}
+
+/**
+ * Gathers the fake's request journal (`GET /_fake/requests`, its latest 500 entries) by sequence
+ * number across reads: `read()` often enough and `entries` holds them all; a gap between two
+ * reads throws rather than undercount.
+ */
+export function journalCollector(url) {
+  const entries = new Map();
+  let lastSequence = 0;
+  const read = async () => {
+    const journal = await (await fetch(`${url}/_fake/requests`)).json();
+    if (lastSequence > 0 && journal.length > 0 && journal[0].sequence > lastSequence + 1)
+      throw new Error(
+        `the journal dropped entries ${lastSequence + 1}-${journal[0].sequence - 1} between reads`,
+      );
+    for (const entry of journal) if (entry.sequence > lastSequence) entries.set(entry.sequence, entry);
+    lastSequence = journal.at(-1)?.sequence ?? lastSequence;
+  };
+  return { read, entries };
 }
 
 /**

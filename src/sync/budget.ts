@@ -57,8 +57,10 @@ export function createBackgroundLimiter(
           options.maxWaitMs === undefined
             ? undefined
             : Math.max(0, options.maxWaitMs - (clock.now() - askedAt));
-        await inner?.acquire({ ...options, priority: 'background', maxWaitMs });
+        const slot = await inner?.acquire({ ...options, priority: 'background', maxWaitMs });
         lastGrantAt = clock.now();
+        // Handed on, so the client reports the request's end to the partner's limiter.
+        return slot;
       });
       turn = mine.catch(() => undefined);
       return mine.finally(() => {

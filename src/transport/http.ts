@@ -39,6 +39,8 @@ export interface HttpAttempt {
   fetch?: typeof fetch | undefined;
   /** Called with each request ky is about to send (the `onRequest` hook). */
   beforeRequest?: (() => void) | undefined;
+  /** Called as soon as the answer's status line arrives, before its body is read (the rate limiter counts the request from then). */
+  onAnswer?: (() => void) | undefined;
   /** The number of this attempt (1 for the first), for the errors it builds. */
   attempt: number;
   /** What the call's earlier attempts sent: an error of this one says at least as much. */
@@ -188,6 +190,7 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
         },
         ...(attempt.beforeRequest ? { hooks: { beforeRequest: [attempt.beforeRequest] } } : {}),
       });
+      attempt.onAnswer?.();
       const answered = response;
       const text = await readText(
         answered,

@@ -26,10 +26,32 @@ export interface AcquireOptions {
   maxWaitMs?: number | undefined;
 }
 
+/**
+ * How the request sent in a slot ended: `'answered'` when the service's answer (any status)
+ * arrived, `'failed'` when none came after it may have left (a timeout, a dropped connection),
+ * `'unsent'` when it never left.
+ */
+export type SlotOutcome = 'answered' | 'failed' | 'unsent';
+
+/**
+ * What a limiter may hand back with a slot. The service counts a request when it receives it,
+ * which the client only knows to lie between the grant and the answer: a limiter that is told when
+ * the answer came counts the request from then, so a request held up on its way (a busy event
+ * loop, a slow connection, a stalled server) never lets the next ones crowd the service's window.
+ */
+export interface RateLimitSlot {
+  /** Tells the limiter how the request sent in this slot ended. Only the first call counts. */
+  end(outcome: SlotOutcome): void;
+}
+
 /** A limiter the client waits on before each attempt. */
 export interface RateLimiter {
-  /** Resolves when one request may be sent now. Rejects when `signal` aborts or the queue is full. */
-  acquire(options?: AcquireOptions): Promise<void>;
+  /**
+   * Resolves when one request may be sent now, with a {@link RateLimitSlot} to report its end on
+   * when the limiter wants to know (the client always reports). Rejects when `signal` aborts or
+   * the queue is full.
+   */
+  acquire(options?: AcquireOptions): Promise<RateLimitSlot | void>;
   /**
    * The service answered 429: nobody using this limiter may send for `ms` milliseconds. The
    * whole bucket pauses, not just the failing call, because the service counts per partner.

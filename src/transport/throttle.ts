@@ -2,13 +2,21 @@
  * The client's own rate limiter, paced by p-throttle. p-throttle decides when the next slot
  * opens; this module adds what it lacks: a queue whose waiting calls can be cancelled one by one,
  * interactive calls before background ones, a pause gate for 429 answers and for the margin after
- * an idle spell, a bounded queue and its depth, and a refusal at once for a call whose place puts
- * it past its deadline. It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
+ * an idle spell, a bounded queue and its depth, a refusal at once for a call whose place puts it
+ * past its deadline, and the service's window counted from each request's answer
+ * ({@link RequestWindow}). It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
  * virtual clock lives with the fake service (`createClockRateLimiter` in `restaurant-partner-sdk/testing`).
  * @module
  */
 import { PartnerSdkError } from '../errors.js';
-import { checkPriority, type AcquireOptions, type PacedRateLimiter, type Priority } from './rate-limiter.js';
+import {
+  checkPriority,
+  type AcquireOptions,
+  type PacedRateLimiter,
+  type Priority,
+  type RateLimitSlot,
+} from './rate-limiter.js';
+import { RequestWindow } from './request-window.js';
 import { deadlineOn, tooLong, waitForPlace, WaitingLine } from './waiting-line.js';
 
 /** Options of {@link createRateLimiter}. */
@@ -172,8 +180,9 @@ export function serviceWindow(requestsPerSecond: number): { count: number; ms: n
   return { count, ms: (count * 1000) / requestsPerSecond };
 }
 
-/** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once. */
+/** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once and hands out slots to report on. */
 export interface LocalRateLimiter extends PacedRateLimiter {
+  acquire(options?: AcquireOptions): Promise<RateLimitSlot>;
   estimateWaitMs(priority?: Priority): number;
 }
 
@@ -205,19 +214,26 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   const interval = 1000 / requestsPerSecond;
   const spacing = grantSpacingMs(requestsPerSecond);
   const idleExtra = idleExtraMs(requestsPerSecond);
+  // The requests the service may still count: no grant puts more in its window than it allows,
+  // whatever the timers did and however late each request reached it.
   const window = serviceWindow(requestsPerSecond);
-  const line = new WaitingLine();
-  // The last `window.count` grants, oldest first: no grant comes less than the window after the
-  // one `window.count` grants back (the service's own count), whatever the timers did.
-  const recentGrants: number[] = [];
+  const requests = new RequestWindow(window, spacing - interval);
+  const line = new WaitingLine<RateLimitSlot>();
   // The pause gate: nobody is granted before this instant (a 429's Retry-After, the idle margin).
   let notBefore = Number.NEGATIVE_INFINITY;
   let gateTimer: ReturnType<typeof setTimeout> | undefined;
   let lastGrantAt = Number.NEGATIVE_INFINITY;
+  // Whether the queue emptied since the last grant: a late grant is an idle spell only then (with
+  // callers queued all along it is a late timer, and the connection is warm).
+  let drained = true;
+  // When the queue last started being served after it had emptied.
+  let busySince = Number.NEGATIVE_INFINITY;
 
   // The pacer anchors each slot on the previous slot, not on when its timer fired, so timer
-  // lateness does not add up into a lower rate. At most one call is ever pending in it, and the
-  // slot goes to whoever heads the queue when it opens, so a cancelled call costs no slot.
+  // lateness under one interval does not add up into a lower rate; slots a longer stall of the
+  // event loop made late are made up after it (see `makeUpLateSlots`). At most one call is ever
+  // pending in it, and the slot goes to whoever heads the queue when it opens, so a cancelled
+  // call costs no slot.
   const newEngine = (): Engine => {
     const controller = new AbortController();
     return { controller, slot: pacer!(spacing, controller.signal) };
@@ -240,15 +256,35 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   const nextSlotInMs = (now: number) => Math.max(0, Math.max(notBefore, lastGrantAt + spacing) - now);
 
   const grantHead = (at: number) => {
-    // A grant after an idle spell: the one after it keeps the idle margin.
-    if (at - lastGrantAt > 2 * spacing) notBefore = Math.max(notBefore, at + spacing + idleExtra);
+    if (drained) {
+      busySince = at;
+      // A grant after an idle spell: the one after it keeps the idle margin.
+      if (at - lastGrantAt > 2 * spacing) notBefore = Math.max(notBefore, at + spacing + idleExtra);
+    }
     lastGrantAt = at;
-    recentGrants.push(at);
-    if (recentGrants.length > window.count) recentGrants.shift();
-    line.grantHead();
+    line.grantHead(requests.grant(at));
+    drained = line.size === 0;
     // Places moved (an interactive call may have gone ahead of background ones): refuse, now,
     // whoever can no longer be served by its deadline.
     if (line.size > 0) line.shedLate(at, spacing, spacing);
+  };
+
+  // As many slots as the pacing gives in one of the service's windows.
+  const slotsPerWindow = Math.floor(window.ms / spacing);
+
+  /**
+   * Grants at once the slots a stall of the event loop (a busy process, a collection of garbage,
+   * a host that ran something else) made the pacer miss: p-throttle anchors each slot on the
+   * previous one, so a timer late by less than an interval is made up by the next slot, but a
+   * longer stall is lost for good, and with hundreds of callers in one process stalls of 30-500
+   * ms come every few seconds. The service's window tells how many slots were missed: on pace, it
+   * holds as many requests as the pacing gives per window (fewer since the queue started being
+   * served); whatever it lacks beyond one slot is granted now, while the window allows it.
+   */
+  const makeUpLateSlots = (at: number) => {
+    const onPace = Math.min(slotsPerWindow, Math.floor((at - busySince) / spacing));
+    let missed = onPace - requests.size(at);
+    while (missed-- > 0 && line.size > 0 && at >= notBefore && requests.openAt(at) <= at) grantHead(at);
   };
 
   let preparing = false;
@@ -267,11 +303,14 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
       return;
     }
     const now = Date.now();
-    if (now < notBefore) {
+    // The service's window decides before the pacer does: a slot is never spent on a grant the
+    // window would refuse.
+    const opensAt = Math.max(notBefore, requests.openAt(now));
+    if (now < opensAt) {
       gateTimer = setTimeout(() => {
         gateTimer = undefined;
         serveQueue();
-      }, notBefore - now);
+      }, opensAt - now);
       return;
     }
     const current = (engine ??= newEngine());
@@ -281,20 +320,12 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
         if (current !== engine) return;
         enginePending = false;
         const at = Date.now();
-        // A pause that arrived during the pacer's wait, or nobody left: decide again.
-        if (line.size === 0 || at < notBefore) return serveQueue();
-        const windowFull = recentGrants.length === window.count && at - recentGrants[0]! < window.ms;
-        if (windowFull || at - lastGrantAt < interval / 2) {
-          // A timer fired so late that this slot, anchored on the previous slot, would put more
-          // grants in one of the service's windows than it allows, or bunch two grants: hold this
-          // one back instead. A slot a little closer than one interval after a late one is kept
-          // when the service's window allows it (above 1 request per second): it makes up for
-          // the late one, so timer lateness does not lower the rate.
-          resetEngine();
-          if (windowFull) notBefore = Math.max(notBefore, recentGrants[0]! + window.ms);
-          return serveQueue();
-        }
+        // A pause, or an answer that showed a request reached the service later than its grant,
+        // came during the pacer's wait; or nobody is left: decide again. The pacer's schedule
+        // stays, so slots made up after a late one are never closer than the window allows.
+        if (line.size === 0 || at < notBefore || requests.openAt(at) > at) return serveQueue();
         grantHead(at);
+        makeUpLateSlots(at);
         serveQueue();
       })
       // Rejected only by a reset, which already decided what comes next.
@@ -303,6 +334,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
 
   // Nobody left to serve: no timer outlives the queue, and no slot is spent on nobody.
   line.onEmpty = () => {
+    drained = true;
     clearTimeout(gateTimer);
     gateTimer = undefined;
     if (enginePending) resetEngine();
@@ -319,7 +351,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
 
   return {
     requestsPerSecond,
-    acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
+    acquire(acquireOptions: AcquireOptions = {}): Promise<RateLimitSlot> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       const priority = checkPriority(acquireOptions.priority);

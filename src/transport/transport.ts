@@ -23,7 +23,7 @@ import type { Clock } from './clock.js';
 import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
-import type { Priority, RateLimiter } from './rate-limiter.js';
+import type { Priority, RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
@@ -248,15 +248,17 @@ export class Transport {
     // What this request's attempts sent so far: an error raised before the next send says as much.
     let sent: RequestSent = 'no';
 
-    const acquireSlot = async (attempt: number) => {
+    const acquireSlot = async (attempt: number): Promise<RateLimitSlot | undefined> => {
       const stop = call.stopSignal();
       try {
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        await settings.limiter!.acquire({
+        const slot = await settings.limiter!.acquire({
           signal: stop.signal,
           priority: call.priority,
           maxWaitMs: call.remainingMs(),
         });
+        // A limiter of your own may hand back nothing to report on.
+        return slot ?? undefined;
       } catch (error) {
         if (signal?.aborted)
           throw call.abortError(
@@ -277,9 +279,12 @@ export class Transport {
       for (let redirects = 0; ; redirects += 1) {
         if (signal?.aborted) throw call.abortError('The call was aborted', sent, attempt - 1);
         if (call.expired) throw call.deadlineError(where, sent, attempt - 1);
-        if (settings.limiter) await acquireSlot(attempt);
+        const slot = settings.limiter ? await acquireSlot(attempt) : undefined;
         const left = call.remainingMs();
-        if (left !== undefined && left <= 0) throw call.deadlineError(where, sent, attempt - 1);
+        if (left !== undefined && left <= 0) {
+          slot?.end('unsent');
+          throw call.deadlineError(where, sent, attempt - 1);
+        }
         const targetUrl = target === url ? safeUrl : this.safeUrl(target);
         settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, {
           ...where,
@@ -287,6 +292,7 @@ export class Transport {
           attempt,
         });
         const startedAt = Date.now();
+        // The limiter counts the request in the service's window from its answer, when it comes.
         const answer = await sendAttempt({
           method: spec.method,
           url: target.href,
@@ -306,8 +312,12 @@ export class Transport {
           beforeRequest: settings.hooks.onRequest
             ? () => this.#hook('onRequest', { ...where, attempt })
             : undefined,
+          onAnswer: slot && (() => slot.end('answered')),
           attempt,
           sentBefore: sent,
+        }).catch((error: unknown) => {
+          slot?.end(neverReachedServer(error) ? 'unsent' : 'failed');
+          throw error;
         });
         sent = 'yes';
         const { response, body } = answer;

@@ -9,9 +9,9 @@
 import { RateLimitWaitTooLongError } from '../errors.js';
 import { checkPriority, type AcquireOptions, type Priority } from './rate-limiter.js';
 
-/** A caller waiting for a slot. */
-export interface Waiter {
-  resolve: () => void;
+/** A caller waiting for a slot; `Grant` is what it receives with its slot (nothing by default). */
+export interface Waiter<Grant = void> {
+  resolve: (grant: Grant) => void;
   reject: (error: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -29,10 +29,10 @@ export interface Waiter {
 export const waitForPlace = (ahead: number, nextSlotInMs: number, spacingMs: number): number =>
   Math.max(0, nextSlotInMs) + ahead * spacingMs;
 
-/** The two lines of waiting callers of one limiter. */
-export class WaitingLine {
-  readonly #interactive: Waiter[] = [];
-  readonly #background: Waiter[] = [];
+/** The two lines of waiting callers of one limiter; each granted caller receives a `Grant`. */
+export class WaitingLine<Grant = void> {
+  readonly #interactive: Waiter<Grant>[] = [];
+  readonly #background: Waiter<Grant>[] = [];
   /** Runs when the last caller left without a grant (to end the limiter's sleep: no timer outlives the queue). */
   onEmpty: () => void = () => undefined;
 
@@ -46,7 +46,7 @@ export class WaitingLine {
   }
 
   /** The caller served next: the oldest interactive one, else the oldest background one. */
-  head(): Waiter | undefined {
+  head(): Waiter<Grant> | undefined {
     return this.#interactive[0] ?? this.#background[0];
   }
 
@@ -55,17 +55,17 @@ export class WaitingLine {
     return priority === 'interactive' ? this.#interactive.length : this.size;
   }
 
-  /** Takes the head out of the line and resolves it: its slot is granted. */
-  grantHead(): Waiter | undefined {
+  /** Takes the head out of the line and resolves it with `grant`: its slot is granted. */
+  grantHead(grant: Grant): Waiter<Grant> | undefined {
     const waiter = this.#interactive.shift() ?? this.#background.shift();
     if (!waiter) return undefined;
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    waiter.resolve();
+    waiter.resolve(grant);
     return waiter;
   }
 
   /** Takes a caller out without a grant and rejects it with `reason`. */
-  refuse(waiter: Waiter, reason: unknown): void {
+  refuse(waiter: Waiter<Grant>, reason: unknown): void {
     const line = waiter.priority === 'interactive' ? this.#interactive : this.#background;
     const index = line.indexOf(waiter);
     if (index < 0) return;
@@ -86,11 +86,11 @@ export class WaitingLine {
     serve: () => void,
     maxSize = Number.POSITIVE_INFINITY,
     full: () => unknown = () => undefined,
-  ): Promise<void> {
+  ): Promise<Grant> {
     const { signal } = options;
     const priority = checkPriority(options.priority);
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
+    return new Promise<Grant>((resolve, reject) => {
+      const waiter: Waiter<Grant> = {
         resolve,
         reject,
         signal,

@@ -2,12 +2,13 @@
  * `npm run test:fast` runs the `fast` project on a machine without redis-server or Chromium, so a
  * test that needs one must be in the `system` project: one that slipped into `fast` would install
  * the program (or fail) in the inner loop, and one wrongly in `system` would leave the inner loop.
+ * The few heavy Node-only files the inner loop leaves out run in the `slow` project of `npm test`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
+import { FULL_LANE_ONLY, NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** What a test file imports when it starts redis-server or Chromium. */
@@ -27,6 +28,18 @@ describe('test lanes', () => {
     const starting = files.filter((file) => STARTS_A_PROGRAM.test(readFileSync(join(root, file), 'utf8')));
     expect(starting.length, 'the detector finds the Redis and browser tests').toBeGreaterThanOrEqual(4);
     expect(files.filter((file) => inSystem(file) !== starting.includes(file))).toEqual([]);
+  });
+
+  it('leaves out of the fast lane only existing Node-only files, each with its reason', () => {
+    const files = [...testFiles('test'), ...testFiles('examples')];
+    for (const [file, reason] of Object.entries(FULL_LANE_ONLY)) {
+      expect(files, `${file} exists, so npm test still runs it`).toContain(file);
+      expect(
+        NEEDS_SYSTEM_PROGRAMS.some((glob) => globMatches(glob, file)),
+        `${file} is not also in system`,
+      ).toBe(false);
+      expect(reason.length, `${file} says why`).toBeGreaterThan(20);
+    }
   });
 });
 

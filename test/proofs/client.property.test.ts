@@ -42,6 +42,7 @@ import {
   webhookResponse,
   webhookUrl,
 } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const API = '/api/v1/partnership';
 const BASE = 'https://partner-api.example.test/proxy';
@@ -213,7 +214,7 @@ function expectDecided(
   }
 }
 
-const runs = { numRuns: 150 };
+const runs = { numRuns: propertyRuns(150) };
 
 /**
  * How a free-form part of an input (metadata, unknown fields) travels as JSON: `plain` JSON values
@@ -323,7 +324,7 @@ describe('arbitrary arguments: a value, or InputValidationError before any reque
         }
       }),
       {
-        numRuns: 300,
+        numRuns: propertyRuns(300),
         // Named cases, so these run on every seed: header-unsafe keys and values JSON cannot carry.
         examples: [
           [1, { start_time: '2026-06-01T19:00:00+02:00', adults: 2 }, 'order-42\u0000'],
@@ -382,7 +383,7 @@ describe('arbitrary arguments: a value, or InputValidationError before any reque
         );
         expectDecided(result, sent, isValidId(restaurantId) && isValidId(id));
       }),
-      { numRuns: 80 },
+      { numRuns: propertyRuns(80) },
     );
   });
 
@@ -538,7 +539,7 @@ describe('arbitrary per-call options: a value or a typed error, never a TypeErro
         },
       ),
       {
-        numRuns: 300,
+        numRuns: propertyRuns(300),
         examples: [
           [{ maxRetries: Number.NaN }, 'retrieve'],
           [{ signal: 'stop' }, 'cancel'],
@@ -670,7 +671,7 @@ describe('arbitrary answers: a value, a ResponseValidationError or the typed HTT
             }
           },
         ),
-        { numRuns: 100 },
+        { numRuns: propertyRuns(100) },
       );
     });
   }

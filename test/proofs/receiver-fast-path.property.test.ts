@@ -17,6 +17,7 @@ const parseWebhookEvent = (...args: Parameters<typeof parseSoon>) => {
   return event;
 };
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const FIELDS = [
   'id',
@@ -147,7 +148,7 @@ describe('the receiver fast path', () => {
           }
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     );
     expect(fastCount).toBeGreaterThan(100);
   });

@@ -37,8 +37,9 @@ import {
   webhookResponse,
   webhookUrl,
 } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const runs = { numRuns: 300 };
+const runs = { numRuns: propertyRuns(300) };
 
 /** Parsing never throws anything but a ZodError, and safeParse never throws at all. */
 function assertTotal(schema: z.ZodType, value: unknown): void {
@@ -163,7 +164,7 @@ describe('every answer the spec allows is accepted and kept exactly, unknown fie
           expect(envelope.parse({ count, next, previous: null, results: items }).results).toEqual(items);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });
@@ -195,7 +196,7 @@ describe('a broken required field of an answer is named in the error', () => {
             if (value === undefined) delete copy[field];
             refusedAt(schema, copy, field);
           }),
-          { numRuns: 100 },
+          { numRuns: propertyRuns(100) },
         );
       });
     }
@@ -208,7 +209,7 @@ describe('a broken required field of an answer is named in the error', () => {
         fc.string().filter((text) => !/^\d{4}-\d{2}-\d{2}T/.test(text)),
         (object, text) => refusedAt(Reservation, { ...object, start_time: text }, 'start_time'),
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -217,7 +218,7 @@ describe('a broken required field of an answer is named in the error', () => {
       fc.property(webhookResponse(), fc.integer({ min: 32768 }), (object, status) =>
         refusedAt(Webhook, { ...object, last_response_status_code: status }, 'last_response_status_code'),
       ),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 });
@@ -312,7 +313,7 @@ describe('ReservationCreateInput enforces exactly the documented rules', () => {
         fc.property(stringLongerThan(max), (text) =>
           refusedAt(ReservationCreateInput, { ...base, [field]: text }, field),
         ),
-        { numRuns: 100 },
+        { numRuns: propertyRuns(100) },
       );
     });
   }
@@ -326,7 +327,7 @@ describe('ReservationCreateInput enforces exactly the documented rules', () => {
           expect(ReservationCreateInput.safeParse({ ...base, email, comment }).success).toBe(true);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -371,7 +372,7 @@ describe('webhook inputs enforce exactly the documented rules', () => {
       fc.property(fc.integer({ min: 501 - 'https://example.com/'.length, max: 2000 }), (length) =>
         refusedAt(WebhookCreateInput, { url: `https://example.com/${'a'.repeat(length)}` }, 'url'),
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
     expect(
       WebhookCreateInput.safeParse({
@@ -407,7 +408,7 @@ describe('webhook inputs enforce exactly the documented rules', () => {
         fc.property(stringLongerThan(125), (name) =>
           refusedAt(schema, { url: 'https://example.com/hook', name }, 'name'),
         ),
-        { numRuns: 100 },
+        { numRuns: propertyRuns(100) },
       );
     }
   });
@@ -443,7 +444,7 @@ describe('profile update and list filters', () => {
           expect(PartnerProfileUpdateInput.safeParse({ [key]: 'x' }).success).toBe(false);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
     refusedAt(PartnerProfileUpdateInput, { description: { es: 'hola' } }, 'description');
     refusedAt(PartnerProfileUpdateInput, { website_url: 'not a url' }, 'website_url');

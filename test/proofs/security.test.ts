@@ -148,7 +148,8 @@ describe('no token on any failure path', () => {
       apiToken,
       clock,
       rateLimit: createClockRateLimiter({ requestsPerSecond: 50, clock }),
-      timeoutMs: 150,
+      // Generous, so that a busy machine's slow loopback answer is not a timeout; the timeout cases set 150 ms.
+      timeoutMs: 5_000,
       maxRetries: 2,
       logger,
       logLevel: 'debug',
@@ -185,7 +186,7 @@ describe('no token on any failure path', () => {
 
   it('no answer: timeout, dropped connection, refused connection, abort', async () => {
     const c = client();
-    await failure('timeout', TimeoutError, () => c.reservations.retrieve(1, 997));
+    await failure('timeout', TimeoutError, () => client({ timeoutMs: 150 }).reservations.retrieve(1, 997));
     await failure('dropped', ConnectionError, () => c.reservations.retrieve(1, 999));
     const closed = await startServer(() => undefined);
     await closed.close();
@@ -210,14 +211,22 @@ describe('no token on any failure path', () => {
     );
     // The create never answers and the lookup by key fails: the outcome is unknown.
     await failure('ambiguous create', AmbiguousCreateError, () =>
-      c.reservations.create(1, { start_time: '2026-12-05T19:30:00+01:00', adults: 2 }),
+      client({ timeoutMs: 150 }).reservations.create(1, {
+        start_time: '2026-12-05T19:30:00+01:00',
+        adults: 2,
+      }),
     );
     // Real time here: the second call waits (until its signal aborts it) while the third finds the queue full.
-    const limiter = createRateLimiter({ requestsPerSecond: 0.001, maxQueue: 1 });
+    // It is aborted once the third has failed, not after a fixed delay, which a busy machine can outlast.
+    // One request per 50 s: the second's wait fits its 120 s deadline, so it queues rather than being refused
+    // as too long (whether or not this process has already made its first request).
+    const limiter = createRateLimiter({ requestsPerSecond: 0.02, maxQueue: 1 });
     const tight = client({ rateLimit: limiter });
+    const giveUp = new AbortController();
     const first = tight.reservations.retrieve(1, 200);
-    const second = tight.reservations.retrieve(1, 200, { signal: AbortSignal.timeout(50) });
+    const second = tight.reservations.retrieve(1, 200, { signal: giveUp.signal });
     await failure('queue full', RateLimitQueueFullError, () => tight.reservations.retrieve(1, 200));
+    giveUp.abort();
     await Promise.allSettled([first, second]);
     await failure(
       'credentials in baseUrl',

@@ -8,27 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
-// @ts-expect-error plain JavaScript module shared with bench/redis-budget.mjs, without type declarations
-import { runBudgetProcesses } from './support/budget-run.mjs';
+import { runBudgetProcesses, type RunSummary } from './support/budget-run.mjs';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
-
-interface ProcessReport {
-  ok: number[];
-  refused: number;
-  warnings: string[];
-  errors: string[];
-  done: { answered: number; failed: number; shared: boolean } | undefined;
-  exit: number | string | undefined;
-  stderr: string;
-}
-interface RunSummary {
-  reports: ProcessReport[];
-  accepted: number[];
-  gaps: number[];
-  efficiency: number;
-  refused: number;
-  shares: number[];
-}
 
 const source = fileURLToPath(new URL('../../src', import.meta.url));
 const RUN_MS = 12_000;

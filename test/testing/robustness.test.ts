@@ -8,6 +8,7 @@ import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing'
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { API, START, basic } from './helpers.js';
 import { httpText, rawJson, rawRequest } from './raw-http.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 let server: RunningFakeServer | undefined;
 let lines: string[] = [];
@@ -471,7 +472,7 @@ describe('fuzz over raw sockets', () => {
           expect(answer.status).not.toBe(500);
         },
       ),
-      { numRuns: 3000, interruptAfterTimeLimit: 40_000, endOnFailure: true },
+      { numRuns: propertyRuns(3000), interruptAfterTimeLimit: 40_000, endOnFailure: true },
     );
     // Bounded: a run cut short by the time limit still threw a meaningful number of requests.
     expect(thrown).toBeGreaterThanOrEqual(100);

@@ -1,0 +1,52 @@
+// The inner loop (`npm run test:fast`): the typecheck and the `fast` vitest project at once, with
+// property tests trying a fifth of their cases (FAST_LANE=1, see test/support/property-runs.ts).
+// Many tests wait on real sockets and timers, so the typecheck fills the cores they leave idle, at
+// a lower priority so that it does not delay a test that measures time. It keeps what it learnt in
+// node_modules/.cache, so a second run checks again only what changed.
+// Arguments go to vitest: `npm run test:fast -- test/client` runs one folder (still typechecking all).
+import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const started = performance.now();
+const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+
+/** Runs a package's script under this Node (the project's pinned one when started by npm); resolves to its exit. */
+function run(script, args, options) {
+  const path = fileURLToPath(new URL(`../node_modules/${script}`, import.meta.url));
+  const child = spawn(process.execPath, [path, ...args], { cwd: root, ...options });
+  const exit = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+  return { child, exit };
+}
+
+const typecheck = run(
+  'typescript/bin/tsc',
+  ['--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/test-fast/typecheck.tsbuildinfo'],
+  { stdio: ['ignore', 'pipe', 'pipe'] },
+);
+// The typecheck only needs to finish before vitest does, while some tests measure real time: it
+// yields the cores to them (a lower priority; left as is where the system refuses).
+try {
+  if (typecheck.child.pid !== undefined) setPriority(typecheck.child.pid, 5);
+} catch {
+  // Not permitted here: the typecheck runs at the usual priority.
+}
+// The typecheck's report waits until vitest has finished, so the two never interleave.
+let report = '';
+typecheck.child.stdout.on('data', (chunk) => (report += chunk));
+typecheck.child.stderr.on('data', (chunk) => (report += chunk));
+const typecheckDone = typecheck.exit.then((exit) => ({ exit, at: seconds() }));
+
+const vitest = run('vitest/vitest.mjs', ['run', '--project', 'fast', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, FAST_LANE: '1' },
+});
+
+const [tests, checked] = await Promise.all([vitest.exit, typecheckDone]);
+process.stdout.write(report);
+console.log(
+  `test:fast: typecheck ${checked.exit === 0 ? 'passed' : 'FAILED'} (${checked.at} s), ` +
+    `vitest ${tests === 0 ? 'passed' : 'FAILED'}; ${seconds()} s in all`,
+);
+process.exit(tests === 0 && checked.exit === 0 ? 0 : 1);
