@@ -10,7 +10,12 @@ import { ServiceDateTimeString } from '../resources/shared.schemas.js';
 import { toFieldIssues } from '../transport/validate.js';
 import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
-import { RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent, type WebhookEventName } from './events.js';
+import {
+  RESERVATION_EVENT_TYPES,
+  UNKNOWN_EVENT,
+  type WebhookEvent,
+  type WebhookEventName,
+} from './events.js';
 
 function buildSchemas() {
   const envelope = z.looseObject({

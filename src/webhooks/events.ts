@@ -90,10 +90,11 @@ let loadingSchemas: Promise<SchemaReader> | undefined;
  * zod is most of the receiver's memory, and the common well-formed delivery never needs it.
  */
 export function loadEventSchemas(): Promise<void> {
-  loadingSchemas ??= import('./event-schemas.js').then((module) => (readWithSchemas = module.parseWithSchemas));
+  loadingSchemas ??= import('./event-schemas.js').then(
+    (module) => (readWithSchemas = module.parseWithSchemas),
+  );
   return loadingSchemas.then(() => undefined);
 }
-
 
 /**
  * A verified delivery, discriminated by `type`.

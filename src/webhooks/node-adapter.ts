@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyCollector } from './body-collector.js';
+import type { Soon } from './dispatch.js';
 import {
   WebhookBodyTimeoutError,
   WebhookPayloadError,
@@ -16,7 +17,6 @@ import {
   OpenDelivery,
   type DeliverySteps,
   type ReceiveInput,
-  type Soon,
   type WebhookReceiver,
   type WebhookResult,
 } from './receiver.js';
@@ -79,7 +79,12 @@ export function createNodeHandler(
               : 'a body a JSON parser (express.json()) already parsed',
           ),
         );
-    answer(receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }), request, response, next);
+    answer(
+      receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }),
+      request,
+      response,
+      next,
+    );
   };
 }
 
@@ -190,7 +195,11 @@ function answer(
 }
 
 /** The receiver's steps never throw; this only guards the write itself. */
-function answerFailure(error: unknown, response: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
+function answerFailure(
+  error: unknown,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+): void {
   if (!response.headersSent) {
     response.writeHead(500, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: 'The webhook receiver failed' }));

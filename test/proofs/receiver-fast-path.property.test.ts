@@ -9,6 +9,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadEventSchemas, parseWebhookEvent as parseSoon } from '../../src/webhooks/events.js';
 
+import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
+import { propertyRuns } from '../support/property-runs.js';
+
 // The schemas load on first need; loaded ahead here, every reading answers at once.
 beforeAll(() => loadEventSchemas());
 const parseWebhookEvent = (...args: Parameters<typeof parseSoon>) => {
@@ -16,8 +19,6 @@ const parseWebhookEvent = (...args: Parameters<typeof parseSoon>) => {
   if (event instanceof Promise) throw new Error('the schemas were loaded before the tests');
   return event;
 };
-import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
-import { propertyRuns } from '../support/property-runs.js';
 
 const FIELDS = [
   'id',
@@ -140,7 +141,8 @@ describe('the receiver fast path', () => {
           expect(fast.ok).toBe(schemas.ok);
           if (fast.ok && schemas.ok) {
             // Node's comparison: vitest's strict one also compares an own `constructor` key's identity.
-            if (!isDeepStrictEqual(fast.value, schemas.value)) expect(fast.value).toStrictEqual(schemas.value);
+            if (!isDeepStrictEqual(fast.value, schemas.value))
+              expect(fast.value).toStrictEqual(schemas.value);
             fastCount += 1;
           } else if (!fast.ok && !schemas.ok) {
             expect(fast.error.message).toBe(schemas.error.message);

@@ -326,9 +326,19 @@ describe('duplicates', () => {
     store.add('c');
     expect([store.has('a'), store.has('b'), store.has('c')]).toEqual([true, true, true]);
     store.add('d');
-    expect([store.has('b'), store.has('a'), store.has('c'), store.has('d')]).toEqual([false, true, true, true]);
+    expect([store.has('b'), store.has('a'), store.has('c'), store.has('d')]).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
     store.add('e');
-    expect([store.has('a'), store.has('c'), store.has('d'), store.has('e')]).toEqual([false, true, true, true]);
+    expect([store.has('a'), store.has('c'), store.has('d'), store.has('e')]).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
     // Past its time, an id is forgotten whatever room is left.
     now = 2000;
     expect(store.has('e')).toBe(false);
