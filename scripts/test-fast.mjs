@@ -1,11 +1,10 @@
 // The inner loop (`npm run test:fast`): the typecheck and the `fast` vitest project at once, with
 // property tests trying a fifth of their cases (FAST_LANE=1, see test/support/property-runs.ts).
-// Many tests wait on real sockets and timers, so the typecheck fills the cores they leave idle, at
-// a lower priority so that it does not delay a test that measures time. It keeps what it learnt in
-// node_modules/.cache, so a second run checks again only what changed.
+// Many tests wait on real sockets and timers, so the typecheck fills the cores they leave idle (at
+// its usual priority: a lower one made it the last to finish on a machine busy with other jobs). It
+// keeps what it learnt in node_modules/.cache, so a second run checks again only what changed.
 // Arguments go to vitest: `npm run test:fast -- test/client` runs one folder (still typechecking all).
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -25,13 +24,6 @@ const typecheck = run(
   ['--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/test-fast/typecheck.tsbuildinfo'],
   { stdio: ['ignore', 'pipe', 'pipe'] },
 );
-// The typecheck only needs to finish before vitest does, while some tests measure real time: it
-// yields the cores to them (a lower priority; left as is where the system refuses).
-try {
-  if (typecheck.child.pid !== undefined) setPriority(typecheck.child.pid, 5);
-} catch {
-  // Not permitted here: the typecheck runs at the usual priority.
-}
 // The typecheck's report waits until vitest has finished, so the two never interleave.
 let report = '';
 typecheck.child.stdout.on('data', (chunk) => (report += chunk));

@@ -50,23 +50,14 @@ describe('createRateLimiter: the service window counted from answers', () => {
 
   it('once round trips are known, counts a request from its answer less half the shortest one', async () => {
     // Requests answered 30 ms after their grants teach the limiter that round trip.
-    const limiter = createRateLimiter({ requestsPerSecond: 1 });
-    const grantedAt: number[] = [];
-    const all = Array.from({ length: 12 }, (_, index) =>
-      limiter.acquire().then((slot) => {
-        grantedAt[index] = Date.now();
-        setTimeout(() => slot.end('answered'), index === 10 ? 130 : 30);
-      }),
-    );
-    await vi.runAllTimersAsync();
-    await Promise.all(all);
+    const grantedAt = await run(104, (index) => (index === 102 ? 130 : 30), true);
     const gaps = grantedAt.slice(1).map((at, index) => at - grantedAt[index]!);
-    // Until eight round trips are known, a request counts from its answer (30 ms after its grant).
-    expect(gaps[3]).toBe(1030);
+    // Until 100 round trips are known, a request counts from its answer (30 ms after its grant).
+    expect(gaps[50]).toBe(1030);
     // Then a steady 30 ms round trip costs nothing over the pacing: half of it is the way back.
-    expect(gaps[8]).toBe(grantSpacingMs(1));
-    // The eleventh request took 130 ms: the next grant waits a window after its answer less 15 ms.
-    expect(gaps[10]).toBe(130 - 15 + 1000);
+    expect(gaps[100]).toBe(grantSpacingMs(1));
+    // The 103rd request took 130 ms: the next grant waits a window after its answer less 15 ms.
+    expect(gaps[102]).toBe(130 - 15 + 1000);
   });
 
   it('a request that failed without an answer counts from its failure; one never sent from its grant', async () => {
