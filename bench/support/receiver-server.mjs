@@ -3,8 +3,8 @@
  * package's webhook receiver (`nodeHandler()`, default options: in-memory duplicate store, body
  * and handler limits) on `node:http`; `--kind bare` is the baseline, a bare `node:http` handler
  * that reads the body and compares the authorization header, and answers the same JSON. Prints
- * `{"url"}` once listening; answers an IPC `'stats'` message with `{ maxRssKb, cpuMicros }` (peak RSS,
- * CPU time used so far).
+ * `{"url"}` once listening; answers an IPC `'stats'` message with `{ maxRssKb, cpuMicros, userCpuMicros,
+ * systemCpuMicros }` (peak RSS, CPU time used so far, and its user and kernel parts).
  *
  * Usage: node receiver-server.mjs --kind receiver|bare --token TOKEN
  */
@@ -47,7 +47,12 @@ server.listen(0, '127.0.0.1', () =>
 process.on('message', (message) => {
   if (message === 'stats') {
     const usage = process.resourceUsage();
-    process.send({ maxRssKb: usage.maxRSS, cpuMicros: usage.userCPUTime + usage.systemCPUTime });
+    process.send({
+      maxRssKb: usage.maxRSS,
+      cpuMicros: usage.userCPUTime + usage.systemCPUTime,
+      userCpuMicros: usage.userCPUTime,
+      systemCpuMicros: usage.systemCPUTime,
+    });
   }
 });
 process.on('SIGTERM', () => {

@@ -71,25 +71,39 @@ export function createMemoryDuplicateStore(options: MemoryDuplicateStoreOptions 
   const maxEntries = options.maxEntries ?? 10_000;
   const ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
   const now = options.now ?? Date.now;
-  // A Map iterates in insertion order, so its first key is the oldest entry.
-  const expiresAtById = new Map<string, number>();
+  // The ids sit in a ring, oldest overwritten first, and a Map gives each id its slot. Evicting
+  // the oldest from a full Map in insertion order (`keys().next()`) cost more than the rest of a
+  // delivery: the Map's deleted slots at its front are walked over on every eviction.
+  const slotById = new Map<string, number>();
+  const ids: string[] = [];
+  const expiresAt: number[] = [];
+  let oldest = 0;
   return {
     has(key) {
-      const expiresAt = expiresAtById.get(key);
-      if (expiresAt === undefined) return false;
-      if (expiresAt <= now()) {
-        expiresAtById.delete(key);
+      const slot = slotById.get(key);
+      if (slot === undefined) return false;
+      if (expiresAt[slot]! <= now()) {
+        slotById.delete(key);
         return false;
       }
       return true;
     },
     add(key) {
-      expiresAtById.delete(key);
-      expiresAtById.set(key, now() + ttlMs);
-      while (expiresAtById.size > maxEntries) {
-        const oldest = expiresAtById.keys().next().value as string;
-        expiresAtById.delete(oldest);
+      let slot: number;
+      if (ids.length < maxEntries) {
+        slot = ids.length;
+        ids.push(key);
+        expiresAt.push(0);
+      } else {
+        slot = oldest;
+        oldest = (oldest + 1) % maxEntries;
+        // The id may have been added again since (it is then in a newer slot): only this slot goes.
+        const evicted = ids[slot]!;
+        if (slotById.get(evicted) === slot) slotById.delete(evicted);
+        ids[slot] = key;
       }
+      expiresAt[slot] = now() + ttlMs;
+      slotById.set(key, slot);
     },
   };
 }

@@ -7,12 +7,8 @@
  * not know is surfaced as an `unknown` event instead of being refused.
  * @module
  */
-import { z } from 'zod';
-import { realSchema } from '../lazy-schema.js';
 import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
-import { Reservation } from '../resources/reservations.schemas.js';
-import { ServiceDateTimeString } from '../resources/shared.schemas.js';
-import { toFieldIssues } from '../transport/validate.js';
+import type { Reservation } from '../resources/reservations.schemas.js';
 import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
 
@@ -85,39 +81,20 @@ export interface UnknownEvent extends WebhookEventEnvelope {
 export type ReservationEvent =
   ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
 
-// Schemas are built on first use, not at import: import cost matters on serverless cold starts.
-function buildSchemas() {
-  const envelope = z.looseObject({
-    // Kept as a string whatever the wire sends, so duplicate stores have one key type.
-    id: z.union([z.string().min(1), z.int().transform(String)]),
-    event: z.string().min(1),
-    created_at: ServiceDateTimeString.nullish(),
-    restaurant_id: z.int().nullish(),
-  });
-  // The exported schema is typed by its interface; underneath it is the loose object schema.
-  const eventReservation = (realSchema(Reservation) as unknown as z.ZodObject).extend({
-    start_time: realSchema(ServiceDateTimeString).optional(),
-  });
-  const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
-    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: eventReservation });
-  return {
-    RESERVATION_CONFIRMED: reservationEvent('RESERVATION_CONFIRMED'),
-    RESERVATION_MODIFIED: reservationEvent('RESERVATION_MODIFIED'),
-    RESERVATION_CANCELLED: reservationEvent('RESERVATION_CANCELLED'),
-    TEST: envelope.extend({
-      type: z.literal(TEST_EVENT),
-      event: z.literal(TEST_EVENT),
-      reservation: eventReservation.nullish(),
-    }),
-    unknown: envelope.extend({
-      type: z.literal(UNKNOWN_EVENT),
-      reservation: z.unknown().optional(),
-    }),
-  };
+type SchemaReader = (envelope: Record<string, unknown>) => WebhookEvent;
+let readWithSchemas: SchemaReader | undefined;
+let loadingSchemas: Promise<SchemaReader> | undefined;
+
+/**
+ * Loads the envelope schemas (and zod): on the first delivery that needs them, or ahead of time.
+ * zod is most of the receiver's memory, and the common well-formed delivery never needs it.
+ */
+export function loadEventSchemas(): Promise<void> {
+  loadingSchemas ??= import('./event-schemas.js').then(
+    (module) => (readWithSchemas = module.parseWithSchemas),
+  );
+  return loadingSchemas.then(() => undefined);
 }
-type EventSchemas = ReturnType<typeof buildSchemas>;
-let schemas: EventSchemas | undefined;
-const eventSchemas = (): EventSchemas => (schemas ??= buildSchemas());
 
 /**
  * A verified delivery, discriminated by `type`.
@@ -279,13 +256,15 @@ function isPlainReservation(reservation: unknown): boolean {
  * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
  * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
  * `fastPath: false` reads every envelope through the schemas (the proofs compare the two).
- * @throws {WebhookPayloadError} when the value is not an envelope.
+ * Answers at once, except the first time the schemas are needed: they load then (see
+ * {@link loadEventSchemas}), and the answer is a promise.
+ * @throws {WebhookPayloadError} when the value is not an envelope (a promise rejects with it).
  */
 export function parseWebhookEvent(
   json: unknown,
   fallbackId: string | undefined,
   { fastPath = true }: { fastPath?: boolean } = {},
-): WebhookEvent {
+): WebhookEvent | Promise<WebhookEvent> {
   if (!isPlainObject(json)) {
     throw new WebhookPayloadError(
       `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
@@ -303,13 +282,6 @@ export function parseWebhookEvent(
     ]);
   }
   if (fastPath && isPlainDelivery(envelope)) return envelope as unknown as WebhookEvent;
-  const schema = eventSchemas()[envelope.type as WebhookEventName];
-  const result = schema.safeParse(envelope);
-  if (!result.success) {
-    throw new WebhookPayloadError(
-      `Webhook ${envelope.event} delivery does not match the envelope`,
-      toFieldIssues(result.error.issues),
-    );
-  }
-  return result.data as WebhookEvent;
+  if (readWithSchemas) return readWithSchemas(envelope);
+  return loadEventSchemas().then(() => readWithSchemas!(envelope));
 }

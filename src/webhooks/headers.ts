@@ -14,8 +14,8 @@ export type HeadersInput =
   | { get(name: string): string | string[] | null | undefined }
   | Record<string, string | string[] | number | undefined | null>;
 
-/** Reads every value of a header, case-insensitively. */
-export type HeaderReader = (name: string) => string[];
+/** Reads every value of a header, whatever its case in the request; asked by its lower-case name. */
+export type HeaderReader = (lowerCaseName: string) => string[];
 
 // Only text and numbers are header values; anything else a framework put there is ignored.
 const flatten = (value: unknown): string[] => {
@@ -51,10 +51,7 @@ export function readHeaders(headers: HeadersInput | undefined | null): HeaderRea
   for (const name in record) {
     if (name !== name.toLowerCase()) return indexByLowerName(Object.entries(record));
   }
-  return (name) => {
-    const lower = name.toLowerCase();
-    return Object.hasOwn(record, lower) ? flatten(record[lower]) : [];
-  };
+  return (name) => (Object.hasOwn(record, name) ? flatten(record[name]) : []);
 }
 
 function indexByLowerName(entries: Iterable<[unknown, unknown]>): HeaderReader {
@@ -64,5 +61,5 @@ function indexByLowerName(entries: Iterable<[unknown, unknown]>): HeaderReader {
     const lower = entry[0].toLowerCase();
     byLowerName.set(lower, [...(byLowerName.get(lower) ?? []), entry[1]]);
   }
-  return (name) => flatten(byLowerName.get(name.toLowerCase()));
+  return (name) => flatten(byLowerName.get(name));
 }

@@ -6,8 +6,20 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyCollector } from './body-collector.js';
-import { WebhookPayloadError, WebhookPayloadTooLargeError, WebhookRawBodyRequiredError } from './errors.js';
-import type { ReceiveInput, WebhookReceiver } from './receiver.js';
+import type { Soon } from './dispatch.js';
+import {
+  WebhookBodyTimeoutError,
+  WebhookPayloadError,
+  WebhookPayloadTooLargeError,
+  WebhookRawBodyRequiredError,
+} from './errors.js';
+import {
+  OpenDelivery,
+  type DeliverySteps,
+  type ReceiveInput,
+  type WebhookReceiver,
+  type WebhookResult,
+} from './receiver.js';
 
 /**
  * A `(req, res, next?)` handler for `node:http` servers and Express. It always answers the
@@ -21,51 +33,24 @@ export type NodeWebhookHandler = (
 
 const encoder = new TextEncoder();
 
-/**
- * Reads the body from the stream, stopping (and pausing the stream) as soon as it passes
- * `maxBytes`, so an oversized body is never held in memory. A trickling one is cut off by the
- * handler below once its 408 is out.
- */
-function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    if (request.readableEnded || request.readableDidRead) {
-      reject(new WebhookRawBodyRequiredError('a request stream that another middleware already read'));
-      return;
-    }
-    const collector = new BodyCollector(maxBytes);
-    let settled = false;
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      request.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      outcome();
-    };
-    const onData = (chunk: Uint8Array | string) => {
-      if (!collector.add(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)) {
-        request.pause();
-        finish(() => reject(new WebhookPayloadTooLargeError(maxBytes)));
-      }
-    };
-    const onEnd = () => finish(() => resolve(collector.join()));
-    const onError = (error: unknown) =>
-      finish(() =>
-        reject(new WebhookPayloadError('The request body could not be read', [], { cause: error })),
-      );
-    const onClose = () =>
-      finish(() => reject(new WebhookPayloadError('The connection closed before the body ended')));
-    request.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-  });
-}
-
 const isRawBody = (value: unknown): boolean =>
   typeof value === 'string' || value instanceof Uint8Array || value instanceof ArrayBuffer;
 
 /** A request as Express and its body parsers leave it. */
 type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
-/** Builds the node handler over a receiver's framework-neutral `receive`. */
-export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): NodeWebhookHandler {
+/**
+ * Builds the node handler over a receiver's steps. A delivery whose every step answers at once
+ * (a token list, the in-memory duplicate store, synchronous handlers) is answered from the body's
+ * `end` event, without a promise; the body's time limit is one shared timer (`BodyDeadlines`).
+ */
+export function createNodeHandler(
+  receiver: Pick<WebhookReceiver, 'receive'>,
+  steps: DeliverySteps,
+): NodeWebhookHandler {
   return (request, response, next) => {
+    // The body's time limit counts from here: the headers have arrived.
+    const startedAt = performance.now();
     const { body: preRead, rawBody } = request as ParsedRequest;
     const streamUnread = !request.readableEnded && !request.readableDidRead;
     let body: ReceiveInput['body'];
@@ -74,7 +59,16 @@ export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): N
     if (isRawBody(rawBody)) body = rawBody as ReceiveInput['body'];
     else if (isRawBody(preRead)) body = preRead as ReceiveInput['body'];
     // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
-    else if (streamUnread) body = (maxBytes) => readNodeBody(request, maxBytes);
+    else if (streamUnread) {
+      const opened = steps.open(request.method ?? 'POST', request.headers, readLater);
+      if (opened instanceof Promise)
+        opened.then(
+          (known) => readOrAnswer(known, request, response, next, steps, startedAt),
+          (error: unknown) => answerFailure(error, response, next),
+        );
+      else readOrAnswer(opened, request, response, next, steps, startedAt);
+      return;
+    }
     // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
     else
       body = () =>
@@ -85,24 +79,130 @@ export function createNodeHandler(receiver: Pick<WebhookReceiver, 'receive'>): N
               : 'a body a JSON parser (express.json()) already parsed',
           ),
         );
-
-    receiver
-      .receive({ method: request.method ?? 'POST', headers: request.headers, body })
-      .then((result) => {
-        if (response.headersSent || response.writableEnded) return;
-        response.writeHead(result.status, result.headers);
-        response.end(JSON.stringify(result.body));
-        // A sender still trickling its body is not read on: once the 408 is out, the connection
-        // goes (the answer says `connection: close`).
-        if (result.status === 408 && !request.readableEnded) response.once('finish', () => request.destroy());
-      })
-      .catch((error: unknown) => {
-        // receive() never rejects; this only guards the write itself.
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: 'The webhook receiver failed' }));
-        } else if (next) next(error);
-        else response.destroy();
-      });
+    answer(
+      receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }),
+      request,
+      response,
+      next,
+    );
   };
+}
+
+// Stands for the stream in `open`: the body is read by the handler itself once the headers passed.
+const readLater = (): Promise<Uint8Array> => Promise.reject(new Error('read by the node handler'));
+
+function readOrAnswer(
+  opened: OpenDelivery | WebhookResult,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+  steps: DeliverySteps,
+  startedAt: number,
+): void {
+  if (opened instanceof OpenDelivery) readBody(opened, request, response, next, steps, startedAt);
+  else answerAfterParsing(opened, request, response, next);
+}
+
+/**
+ * Answers a refusal once node's parser has finished the chunk it is reading: the request event
+ * (and a body's `data`) fire inside the parser, and an answer ended there, before the request's
+ * own end was parsed, leaves a keep-alive connection the client then finds closed.
+ */
+function answerAfterParsing(
+  result: WebhookResult,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+): void {
+  queueMicrotask(() => answer(result, request, response, next));
+}
+
+/**
+ * Reads the body from the stream, stopping (and pausing the stream) as soon as it passes the
+ * size limit, so an oversized body is never held in memory, and answering 408 once its time is
+ * up (the connection then goes: a trickling sender is not read on).
+ */
+function readBody(
+  delivery: OpenDelivery,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+  steps: DeliverySteps,
+  startedAt: number,
+): void {
+  // A token provider that took its time may have let another middleware read the stream.
+  if (request.readableEnded || request.readableDidRead) {
+    const error = new WebhookRawBodyRequiredError('a request stream that another middleware already read');
+    answerAfterParsing(steps.refuse(delivery, error), request, response, next);
+    return;
+  }
+  const collector = new BodyCollector(steps.maxBodyBytes);
+  let settled = false;
+  // The listeners stay on the request (which ends with this delivery); `settled` silences them.
+  // Takes a function making the error: 'close' follows every 'end', and an error costs a stack.
+  const refuse = (error: () => unknown) => {
+    if (settled) return;
+    settled = true;
+    deadline.cancel();
+    answerAfterParsing(steps.refuse(delivery, error()), request, response, next);
+  };
+  const deadline = steps.bodyDeadlines.watch(startedAt + steps.bodyTimeoutMs, () =>
+    refuse(() => new WebhookBodyTimeoutError(steps.bodyTimeoutMs)),
+  );
+  request
+    .on('data', (chunk: Uint8Array | string) => {
+      if (settled) return;
+      if (!collector.add(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)) {
+        request.pause();
+        refuse(() => new WebhookPayloadTooLargeError(steps.maxBodyBytes));
+      }
+    })
+    .on('end', () => {
+      if (settled) return;
+      settled = true;
+      deadline.cancel();
+      answer(steps.finish(delivery, collector.join()), request, response, next);
+    })
+    .on('error', (error: unknown) =>
+      refuse(() => new WebhookPayloadError('The request body could not be read', [], { cause: error })),
+    )
+    .on('close', () => refuse(() => new WebhookPayloadError('The connection closed before the body ended')));
+}
+
+function answer(
+  result: Soon<WebhookResult>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+): void {
+  if (result instanceof Promise) {
+    result.then(
+      (known) => answer(known, request, response, next),
+      (error: unknown) => answerFailure(error, response, next),
+    );
+    return;
+  }
+  try {
+    if (response.headersSent || response.writableEnded) return;
+    response.writeHead(result.status, result.headers);
+    response.end(JSON.stringify(result.body));
+    // A sender still trickling its body is not read on: once the 408 is out, the connection
+    // goes (the answer says `connection: close`).
+    if (result.status === 408 && !request.readableEnded) response.once('finish', () => request.destroy());
+  } catch (error) {
+    answerFailure(error, response, next);
+  }
+}
+
+/** The receiver's steps never throw; this only guards the write itself. */
+function answerFailure(
+  error: unknown,
+  response: ServerResponse,
+  next: ((error?: unknown) => void) | undefined,
+): void {
+  if (!response.headersSent) {
+    response.writeHead(500, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: 'The webhook receiver failed' }));
+  } else if (next) next(error);
+  else response.destroy();
 }

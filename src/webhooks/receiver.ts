@@ -6,7 +6,9 @@
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
 import { readLimited } from './body-collector.js';
-import { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore } from './duplicates.js';
+import { BodyDeadlines } from './body-deadlines.js';
+import { createDispatcher, isThenable, type Soon, withTimeLimit } from './dispatch.js';
+import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
   WebhookBodyTimeoutError,
   WebhookConfigurationError,
@@ -224,41 +226,6 @@ function asRawBody(body: unknown): Uint8Array | string {
   throw new WebhookRawBodyRequiredError(describeValue(body));
 }
 
-/**
- * Settles as `work` does, or rejects with `onTimeout()` after `ms` (calling `onExpired` with that
- * error first). The partner's code may never settle; the answer must not wait for it. Built on one
- * promise and one timer: it runs twice for every delivery.
- */
-function withTimeLimit<T>(
-  work: () => T | Promise<T>,
-  ms: number,
-  onTimeout: () => Error,
-  onExpired?: (error: Error) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = onTimeout();
-      onExpired?.(error);
-      reject(error);
-    }, ms);
-    const settle = (outcome: () => void) => {
-      clearTimeout(timer);
-      outcome();
-    };
-    let running: T | Promise<T>;
-    try {
-      running = work();
-    } catch (error) {
-      settle(() => reject(error));
-      return;
-    }
-    Promise.resolve(running).then(
-      (value) => settle(() => resolve(value)),
-      (error: unknown) => settle(() => reject(error)),
-    );
-  });
-}
-
 const HANDLER_KEYS: ReadonlySet<string> = new Set([
   ...RESERVATION_EVENT_TYPES,
   TEST_EVENT,
@@ -314,62 +281,6 @@ function reservationIdOf(event: WebhookEvent): string | undefined {
   return typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : undefined;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === 'object' || typeof value === 'function') &&
-  value !== null &&
-  typeof (value as { then?: unknown }).then === 'function';
-
-/**
- * The context given to handlers. The signal is made on first use: most handlers never read it,
- * and an AbortController costs more than the rest of a delivery's bookkeeping.
- */
-class HandlerContext implements WebhookHandlerContext {
-  #controller: AbortController | undefined;
-  #expired: Error | undefined;
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#expired) this.#controller.abort(this.#expired);
-    }
-    return this.#controller.signal;
-  }
-
-  /** Whether the handlers' time ran out. */
-  hasExpired(): boolean {
-    return this.#expired !== undefined;
-  }
-
-  expire(error: Error): void {
-    this.#expired = error;
-    this.#controller?.abort(error);
-  }
-}
-
-/** What a delivery holds in the duplicate store while its handlers run. */
-interface Lease {
-  complete(): void | Promise<void>;
-  release(): void | Promise<void>;
-}
-
-/** The lease of a store without claims: the delivery is added once its handlers succeed. */
-class AddLease implements Lease {
-  readonly #store: DuplicateStore;
-  readonly #key: string;
-  constructor(store: DuplicateStore, key: string) {
-    this.#store = store;
-    this.#key = key;
-  }
-  complete(): void | Promise<void> {
-    return this.#store.add(this.#key);
-  }
-  release(): void | Promise<void> {
-    return this.#store.release?.(this.#key);
-  }
-}
-
 /**
  * Creates a webhook receiver: it checks each delivery's token in constant time, reads the
  * envelope tolerantly into a typed event, drops repeated deliveries, and runs your handlers.
@@ -399,9 +310,6 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
   checkClaimLength(duplicateStore, handlerTimeoutMs);
   const handlersByType = new Map<string, WebhookHandler[]>();
-  // Deliveries being processed right now, by duplicate key: a concurrent repeat waits for the
-  // first instead of running the handler twice.
-  const inFlight = new Map<string, Promise<WebhookResult>>();
   // Fingerprints of webhook tokens (for keying deliveries without a reservation), computed once per token.
   const fingerprints = new Map<string, Promise<string>>();
 
@@ -445,16 +353,34 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     return tokens;
   }
 
-  /** Resolves to the accepted tokens and the one the delivery presented. */
-  async function authenticate(readHeader: HeaderReader): Promise<Verified> {
+  /** The accepted tokens and the one the delivery presented (at once for a token list). */
+  function authenticate(readHeader: HeaderReader): Soon<Verified> {
     const presented = presentedTokens(readHeader, tokenHeader);
     // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
     const pending = acceptedTokens();
-    const tokens = Array.isArray(pending) ? pending : await pending;
+    if (Array.isArray(pending)) return matchToken(presented, pending);
+    return matchLater(pending as Promise<readonly string[]>, presented);
+  }
+
+  const matchLater = (pending: Promise<readonly string[]>, presented: readonly string[]): Promise<Verified> =>
+    pending.then((tokens) => matchToken(presented, tokens));
+
+  function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
-    return { tokens, token: tokens[index]! };
+    return new Verified(tokens, tokens[index]!);
+  }
+
+  /** What the headers must say before the body is read: a readable media type, a length in bounds. */
+  function checkHeaders(readHeader: HeaderReader): void {
+    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
+    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
+    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
+      throw new WebhookUnsupportedMediaTypeError(contentType);
+    const declaredLength = Number(readHeader('content-length')[0]);
+    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
+      throw new WebhookPayloadTooLargeError(maxBodyBytes);
   }
 
   /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
@@ -466,29 +392,20 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     );
   }
 
-  async function verifyDelivery(
-    headers: HeadersInput,
-    body: ReceiveInput['body'],
-    onVerified: (verified: Verified) => void,
-    startedAt: number,
-  ): Promise<WebhookEvent> {
+  /** `verify()`: the token, the headers and the body as an event, without the duplicate store. */
+  async function verifyDelivery(headers: HeadersInput, body: ReceiveInput['body']): Promise<WebhookEvent> {
     // A parsed body is a mistake in the partner's app, reported before anything about the request.
     const given = typeof body === 'function' ? undefined : asRawBody(body);
     const readHeader = readHeaders(headers);
-    onVerified(await authenticate(readHeader));
+    await authenticate(readHeader);
+    checkHeaders(readHeader);
+    return readEvent(given ?? (await readBodyInTime(body as BodyReader, Date.now())));
+  }
 
-    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
-    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
-    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
-      throw new WebhookUnsupportedMediaTypeError(contentType);
-
-    const declaredLength = Number(readHeader('content-length')[0]);
-    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
-      throw new WebhookPayloadTooLargeError(maxBodyBytes);
-    let bytes: Uint8Array | undefined;
-    if (given === undefined) bytes = await readBodyInTime(body as BodyReader, startedAt);
-    else if (typeof given !== 'string') bytes = given;
-    const size = bytes ? bytes.byteLength : given!.length;
+  /** The body as an event: its size, UTF-8, JSON and envelope (at once unless it needs a digest). */
+  function readEvent(given: Uint8Array | string): Soon<WebhookEvent> {
+    const bytes = typeof given === 'string' ? undefined : given;
+    const size = bytes ? bytes.byteLength : given.length;
     // A string's UTF-8 size is at least its length: the exact size is only needed near the limit.
     if (
       size > maxBodyBytes ||
@@ -519,11 +436,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
     }
     // The body's digest stands in for a delivery id only when the envelope carries none.
-    const fallbackId =
-      envelopeDeliveryId(json) === undefined
-        ? await bodyDigestId(bytes ?? encoder.encode(given as string))
-        : undefined;
-    return parseWebhookEvent(json, fallbackId);
+    if (envelopeDeliveryId(json) !== undefined) return parseWebhookEvent(json, undefined);
+    return bodyDigestId(bytes ?? encoder.encode(given as string)).then((fallbackId) =>
+      parseWebhookEvent(json, fallbackId),
+    );
   }
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
@@ -594,158 +510,122 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
         }
       : { status: 200, body: { received: true }, headers: { 'content-type': 'application/json' }, event };
 
-  /**
-   * Takes the delivery in the duplicate store: a lease to run it, or the answer when it must not
-   * run (processed already; held by another receiver past the wait).
-   */
-  function takeLease(
-    store: DuplicateStore,
-    key: string,
-    event: WebhookEvent,
-  ): Lease | 'processed' | Promise<Lease | 'processed' | WebhookError> {
-    if (!store.claim) {
-      const seen = store.has(key);
-      // A store answering at once (the in-memory one) costs no trip through the microtask queue.
-      if (typeof seen === 'boolean') return seen ? 'processed' : new AddLease(store, key);
-      return Promise.resolve(seen).then((processed) => (processed ? 'processed' : new AddLease(store, key)));
-    }
-    return claimLease(store, key, event);
-  }
+  const { process, processKeyed } = createDispatcher({
+    duplicateStore,
+    handlersByType,
+    handlerTimeoutMs,
+    debug: typeof logger?.debug === 'function',
+    log,
+    refusal,
+    accepted,
+    redact: redactTokens,
+  });
 
-  async function claimLease(
-    store: DuplicateStore,
-    key: string,
-    event: WebhookEvent,
-  ): Promise<Lease | 'processed' | WebhookError> {
-    // Another receiver holds it: its handler is running. Answering 200 now would lose the event if
-    // that handler then fails, so wait for its outcome, as long as a handler may take.
-    const waitUntil = Date.now() + handlerTimeoutMs;
-    for (let pauseMs = 25; ; pauseMs = Math.min(pauseMs * 2, 1000)) {
-      const claim: DuplicateClaim = await store.claim!(key);
-      if (claim.status === 'claimed') return claim;
-      if (claim.status === 'processed') return 'processed';
-      if (Date.now() + pauseMs > waitUntil) return new WebhookDeliveryInProgressError(event.id);
-      await sleep(pauseMs);
-    }
-  }
-
-  /**
-   * Runs the handlers of one event. Handlers that answer synchronously need no timer (a timer
-   * cannot interrupt them anyway): the time limit starts with the first one that returns a
-   * promise, counting the time already spent.
-   */
-  function runHandlers(event: WebhookEvent): void | Promise<void> {
-    const specific = handlersByType.get(event.type);
-    const handlers = specific && specific.length > 0 ? specific : handlersByType.get('*');
-    if (!handlers || handlers.length === 0) return;
-    const context = new HandlerContext();
-    const startedAt = Date.now();
-    for (let index = 0; index < handlers.length; index += 1) {
-      const running = handlers[index]!(event, context);
-      if (isThenable(running)) return finishHandlers(event, context, handlers, index, running, startedAt);
-    }
-  }
-
-  /** The rest of {@link runHandlers} once a handler returned a promise, under the time limit. */
-  function finishHandlers(
-    event: WebhookEvent,
-    context: HandlerContext,
-    handlers: readonly WebhookHandler[],
-    index: number,
-    running: PromiseLike<unknown>,
-    startedAt: number,
-  ): Promise<void> {
-    return withTimeLimit(
-      async () => {
-        await running;
-        for (let next = index + 1; next < handlers.length; next += 1) {
-          if (context.hasExpired()) return;
-          await handlers[next]!(event, context);
-        }
-      },
-      Math.max(0, startedAt + handlerTimeoutMs - Date.now()),
-      () => new WebhookHandlerError(event.event, event.id, undefined, handlerTimeoutMs),
-      (error) => context.expire(error),
-    );
-  }
-
-  async function process(
-    event: WebhookEvent,
-    key: string | undefined,
-    tokens: readonly string[],
-  ): Promise<WebhookResult> {
-    let lease: Lease | undefined;
-    if (duplicateStore && key !== undefined) {
-      let taken: Lease | 'processed' | WebhookError;
-      try {
-        taken = await takeLease(duplicateStore, key, event);
-      } catch (cause) {
-        // Answering 500 keeps at-least-once delivery without risking a second run of the handler.
-        return refusal(
-          new WebhookConfigurationError('The duplicate store failed to answer', { cause }),
-          tokens,
-          event,
-        );
-      }
-      if (taken instanceof WebhookError) return refusal(taken, tokens, event);
-      if (taken === 'processed') {
-        log('info', 'Webhook delivery already processed; answered 200 without running the handler', {
-          deliveryId: event.id,
-          event: event.event,
-        });
-        return accepted(event, true);
-      }
-      lease = taken;
-    }
-    try {
-      await runHandlers(event);
-    } catch (cause) {
-      // The lease is freed, so a retry of the delivery runs the handler again.
-      try {
-        await lease?.release();
-      } catch {
-        // The claim expires on its own; the 500 below still leaves the delivery unprocessed.
-      }
-      const error =
-        cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
-      return refusal(error, tokens, event);
-    }
-    try {
-      await lease?.complete();
-    } catch (cause) {
-      // The handler ran: answering 500 would make the service send it again, so log and accept.
-      log('error', 'The duplicate store failed to record a processed delivery', {
-        deliveryId: event.id,
-        cause: cause instanceof Error ? redactTokens(cause.message, tokens) : String(cause),
-      });
-    }
-    if (logger?.debug)
-      log('debug', 'Webhook delivery processed', { deliveryId: event.id, event: event.event });
-    return accepted(event, false);
-  }
-
-  async function processOnce(event: WebhookEvent, verified: Verified): Promise<WebhookResult> {
+  function processOnce(event: WebhookEvent, verified: Verified): Soon<WebhookResult> {
     if (!duplicateStore) return process(event, undefined, verified.tokens);
-    let key: string;
+    let key: Soon<string>;
     try {
-      key = await duplicateKey(event, verified.token);
+      key = duplicateKey(event, verified.token);
     } catch (cause) {
-      return refusal(
-        new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
-        verified.tokens,
-        event,
-      );
+      return unkeyed(cause, event, verified);
     }
-    for (let running = inFlight.get(key); running; running = inFlight.get(key)) await running.catch(() => {});
-    const run = process(event, key, verified.tokens).finally(() => inFlight.delete(key));
-    inFlight.set(key, run);
-    return run;
+    if (!(key instanceof Promise)) return processKeyed(event, key, verified.tokens);
+    return keyLater(key, event, verified);
   }
+
+  const keyLater = (key: Promise<string>, event: WebhookEvent, verified: Verified): Promise<WebhookResult> =>
+    key.then(
+      (known) => processKeyed(event, known, verified.tokens),
+      (cause: unknown) => unkeyed(cause, event, verified),
+    );
+
+  const unkeyed = (cause: unknown, event: WebhookEvent, verified: Verified): WebhookResult =>
+    refusal(
+      new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
+      verified.tokens,
+      event,
+    );
+
+  /** Method, raw body, token and headers: the delivery ready for its body, or the refusal. */
+  function open(
+    method: string | undefined,
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+  ): Soon<OpenDelivery | WebhookResult> {
+    let verified: Soon<Verified>;
+    let readHeader: HeaderReader;
+    let given: Uint8Array | string | undefined;
+    try {
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        throw new WebhookMethodNotAllowedError(method);
+      // A parsed body is a mistake in the partner's app, reported before anything about the request.
+      given = typeof body === 'function' ? undefined : asRawBody(body);
+      readHeader = readHeaders(headers);
+      verified = authenticate(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), NO_TOKENS);
+    }
+    if (!(verified instanceof Promise)) return checkOpen(verified, readHeader, given);
+    return openLater(verified, readHeader, given);
+  }
+
+  function checkOpen(
+    verified: Verified,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): OpenDelivery | WebhookResult {
+    try {
+      checkHeaders(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), verified.tokens);
+    }
+    return new OpenDelivery(verified, given);
+  }
+
+  const openLater = (
+    verified: Promise<Verified>,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): Promise<OpenDelivery | WebhookResult> =>
+    verified.then(
+      (known) => checkOpen(known, readHeader, given),
+      (cause: unknown) => refusal(asWebhookError(cause), NO_TOKENS),
+    );
+
+  /** The body arrived: the event, then its answer. */
+  function finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult> {
+    let event: Soon<WebhookEvent>;
+    try {
+      event = readEvent(body);
+    } catch (cause) {
+      return refuse(delivery, cause);
+    }
+    if (!(event instanceof Promise)) return processOnce(event, delivery.verified);
+    return eventLater(event, delivery);
+  }
+
+  const eventLater = (event: Promise<WebhookEvent>, delivery: OpenDelivery): Promise<WebhookResult> =>
+    event.then(
+      (known) => processOnce(known, delivery.verified),
+      (cause: unknown) => refuse(delivery, cause),
+    );
+
+  const refuse = (delivery: OpenDelivery, cause: unknown): WebhookResult =>
+    refusal(asWebhookError(cause), delivery.verified.tokens);
+
+  const steps: DeliverySteps = {
+    open,
+    finish,
+    refuse,
+    maxBodyBytes,
+    bodyTimeoutMs,
+    bodyDeadlines: new BodyDeadlines(),
+  };
 
   const receiver: WebhookReceiver = {
     async verify(input) {
       try {
-        return await verifyDelivery(input?.headers, input?.body, () => {}, Date.now());
+        return await verifyDelivery(input?.headers, input?.body);
       } catch (error) {
         throw asWebhookError(error);
       }
@@ -768,16 +648,17 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     async receive(input) {
       // The body's time limit counts from here: the headers have arrived.
       const startedAt = Date.now();
-      let verified: Verified = { tokens: [], token: '' };
-      let event: WebhookEvent;
-      try {
-        if (input.method !== undefined && input.method.toUpperCase() !== 'POST')
-          throw new WebhookMethodNotAllowedError(input.method);
-        event = await verifyDelivery(input.headers, input.body, (result) => (verified = result), startedAt);
-      } catch (cause) {
-        return refusal(asWebhookError(cause), verified.tokens);
+      const opened = await open(input.method, input.headers, input.body);
+      if (!(opened instanceof OpenDelivery)) return opened;
+      let body = opened.given;
+      if (body === undefined) {
+        try {
+          body = await readBodyInTime(input.body as BodyReader, startedAt);
+        } catch (cause) {
+          return refuse(opened, cause);
+        }
       }
-      return processOnce(event, verified);
+      return finish(opened, body);
     },
     async handle(request) {
       const reading = { stop: () => {} };
@@ -791,16 +672,46 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       return new Response(JSON.stringify(result.body), { status: result.status, headers: result.headers });
     },
     nodeHandler() {
-      return createNodeHandler(receiver);
+      return createNodeHandler(receiver, steps);
     },
   };
   return receiver;
 }
 
 /** The accepted tokens of one delivery, and the one it presented. */
-interface Verified {
-  tokens: readonly string[];
-  token: string;
+class Verified {
+  constructor(
+    readonly tokens: readonly string[],
+    readonly token: string,
+  ) {}
+}
+
+const NO_TOKENS: readonly string[] = [];
+
+/** A delivery whose method, token and headers passed, with its body when it came with it. */
+export class OpenDelivery {
+  constructor(
+    readonly verified: Verified,
+    readonly given: Uint8Array | string | undefined,
+  ) {}
+}
+
+/**
+ * The receiver's steps for an adapter that reads the body itself (`nodeHandler()`): `open` with
+ * the headers, then `finish` with the body, or `refuse` when it could not be read.
+ */
+export interface DeliverySteps {
+  open(
+    method: string | undefined,
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+  ): Soon<OpenDelivery | WebhookResult>;
+  finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult>;
+  refuse(delivery: OpenDelivery, cause: unknown): WebhookResult;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  /** One timer for every body being read (see `bodyTimeoutMs`). */
+  readonly bodyDeadlines: BodyDeadlines;
 }
 
 /** A store with leases must hold a claim longer than a handler may run, or one delivery could run twice. */

@@ -5,10 +5,20 @@
  * and whatever the fast path refuses still gets the schemas' answer.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { parseWebhookEvent } from '../../src/webhooks/events.js';
+import { isDeepStrictEqual } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEventSchemas, parseWebhookEvent as parseSoon } from '../../src/webhooks/events.js';
+
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
 import { propertyRuns } from '../support/property-runs.js';
+
+// The schemas load on first need; loaded ahead here, every reading answers at once.
+beforeAll(() => loadEventSchemas());
+const parseWebhookEvent = (...args: Parameters<typeof parseSoon>) => {
+  const event = parseSoon(...args);
+  if (event instanceof Promise) throw new Error('the schemas were loaded before the tests');
+  return event;
+};
 
 const FIELDS = [
   'id',
@@ -130,7 +140,9 @@ describe('the receiver fast path', () => {
           const schemas = outcome(() => parseWebhookEvent(copyOf(value), fallbackId, { fastPath: false }));
           expect(fast.ok).toBe(schemas.ok);
           if (fast.ok && schemas.ok) {
-            expect(fast.value).toStrictEqual(schemas.value);
+            // Node's comparison: vitest's strict one also compares an own `constructor` key's identity.
+            if (!isDeepStrictEqual(fast.value, schemas.value))
+              expect(fast.value).toStrictEqual(schemas.value);
             fastCount += 1;
           } else if (!fast.ok && !schemas.ok) {
             expect(fast.error.message).toBe(schemas.error.message);

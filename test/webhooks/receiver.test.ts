@@ -313,6 +313,36 @@ describe('duplicates', () => {
     store.add('d');
     expect([store.has('b'), store.has('c'), store.has('d')]).toEqual([false, true, true]);
   });
+
+  it('the in-memory store counts an id added again as new: the ids added since it are forgotten first', () => {
+    let now = 0;
+    const store = createMemoryDuplicateStore({ maxEntries: 3, ttlMs: 1000, now: () => now });
+    store.add('a');
+    now = 1000;
+    // 'a' expired; processed again, it is remembered anew.
+    expect(store.has('a')).toBe(false);
+    store.add('b');
+    store.add('a');
+    store.add('c');
+    expect([store.has('a'), store.has('b'), store.has('c')]).toEqual([true, true, true]);
+    store.add('d');
+    expect([store.has('b'), store.has('a'), store.has('c'), store.has('d')]).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
+    store.add('e');
+    expect([store.has('a'), store.has('c'), store.has('d'), store.has('e')]).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
+    // Past its time, an id is forgotten whatever room is left.
+    now = 2000;
+    expect(store.has('e')).toBe(false);
+  });
 });
 
 describe('token rotation', () => {
