@@ -16,6 +16,18 @@ export const NEEDS_SYSTEM_PROGRAMS = [
 ];
 
 /**
+ * Proofs that measure a real-time budget with several real processes (429s, gaps, waits against a
+ * strict 1 request/second server): `npm test` runs them after everything else, one file at a
+ * time, so that no other test loads the machine while they measure. They need redis-server too.
+ */
+export const REAL_TIME_PROOFS = [
+  'test/redis/processes.test.ts',
+  'test/redis/faults.test.ts',
+  'test/redis/fairness.test.ts',
+  'test/redis/priority.test.ts',
+];
+
+/**
  * Tests that need nothing but Node yet are too heavy for the inner loop: `npm test` runs them in
  * the `slow` project, `npm run test:fast` leaves them out. Each says why; together they took about
  * 60 s of the fast lane's 150 s of test time on a 2-core machine.
@@ -66,7 +78,14 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'slow', include: Object.keys(FULL_LANE_ONLY) } },
-      { extends: true, test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS } },
+      {
+        extends: true,
+        test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS, exclude: REAL_TIME_PROOFS },
+      },
+      {
+        extends: true,
+        test: { name: 'real-time', include: REAL_TIME_PROOFS, fileParallelism: false },
+      },
     ],
   },
 });
