@@ -48,9 +48,10 @@ export const FULL_LANE_ONLY: Record<string, string> = {
 /**
  * The fast project shares worker threads and their imported modules across files (`isolate:
  * false`): importing zod, msw and the sources again for every file cost about a third of the run.
- * Every file closes what it opens (servers, msw, fake timers), which `npm test` checks by running
- * the same project the same way. Three workers on two cores: many tests wait on real sockets and
- * short real timers, so a third worker fills the idle time.
+ * So a file must close what it opens (servers, msw, fake timers) and must not count on a fresh
+ * process; `npm test` runs this project the same way, so a file that leaks into the next fails in
+ * both lanes. Three workers on two cores: many tests wait on real sockets and short real timers,
+ * and a third worker fills that idle time.
  */
 const sharedWorkers = { pool: 'threads', isolate: false, maxWorkers: 3 } as const;
 
