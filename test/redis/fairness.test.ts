@@ -36,45 +36,38 @@ afterAll(async () => {
 });
 
 describe('many processes, one budget: grants in arrival order (real time, strict 1 request per second)', () => {
+  /**
+   * Runs `count` processes of `callers` callers each: every process is served, the smallest share
+   * is at least half the largest, and no call waits more than 2 x (callers waiting) intervals.
+   * Waits cut short by the end of the run count with what they had waited (a lower bound).
+   */
+  const expectFair = async (count: number, callers: number, runMs: number) => {
+    const proof = await runProof(world, { processes: processes(count, callers), runMs });
+    const context = describeProof(proof);
+    expect(
+      proof.summary.reports.map((report) => report.exit),
+      context,
+    ).toEqual(Array(count).fill(0));
+    expect(proof.server.refused, context).toBe(0);
+    expect(Math.min(...proof.summary.shares), context).toBeGreaterThan(0);
+    expect(proof.summary.shareRatio, context).toBeGreaterThanOrEqual(0.5);
+    expect(Math.max(...proof.summary.waits.map((wait) => wait.max)), context).toBeLessThanOrEqual(
+      2 * count * callers * INTERVAL_MS,
+    );
+  };
+
   it(
     '16 processes, one caller each, 60 s: every process gets a share, min/max share >= 0.5, no wait over 2 x 16 intervals',
-    async () => {
-      // 60 s: each of 16 callers is served three or four times in arrival order (3 / 4 = 0.75; a
-      // process the machine stalls past its turn loses that turn, 2 / 4), and a caller left
-      // waiting for the whole run (a race for slots) shows as a wait over 32 intervals.
-      const proof = await runProof(world, { processes: processes(16, 1), runMs: 60_000 });
-      const context = describeProof(proof);
-      expect(
-        proof.summary.reports.map((report) => report.exit),
-        context,
-      ).toEqual(Array(16).fill(0));
-      expect(proof.server.refused, context).toBe(0);
-      expect(Math.min(...proof.summary.shares), context).toBeGreaterThan(0);
-      expect(proof.summary.shareRatio, context).toBeGreaterThanOrEqual(0.5);
-      // Waits cut short by the end of the run count with what they had waited (a lower bound).
-      expect(Math.max(...proof.summary.waits.map((wait) => wait.max)), context).toBeLessThanOrEqual(
-        2 * 16 * INTERVAL_MS,
-      );
-    },
+    // 60 s: each of 16 callers is served three or four times in arrival order (3 / 4 = 0.75; a
+    // process the machine stalls past its turn loses that turn, 2 / 4), and a caller left waiting
+    // for the whole run (a race for slots) shows as a wait over 32 intervals.
+    () => expectFair(16, 1, 60_000),
     PROOF_TIMEOUT_MS,
   );
 
   it(
     '8 processes, two callers each, 30 s: every process gets a share, min/max share >= 0.5, no wait over 2 x 16 intervals',
-    async () => {
-      const proof = await runProof(world, { processes: processes(8, 2), runMs: 30_000 });
-      const context = describeProof(proof);
-      expect(
-        proof.summary.reports.map((report) => report.exit),
-        context,
-      ).toEqual(Array(8).fill(0));
-      expect(proof.server.refused, context).toBe(0);
-      expect(Math.min(...proof.summary.shares), context).toBeGreaterThan(0);
-      expect(proof.summary.shareRatio, context).toBeGreaterThanOrEqual(0.5);
-      expect(Math.max(...proof.summary.waits.map((wait) => wait.max)), context).toBeLessThanOrEqual(
-        2 * 16 * INTERVAL_MS,
-      );
-    },
+    () => expectFair(8, 2, 30_000),
     PROOF_TIMEOUT_MS,
   );
 });
