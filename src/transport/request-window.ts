@@ -54,6 +54,8 @@ export class RequestWindow {
   readonly #entries: WindowEntry[] = [];
   #shortestRoundTrip = Number.POSITIVE_INFINITY;
   #roundTrips = 0;
+  /** Called when a report moved a request earlier in the window (a wait for room may end sooner). */
+  onMovedEarlier: () => void = () => undefined;
 
   /**
    * `spacingMarginMs`: how much more than one interval the pacer leaves between two grants. A
@@ -67,9 +69,12 @@ export class RequestWindow {
     this.#unreportedMargin = window.count * spacingMarginMs;
   }
 
-  /** Records a request granted at `at` and returns its slot. */
-  grant(at: number): RateLimitSlot {
-    const entry = new WindowEntry(this, at, this.#unreportedMargin);
+  /**
+   * Records a request granted at `at` and returns its slot. `extraMargin`: more margin while it is
+   * not reported on (a request after an idle spell reaches the service later after its grant).
+   */
+  grant(at: number, extraMargin = 0): RateLimitSlot {
+    const entry = new WindowEntry(this, at, this.#unreportedMargin + extraMargin);
     this.#entries.push(entry);
     return entry;
   }
@@ -99,6 +104,7 @@ export class RequestWindow {
   /** Moves an entry to where its end puts it: an answer replaces the margin with what it showed. */
   ended(entry: WindowEntry, outcome: SlotOutcome): void {
     const now = Date.now();
+    const before = entry.countsFrom;
     if (outcome === 'answered') {
       // The way back takes at least half the shortest round trip (the way there may take almost
       // nothing). The first round trips of a process are slow (code not yet compiled,
@@ -116,5 +122,6 @@ export class RequestWindow {
       entry.listed = true;
       this.#entries.push(entry);
     }
+    if (entry.countsFrom < before) this.onMovedEarlier();
   }
 }

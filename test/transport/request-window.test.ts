@@ -48,6 +48,13 @@ describe('createRateLimiter: the service window counted from answers', () => {
     expect(unreported[1]! - unreported[0]!).toBe(grantSpacingMs(1) + 50);
   });
 
+  it('after an idle spell, an answer that came quickly replaces the idle margin', async () => {
+    // The first request after idle is answered 5 ms after its grant: the next grant needs no
+    // more than the pacing (a caller that does not report keeps the 50 ms idle margin, above).
+    const grantedAt = await run(2, () => 5, true);
+    expect(grantedAt[1]! - grantedAt[0]!).toBe(grantSpacingMs(1));
+  });
+
   it('once round trips are known, counts a request from its answer less half the shortest one', async () => {
     // Requests answered 30 ms after their grants teach the limiter that round trip.
     const grantedAt = await run(104, (index) => (index === 102 ? 130 : 30), true);
