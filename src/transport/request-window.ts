@@ -40,7 +40,7 @@ class WindowEntry implements RateLimitSlot {
   }
 
   end(outcome: SlotOutcome): void {
-    if (this.ended) return;
+    if (this.ended || !this.#window.followsAnswers) return;
     this.ended = true;
     this.#window.ended(this, outcome);
   }
@@ -54,6 +54,14 @@ export class RequestWindow {
   readonly #entries: WindowEntry[] = [];
   #shortestRoundTrip = Number.POSITIVE_INFINITY;
   #roundTrips = 0;
+  /**
+   * Whether reports move requests: only where the service allows several requests per window,
+   * where requests held up on their way pile up into the next windows (500 callers at 50 per
+   * second). With one request per window (1 per second, the service's own limit) the pacing's
+   * margin and the idle margin have kept clear of 429s, and counting from answers would cost up
+   * to a round trip per request.
+   */
+  readonly followsAnswers: boolean;
   /** Called when a report moved a request earlier in the window (a wait for room may end sooner). */
   onMovedEarlier: () => void = () => undefined;
 
@@ -64,6 +72,7 @@ export class RequestWindow {
    * margin the pacing had.
    */
   constructor(window: { count: number; ms: number }, spacingMarginMs: number) {
+    this.followsAnswers = window.count > 1;
     this.#count = window.count;
     this.#ms = window.ms;
     this.#unreportedMargin = window.count * spacingMarginMs;
