@@ -16,6 +16,18 @@ export const NEEDS_SYSTEM_PROGRAMS = [
 ];
 
 /**
+ * Proofs that measure a real-time budget with several real processes (429s, gaps, waits against a
+ * strict 1 request/second server): `npm test` runs them after everything else, one file at a
+ * time, so that no other test loads the machine while they measure. They need redis-server too.
+ */
+export const REAL_TIME_PROOFS = [
+  'test/redis/processes.test.ts',
+  'test/redis/faults.test.ts',
+  'test/redis/fairness.test.ts',
+  'test/redis/priority.test.ts',
+];
+
+/**
  * Tests that need nothing but Node yet are too heavy for the inner loop: `npm test` runs them in
  * the `slow` project, `npm run test:fast` leaves them out. Each says why; together they took about
  * 60 s of the fast lane's 150 s of test time on a 2-core machine.
@@ -36,9 +48,10 @@ export const FULL_LANE_ONLY: Record<string, string> = {
 /**
  * The fast project shares worker threads and their imported modules across files (`isolate:
  * false`): importing zod, msw and the sources again for every file cost about a third of the run.
- * Every file closes what it opens (servers, msw, fake timers), which `npm test` checks by running
- * the same project the same way. Three workers on two cores: many tests wait on real sockets and
- * short real timers, so a third worker fills the idle time.
+ * So a file must close what it opens (servers, msw, fake timers) and must not count on a fresh
+ * process; `npm test` runs this project the same way, so a file that leaks into the next fails in
+ * both lanes. Three workers on two cores: many tests wait on real sockets and short real timers,
+ * and a third worker fills that idle time.
  */
 const sharedWorkers = { pool: 'threads', isolate: false, maxWorkers: 3 } as const;
 
@@ -66,7 +79,14 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'slow', include: Object.keys(FULL_LANE_ONLY) } },
-      { extends: true, test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS } },
+      {
+        extends: true,
+        test: { name: 'system', include: NEEDS_SYSTEM_PROGRAMS, exclude: REAL_TIME_PROOFS },
+      },
+      {
+        extends: true,
+        test: { name: 'real-time', include: REAL_TIME_PROOFS, fileParallelism: false },
+      },
     ],
   },
 });

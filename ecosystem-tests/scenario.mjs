@@ -237,6 +237,27 @@ export async function runScenario(config) {
     return `200, handler ran once for #${reservation.id}; the replay answered 200 duplicate`;
   });
 
+  await check(
+    'webhooks: a delivery with a field this version does not know is read through the schemas',
+    async () => {
+      // Not the common shape: the receiver loads its envelope schemas (and zod) for it, on first need.
+      const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation, restaurantId }, token);
+      const body = JSON.stringify({
+        ...JSON.parse(delivery.body),
+        id: `evt_${crypto.randomUUID()}`,
+        attempt: 1,
+      });
+      const before = handled.length;
+      const answer = await post({ ...delivery, body });
+      expect(answer.status === 200, `answered ${answer.status}: ${await answer.text()}`);
+      expect(
+        handled.length === before + 1 && handled.at(-1).attempt === 1,
+        `the handler saw ${handled.length - before} events, attempt ${handled.at(-1)?.attempt}`,
+      );
+      return '200, the unknown field kept on the event';
+    },
+  );
+
   await check('webhooks: forged delivery refused', async () => {
     const before = handled.length;
     const forged = buildDelivery(

@@ -103,6 +103,7 @@ if now < switch then
   return {'recovering', fmt(switch), fmt(now), last, fmt(anchor)}
 end
 ticket()
+redis.call('HDEL', KEYS[1], 'missed:' .. me)
 local paused = redis.call('PTTL', KEYS[4])
 if paused > 0 then
   save()
@@ -110,10 +111,16 @@ if paused > 0 then
 end
 local head = redis.call('ZRANGE', interactive, 0, 0)[1] or redis.call('ZRANGE', background, 0, 0)[1]
 if head and head ~= me and now >= at(last + 1) - tolerance then
-  -- The head let its slot pass without reserving it (a stopped or stalled process): it gives way,
-  -- and takes a new place at the back when it asks again.
-  redis.call('ZREM', interactive, head)
-  redis.call('ZREM', background, head)
+  -- The head let its slot pass without reserving it (a stalled or stopped process): it steps
+  -- behind the next place in its line, and leaves the queue at its second miss in a row.
+  local queue = redis.call('ZSCORE', interactive, head) and interactive or background
+  local next = redis.call('ZRANGE', queue, 1, 1, 'WITHSCORES')
+  if redis.call('HINCRBY', KEYS[1], 'missed:' .. head, 1) >= 2 or not next[2] then
+    redis.call('ZREM', queue, head)
+    redis.call('HDEL', KEYS[1], 'missed:' .. head)
+  else
+    redis.call('ZADD', queue, tonumber(next[2]) + 0.5, head)
+  end
   head = redis.call('ZRANGE', interactive, 0, 0)[1] or redis.call('ZRANGE', background, 0, 0)[1]
 end
 if head ~= me or now < at(last) + tonumber(ARGV[13]) then

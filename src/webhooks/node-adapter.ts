@@ -60,13 +60,14 @@ export function createNodeHandler(
     else if (isRawBody(preRead)) body = preRead as ReceiveInput['body'];
     // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
     else if (streamUnread) {
+      const exchange: Exchange = { request, response, next, steps, startedAt };
       const opened = steps.open(request.method ?? 'POST', request.headers, readLater);
       if (opened instanceof Promise)
         opened.then(
-          (known) => readOrAnswer(known, request, response, next, steps, startedAt),
-          (error: unknown) => answerFailure(error, response, next),
+          (known) => readOrAnswer(known, exchange),
+          (error: unknown) => answerFailure(error, exchange),
         );
-      else readOrAnswer(opened, request, response, next, steps, startedAt);
+      else readOrAnswer(opened, exchange);
       return;
     }
     // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
@@ -79,28 +80,32 @@ export function createNodeHandler(
               : 'a body a JSON parser (express.json()) already parsed',
           ),
         );
-    answer(
-      receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }),
+    answer(receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }), {
       request,
       response,
       next,
-    );
+      steps,
+      startedAt,
+    });
   };
 }
 
 // Stands for the stream in `open`: the body is read by the handler itself once the headers passed.
 const readLater = (): Promise<Uint8Array> => Promise.reject(new Error('read by the node handler'));
 
-function readOrAnswer(
-  opened: OpenDelivery | WebhookResult,
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: ((error?: unknown) => void) | undefined,
-  steps: DeliverySteps,
-  startedAt: number,
-): void {
-  if (opened instanceof OpenDelivery) readBody(opened, request, response, next, steps, startedAt);
-  else answerAfterParsing(opened, request, response, next);
+/** One delivery on node: its request and response, Express's `next`, and when its headers came. */
+interface Exchange {
+  request: IncomingMessage;
+  response: ServerResponse;
+  next: ((error?: unknown) => void) | undefined;
+  steps: DeliverySteps;
+  /** `performance.now()` when the handler was called: the body's time limit counts from it. */
+  startedAt: number;
+}
+
+function readOrAnswer(opened: OpenDelivery | WebhookResult, exchange: Exchange): void {
+  if (opened instanceof OpenDelivery) readBody(opened, exchange);
+  else answerAfterParsing(opened, exchange);
 }
 
 /**
@@ -108,13 +113,8 @@ function readOrAnswer(
  * (and a body's `data`) fire inside the parser, and an answer ended there, before the request's
  * own end was parsed, leaves a keep-alive connection the client then finds closed.
  */
-function answerAfterParsing(
-  result: WebhookResult,
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: ((error?: unknown) => void) | undefined,
-): void {
-  queueMicrotask(() => answer(result, request, response, next));
+function answerAfterParsing(result: WebhookResult, exchange: Exchange): void {
+  queueMicrotask(() => answer(result, exchange));
 }
 
 /**
@@ -122,18 +122,12 @@ function answerAfterParsing(
  * size limit, so an oversized body is never held in memory, and answering 408 once its time is
  * up (the connection then goes: a trickling sender is not read on).
  */
-function readBody(
-  delivery: OpenDelivery,
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: ((error?: unknown) => void) | undefined,
-  steps: DeliverySteps,
-  startedAt: number,
-): void {
+function readBody(delivery: OpenDelivery, exchange: Exchange): void {
+  const { request, steps } = exchange;
   // A token provider that took its time may have let another middleware read the stream.
   if (request.readableEnded || request.readableDidRead) {
     const error = new WebhookRawBodyRequiredError('a request stream that another middleware already read');
-    answerAfterParsing(steps.refuse(delivery, error), request, response, next);
+    answerAfterParsing(steps.refuse(delivery, error), exchange);
     return;
   }
   const collector = new BodyCollector(steps.maxBodyBytes);
@@ -144,9 +138,9 @@ function readBody(
     if (settled) return;
     settled = true;
     deadline.cancel();
-    answerAfterParsing(steps.refuse(delivery, error()), request, response, next);
+    answerAfterParsing(steps.refuse(delivery, error()), exchange);
   };
-  const deadline = steps.bodyDeadlines.watch(startedAt + steps.bodyTimeoutMs, () =>
+  const deadline = steps.bodyDeadlines.watch(exchange.startedAt + steps.bodyTimeoutMs, () =>
     refuse(() => new WebhookBodyTimeoutError(steps.bodyTimeoutMs)),
   );
   request
@@ -161,7 +155,7 @@ function readBody(
       if (settled) return;
       settled = true;
       deadline.cancel();
-      answer(steps.finish(delivery, collector.join()), request, response, next);
+      answer(steps.finish(delivery, collector.join()), exchange);
     })
     .on('error', (error: unknown) =>
       refuse(() => new WebhookPayloadError('The request body could not be read', [], { cause: error })),
@@ -169,19 +163,15 @@ function readBody(
     .on('close', () => refuse(() => new WebhookPayloadError('The connection closed before the body ended')));
 }
 
-function answer(
-  result: Soon<WebhookResult>,
-  request: IncomingMessage,
-  response: ServerResponse,
-  next: ((error?: unknown) => void) | undefined,
-): void {
+function answer(result: Soon<WebhookResult>, exchange: Exchange): void {
   if (result instanceof Promise) {
     result.then(
-      (known) => answer(known, request, response, next),
-      (error: unknown) => answerFailure(error, response, next),
+      (known) => answer(known, exchange),
+      (error: unknown) => answerFailure(error, exchange),
     );
     return;
   }
+  const { request, response } = exchange;
   try {
     if (response.headersSent || response.writableEnded) return;
     response.writeHead(result.status, result.headers);
@@ -190,16 +180,12 @@ function answer(
     // goes (the answer says `connection: close`).
     if (result.status === 408 && !request.readableEnded) response.once('finish', () => request.destroy());
   } catch (error) {
-    answerFailure(error, response, next);
+    answerFailure(error, exchange);
   }
 }
 
 /** The receiver's steps never throw; this only guards the write itself. */
-function answerFailure(
-  error: unknown,
-  response: ServerResponse,
-  next: ((error?: unknown) => void) | undefined,
-): void {
+function answerFailure(error: unknown, { response, next }: Exchange): void {
   if (!response.headersSent) {
     response.writeHead(500, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: 'The webhook receiver failed' }));

@@ -33,6 +33,12 @@ async function grantTimes(limiters: RedisRateLimiter[], count: number): Promise<
 
 const gaps = (times: number[]) => times.slice(1).map((time, index) => time - times[index]!);
 
+/** The most grants in any window of `windowMs` (sorted times): what a service counting per second sees. */
+const mostInWindow = (times: number[], windowMs = 1000) =>
+  Math.max(
+    ...times.map((time, index) => times.filter((other, o) => o >= index && other < time + windowMs).length),
+  );
+
 let redis: TestRedis;
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -66,6 +72,93 @@ describe.each(CLIENT_KINDS)('createRedisRateLimiter with %s', (kind) => {
     expect(achieved / rate).toBeGreaterThan(0.6);
     expect(achieved / rate).toBeLessThanOrEqual(1.05);
     expect(limiters.every((limiter) => limiter.shared)).toBe(true);
+  });
+
+  it('three limiters with calls always waiting take turns: each gets its share, never more than the limit in a second', async () => {
+    const partnerId = randomUUID();
+    const connections = await Promise.all([connect(), connect(), connect()]);
+    const limiters = connections.map(({ client }) =>
+      createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: 10 }),
+    );
+    const grants: { at: number; limiter: number }[] = [];
+    const end = performance.now() + 3000;
+    await Promise.all(
+      limiters.flatMap((limiter, index) =>
+        Array.from({ length: 3 }, async () => {
+          while (performance.now() < end) {
+            await limiter.acquire();
+            grants.push({ at: performance.now(), limiter: index });
+          }
+        }),
+      ),
+    );
+    const shares = [0, 1, 2].map((index) => grants.filter((grant) => grant.limiter === index).length);
+    expect(Math.min(...shares) / Math.max(...shares), JSON.stringify(shares)).toBeGreaterThanOrEqual(0.75);
+    const times = grants.map((grant) => grant.at).sort((a, b) => a - b);
+    expect(mostInWindow(times)).toBeLessThanOrEqual(10);
+  });
+
+  it('an interactive call in one limiter goes before background calls waiting in four others', async () => {
+    const partnerId = randomUUID();
+    const connections = await Promise.all([connect(), connect(), connect(), connect(), connect()]);
+    const [guest, ...busy] = connections.map(({ client }) =>
+      createRedisRateLimiter({ redis: client, partnerId, requestsPerSecond: 5 }),
+    );
+    let stop = false;
+    const background = busy.flatMap((limiter) =>
+      Array.from({ length: 2 }, async () => {
+        while (!stop) await limiter.acquire({ priority: 'background' });
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const waits: number[] = [];
+    for (let call = 0; call < 3; call++) {
+      const asked = performance.now();
+      await guest!.acquire({ priority: 'interactive' });
+      waits.push(performance.now() - asked);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    stop = true;
+    await Promise.all(background);
+    // Within two slots (206 ms apart at 5 per second), however many background calls wait; 300 ms
+    // more for timers on a loaded 2-core machine. Behind the four others' places it would be five.
+    expect(Math.max(...waits), JSON.stringify(waits)).toBeLessThanOrEqual(2 * 206 + 300);
+  });
+
+  it('while Redis is paused, limiters that knew their slots keep pacing in them: no stall, never more than the limit in a second', async () => {
+    const partnerId = randomUUID();
+    const connections = await Promise.all([connect(), connect(), connect()]);
+    const admin = await connect();
+    const limiters = connections.map(({ client }) =>
+      createRedisRateLimiter({
+        redis: client,
+        partnerId,
+        requestsPerSecond: 10,
+        commandTimeoutMs: 100,
+        retryRedisAfterMs: 200,
+        logger: recordingLogger().logger,
+      }),
+    );
+    const times: number[] = [];
+    const end = performance.now() + 4000;
+    const paused = new Promise((resolve) => setTimeout(resolve, 1200)).then(() =>
+      admin.command('CLIENT', 'PAUSE', '1500'),
+    );
+    await Promise.all([
+      paused,
+      ...limiters.flatMap((limiter) =>
+        Array.from({ length: 3 }, async () => {
+          while (performance.now() < end) {
+            await limiter.acquire();
+            times.push(performance.now());
+          }
+        }),
+      ),
+    ]);
+    times.sort((a, b) => a - b);
+    expect(mostInWindow(times)).toBeLessThanOrEqual(10);
+    // Three slots (309 ms) at most between two grants: the pause stalls nobody.
+    expect(Math.max(...gaps(times))).toBeLessThanOrEqual(3 * 103 + 50);
   });
 
   it('different partners have separate budgets', async () => {

@@ -483,13 +483,14 @@ describe('reservations.create', () => {
       RESTAURANTS,
       () => json([]),
       async () => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
         return json(reservationBody(), 201);
       },
     );
     api.always(() => json([]));
+    // 250 ms: long enough for the POST to reach the server on a busy machine, well short of its answer.
     const error = await api
-      .client({ timeoutMs: 30 })
+      .client({ timeoutMs: 250 })
       .reservations.create(7, base, { idempotencyKey: 'k-1' })
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(AmbiguousCreateError);
@@ -504,13 +505,13 @@ describe('reservations.create', () => {
       RESTAURANTS,
       () => json([]),
       async () => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
         return json(reservationBody(), 201);
       },
       () => json([reservationBody({ id: 88, metadata: { [IDEMPOTENCY_METADATA_KEY]: 'k-2' } })]),
     );
     const reservation = await api
-      .client({ timeoutMs: 30 })
+      .client({ timeoutMs: 250 })
       .reservations.create(7, base, { idempotencyKey: 'k-2' });
     expect(reservation.id).toBe(88);
   });

@@ -70,6 +70,7 @@ export async function runProof(
     server: serverFigures({
       acceptedAt: accepted.map((entry) => Date.parse(entry.at)),
       refused: entries.length - accepted.length,
+      refusedAt: entries.filter((entry) => entry.status === 429).map((entry) => Date.parse(entry.at)),
     }),
   };
 }
@@ -85,6 +86,9 @@ export function describeProof({ summary, server }: ProofRun): string {
       efficiency: Number(server.efficiency.toFixed(3)),
       maxGap: Math.round(server.maxGap),
       gaps: server.gaps.map(Math.round),
+      // When each request was accepted, and each 429, in ms from the start of the run.
+      acceptedAt: server.acceptedAt.map((at) => at - summary.startedAt),
+      refusedAt: server.refusedAt.map((at) => at - summary.startedAt),
     },
     shares: summary.shares,
     shareRatio: Number(summary.shareRatio.toFixed(2)),

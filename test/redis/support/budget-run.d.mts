@@ -76,6 +76,8 @@ export interface RunResult extends RunSummary {
 }
 
 export interface ServerFigures {
+  acceptedAt: number[];
+  refusedAt: number[];
   accepted: number;
   refused: number;
   gaps: number[];
@@ -98,7 +100,7 @@ export function runBudgetProcesses(options: {
 
 export function summarise(reports: ProcessReport[], rate?: number): RunSummary;
 export function serverFigures(
-  record: { acceptedAt: number[]; refused: number },
+  record: { acceptedAt: number[]; refused: number; refusedAt?: number[] },
   rate?: number,
 ): ServerFigures;
 export function quantile(values: number[], p: number): number;

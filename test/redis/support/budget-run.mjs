@@ -201,10 +201,12 @@ export function summarise(reports, rate = 1) {
  * What the server saw, from its own record: the times it accepted the partner's requests (epoch
  * ms, its clock) and how many it refused with 429. Efficiency is the accepted rate over the limit.
  */
-export function serverFigures({ acceptedAt, refused }, rate = 1) {
+export function serverFigures({ acceptedAt, refused, refusedAt = [] }, rate = 1) {
   const times = [...acceptedAt].sort((a, b) => a - b);
   const gaps = times.slice(1).map((at, index) => at - times[index]);
   return {
+    acceptedAt: times,
+    refusedAt,
     accepted: times.length,
     refused,
     gaps,
