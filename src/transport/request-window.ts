@@ -40,7 +40,7 @@ class WindowEntry implements RateLimitSlot {
   }
 
   end(outcome: SlotOutcome): void {
-    if (this.ended) return;
+    if (this.ended || !this.#window.followsAnswers) return;
     this.ended = true;
     this.#window.ended(this, outcome);
   }
@@ -54,6 +54,16 @@ export class RequestWindow {
   readonly #entries: WindowEntry[] = [];
   #shortestRoundTrip = Number.POSITIVE_INFINITY;
   #roundTrips = 0;
+  /**
+   * Whether reports move requests: only where the service allows several requests per window,
+   * where requests held up on their way pile up into the next windows (500 callers at 50 per
+   * second). With one request per window (1 per second, the service's own limit) the pacing's
+   * margin and the idle margin have kept clear of 429s, and counting from answers would cost up
+   * to a round trip per request.
+   */
+  readonly followsAnswers: boolean;
+  /** Called when a report moved a request earlier in the window (a wait for room may end sooner). */
+  onMovedEarlier: () => void = () => undefined;
 
   /**
    * `spacingMarginMs`: how much more than one interval the pacer leaves between two grants. A
@@ -62,14 +72,18 @@ export class RequestWindow {
    * margin the pacing had.
    */
   constructor(window: { count: number; ms: number }, spacingMarginMs: number) {
+    this.followsAnswers = window.count > 1;
     this.#count = window.count;
     this.#ms = window.ms;
     this.#unreportedMargin = window.count * spacingMarginMs;
   }
 
-  /** Records a request granted at `at` and returns its slot. */
-  grant(at: number): RateLimitSlot {
-    const entry = new WindowEntry(this, at, this.#unreportedMargin);
+  /**
+   * Records a request granted at `at` and returns its slot. `extraMargin`: more margin while it is
+   * not reported on (a request after an idle spell reaches the service later after its grant).
+   */
+  grant(at: number, extraMargin = 0): RateLimitSlot {
+    const entry = new WindowEntry(this, at, this.#unreportedMargin + extraMargin);
     this.#entries.push(entry);
     return entry;
   }
@@ -99,6 +113,7 @@ export class RequestWindow {
   /** Moves an entry to where its end puts it: an answer replaces the margin with what it showed. */
   ended(entry: WindowEntry, outcome: SlotOutcome): void {
     const now = Date.now();
+    const before = entry.countsFrom;
     if (outcome === 'answered') {
       // The way back takes at least half the shortest round trip (the way there may take almost
       // nothing). The first round trips of a process are slow (code not yet compiled,
@@ -116,5 +131,6 @@ export class RequestWindow {
       entry.listed = true;
       this.#entries.push(entry);
     }
+    if (entry.countsFrom < before) this.onMovedEarlier();
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The client's own rate limiter, paced by p-throttle. p-throttle decides when the next slot
  * opens; this module adds what it lacks: a queue whose waiting calls can be cancelled one by one,
- * interactive calls before background ones, a pause gate for 429 answers and for the margin after
- * an idle spell, a bounded queue and its depth, a refusal at once for a call whose place puts it
+ * interactive calls before background ones, a pause gate for 429 answers, a margin after an idle
+ * spell, a bounded queue and its depth, a refusal at once for a call whose place puts it
  * past its deadline, and the service's window counted from each request's answer
  * ({@link RequestWindow}). It runs on real time (`Date.now` and timers), as p-throttle does; a limiter that follows a
  * virtual clock lives with the fake service (`createClockRateLimiter` in `restaurant-partner-sdk/testing`).
@@ -225,7 +225,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   // the grant a window after it.
   const pace = window.count > 1 ? interval + (spacing - interval) / 4 : spacing;
   const line = new WaitingLine<RateLimitSlot>();
-  // The pause gate: nobody is granted before this instant (a 429's Retry-After, the idle margin).
+  // The pause gate: nobody is granted before this instant (a 429's Retry-After).
   let notBefore = Number.NEGATIVE_INFINITY;
   let gateTimer: ReturnType<typeof setTimeout> | undefined;
   let lastGrantAt = Number.NEGATIVE_INFINITY;
@@ -262,13 +262,12 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   const nextSlotInMs = (now: number) => Math.max(0, Math.max(notBefore, lastGrantAt + spacing) - now);
 
   const grantHead = (at: number) => {
-    if (drained) {
-      busySince = at;
-      // A grant after an idle spell: the one after it keeps the idle margin.
-      if (at - lastGrantAt > 2 * spacing) notBefore = Math.max(notBefore, at + spacing + idleExtra);
-    }
+    // A grant after an idle spell counts in the service's window with the idle margin until its
+    // answer tells when it really arrived: the grant after it keeps the margin only then.
+    const afterIdle = drained && at - lastGrantAt > 2 * spacing;
+    if (drained) busySince = at;
     lastGrantAt = at;
-    line.grantHead(requests.grant(at));
+    line.grantHead(requests.grant(at, afterIdle ? idleExtra : 0));
     drained = line.size === 0;
     // Places moved (an interactive call may have gone ahead of background ones): refuse, now,
     // whoever can no longer be served by its deadline.
@@ -341,6 +340,14 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
       })
       // Rejected only by a reset, which already decided what comes next.
       .catch(() => undefined);
+  };
+
+  // An answer can open the window sooner than the margin it replaces: a wait for room looks again.
+  requests.onMovedEarlier = () => {
+    if (gateTimer === undefined || line.size === 0) return;
+    clearTimeout(gateTimer);
+    gateTimer = undefined;
+    serveQueue();
   };
 
   // Nobody left to serve: no timer outlives the queue, and no slot is spent on nobody.

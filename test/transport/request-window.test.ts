@@ -18,11 +18,11 @@ describe('createRateLimiter: the service window counted from answers', () => {
   });
 
   /**
-   * `calls` callers in a row at 1 request per second: each request is answered `answerAfter(index)`
-   * ms after its grant, and reported when `report` is set. Resolves with the grant times.
+   * `calls` callers in a row at 2 requests per second (2 per 1 s window): each request is answered
+   * `answerAfter(index)` ms after its grant, and reported when `report` is set. Resolves with the grant times.
    */
   async function run(calls: number, answerAfter: (index: number) => number, report: boolean) {
-    const limiter = createRateLimiter({ requestsPerSecond: 1 });
+    const limiter = createRateLimiter({ requestsPerSecond: 2 });
     const grantedAt: number[] = [];
     const all = Array.from({ length: calls }, (_, index) =>
       limiter.acquire().then((slot) => {
@@ -34,62 +34,87 @@ describe('createRateLimiter: the service window counted from answers', () => {
     await Promise.all(all);
     return grantedAt;
   }
+  // Two grants a window after the first: a slot nobody reports on counts its spacing's margin
+  // twice (2 x 10 ms) plus, after an idle spell, the 50 ms idle margin.
+  const unreportedAfterIdle = 1000 + 2 * (grantSpacingMs(2) - 500) + 50;
 
-  it('keeps a request answered late out of the window of the next one', async () => {
-    // The first request reaches the service (and is answered) 300 ms after its grant; the next at once.
+  it('keeps a request answered late out of the window of the ones after it', async () => {
+    // The first request reaches the service (and is answered) 300 ms after its grant; the others at once.
     const late = (index: number) => (index === 0 ? 300 : 1);
     const reported = await run(3, late, true);
-    // One per window: the second grant waits until a full window after the first request's answer.
-    expect(reported[1]! - reported[0]!).toBe(1300);
-    expect(reported[2]! - reported[1]!).toBe(grantSpacingMs(1));
-    // Counted from grants alone (a caller that does not report), the second would have come
+    // Two per window: the third grant waits until a full window after the first request's answer.
+    expect(reported[2]! - reported[0]!).toBe(1300);
+    // Counted from grants alone (a caller that does not report), the third would have come
     // earlier, inside the window the service still counted the first request in.
     const unreported = await run(3, late, false);
-    expect(unreported[1]! - unreported[0]!).toBe(grantSpacingMs(1) + 50);
+    expect(unreported[2]! - unreported[0]!).toBe(unreportedAfterIdle);
+  });
+
+  it('after an idle spell, an answer that came quickly replaces the idle margin', async () => {
+    const grantedAt = await run(3, () => 5, true);
+    expect(grantedAt[2]! - grantedAt[0]!).toBeGreaterThanOrEqual(1005);
+    expect(grantedAt[2]! - grantedAt[0]!).toBeLessThan(unreportedAfterIdle);
   });
 
   it('once round trips are known, counts a request from its answer less half the shortest one', async () => {
     // Requests answered 30 ms after their grants teach the limiter that round trip.
-    const grantedAt = await run(104, (index) => (index === 102 ? 130 : 30), true);
-    const gaps = grantedAt.slice(1).map((at, index) => at - grantedAt[index]!);
+    const grantedAt = await run(108, (index) => (index === 104 ? 130 : 30), true);
+    const twoApart = (index: number) => grantedAt[index + 2]! - grantedAt[index]!;
     // Until 100 round trips are known, a request counts from its answer (30 ms after its grant).
-    expect(gaps[50]).toBe(1030);
-    // Then a steady 30 ms round trip costs nothing over the pacing: half of it is the way back.
-    expect(gaps[100]).toBe(grantSpacingMs(1));
-    // The 103rd request took 130 ms: the next grant waits a window after its answer less 15 ms.
-    expect(gaps[102]).toBe(130 - 15 + 1000);
+    expect(twoApart(50)).toBeCloseTo(1030, 0);
+    // Then from its answer less 15 ms, half the round trip (the way back).
+    expect(twoApart(102)).toBeCloseTo(1015, 0);
+    // The 105th request took 130 ms: the grant two after it waits a window after its answer less 15 ms.
+    expect(twoApart(104)).toBeCloseTo(130 - 15 + 1000, 0);
   });
 
   it('a request that failed without an answer counts from its failure; one never sent from its grant', async () => {
-    const limiter = createRateLimiter({ requestsPerSecond: 1 });
-    const outcomes: SlotOutcome[] = ['failed', 'unsent', 'answered'];
-    const grantedAt: number[] = [];
-    const all = outcomes.map((outcome, index) =>
-      limiter.acquire().then((slot) => {
-        grantedAt[index] = Date.now();
-        setTimeout(() => slot.end(outcome), 200);
-      }),
-    );
-    await vi.runAllTimersAsync();
-    await Promise.all(all);
-    // After the failed one: a window after its failure (idle margin aside, the pacing is shorter).
-    expect(grantedAt[1]! - grantedAt[0]!).toBe(1200);
-    // After the one never sent: the pacing alone.
-    expect(grantedAt[2]! - grantedAt[1]!).toBe(grantSpacingMs(1));
+    for (const [outcome, third] of [
+      ['failed', 1200],
+      ['unsent', unreportedAfterIdle],
+    ] as const) {
+      const limiter = createRateLimiter({ requestsPerSecond: 2 });
+      const grantedAt: number[] = [];
+      const all = Array.from({ length: 3 }, (_, index) =>
+        limiter.acquire().then((slot) => {
+          grantedAt[index] = Date.now();
+          setTimeout(() => slot.end(index === 0 ? outcome : 'answered'), index === 0 ? 200 : 1);
+        }),
+      );
+      await vi.runAllTimersAsync();
+      await Promise.all(all);
+      expect(grantedAt[2]! - grantedAt[0]!).toBe(third);
+    }
   });
 
   it('reporting twice counts once: only the first end is kept', async () => {
-    const limiter = createRateLimiter({ requestsPerSecond: 1 });
+    const limiter = createRateLimiter({ requestsPerSecond: 2 });
+    const start = Date.now();
     const first = await limiter.acquire();
     vi.advanceTimersByTime(100);
     first.end('unsent');
     vi.advanceTimersByTime(400);
-    // A later report would push the request to now (500 ms after its grant).
+    // A later report would push the first request to now (500 ms after its grant).
     first.end('failed');
     const second = limiter.acquire().then(() => Date.now());
-    const start = Date.now() - 500;
+    const third = limiter.acquire().then(() => Date.now());
     await vi.runAllTimersAsync();
-    expect((await second) - start).toBe(grantSpacingMs(1) + 50);
+    await second;
+    expect((await third) - start).toBe(unreportedAfterIdle);
+  });
+
+  it('with one request per window (1 per second), counts from grants: an answer costs no round trip', async () => {
+    const limiter = createRateLimiter({ requestsPerSecond: 1 });
+    const grantedAt: number[] = [];
+    const all = Array.from({ length: 3 }, (_, index) =>
+      limiter.acquire().then((slot) => {
+        grantedAt[index] = Date.now();
+        setTimeout(() => slot.end('answered'), 40);
+      }),
+    );
+    await vi.runAllTimersAsync();
+    await Promise.all(all);
+    expect(grantedAt[2]! - grantedAt[1]!).toBe(grantSpacingMs(1));
   });
 
   it('makes up slots a stalled event loop made late, never more than the window allows', async () => {
