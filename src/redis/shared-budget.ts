@@ -208,6 +208,7 @@ export class SharedBudget implements RedisRateLimiter {
   #backInQueue(): void {
     if (this.#mode === 'shared') return;
     this.#mode = 'shared';
+    this.#switchIndex = Number.POSITIVE_INFINITY;
     this.#outageReported = false;
     this.#settings.logger.info?.('Redis is reachable again: back on the shared rate limit', {
       partnerId: this.#settings.partnerId,
@@ -223,6 +224,8 @@ export class SharedBudget implements RedisRateLimiter {
       this.#local.pause(Math.max(this.#spacing, retryRedisAfterMs));
     }
     this.#mode = 'alone';
+    // A recovery that was under way is over: this process's own slots are all its own again.
+    this.#switchIndex = Number.POSITIVE_INFINITY;
     if (this.#outageReported) return;
     this.#outageReported = true;
     logger.warn('Redis is unreachable for the shared rate limit; this process paces alone until it is back', {

@@ -78,6 +78,25 @@ describe('four processes through a Redis fault (real time, strict 1 request per 
   );
 
   it(
+    'two CLIENT PAUSE 3000 in a row (the second after the first recovery): no 429 and no gap over 2 s',
+    async () => {
+      const proof = await runProof(world, {
+        processes,
+        runMs: 24_000,
+        during: async () => {
+          await sleep(5000);
+          await world.redis.pause(3000);
+          // Redis answers again at 8 s; the processes are back in the queue a few seconds later.
+          await sleep(11_000);
+          await world.redis.pause(3000);
+        },
+      });
+      expectCalm(proof);
+    },
+    PROOF_TIMEOUT_MS,
+  );
+
+  it(
     'DEBUG SLEEP 3 (the whole server hangs): no 429 and no gap over 2 s between accepted requests',
     async () => {
       const proof = await runProof(world, {
