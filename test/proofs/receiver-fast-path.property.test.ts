@@ -11,6 +11,7 @@ import { loadEventSchemas, parseWebhookEvent as parseSoon } from '../../src/webh
 
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
 import { propertyRuns } from '../support/property-runs.js';
+import { reservation as sampleReservation } from '../webhooks/helpers.js';
 
 // The schemas load on first need; loaded ahead here, every reading answers at once.
 beforeAll(() => loadEventSchemas());
@@ -156,29 +157,7 @@ describe('the receiver fast path', () => {
   });
 
   it('takes the delivery the fake and the bench send', () => {
-    const reservation = {
-      id: 4021,
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      email: 'ada@example.com',
-      phone: null,
-      start_time: '2026-12-04T19:30:00+01:00',
-      duration: 'PT2H',
-      adults: 2,
-      children: 0,
-      comment: null,
-      cancelled: false,
-      cancelled_at: null,
-      confirmed: true,
-      confirmed_at: '2026-11-23T10:00:00+01:00',
-      confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
-      arrived: false,
-      arrived_at: null,
-      no_show: false,
-      no_show_at: null,
-      language: 'en',
-      metadata: {},
-    };
+    const reservation = sampleReservation();
     const json = {
       id: 'evt_1',
       event: 'RESERVATION_CONFIRMED',
