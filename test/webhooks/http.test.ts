@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDelivery, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
-import { type RunningServer, startExpressApp, startFetchStyleServer } from './servers.js';
+import { type RunningServer, startExpressApp, startFetchStyleServer, startNodeServer } from './servers.js';
 
 const PATH = '/webhooks/reservations';
 const MAX_BODY_BYTES = 8 * 1024;
@@ -229,6 +229,37 @@ describe('Express mount order', () => {
       // The rest of the app still parses JSON as usual.
       const echo = await post(`${server.url}/api/echo`, '{"a":1}', { 'content-type': 'application/json' });
       expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('nodeHandler() answers', () => {
+  it('carry their exact length in bytes (no chunked framing), for an accepted, a repeated and a refused delivery', async () => {
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('*', () => {});
+    const server = await startNodeServer(receiver);
+    try {
+      const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);
+      const answers = [
+        await post(server.url, delivery.body, delivery.headers),
+        await post(server.url, delivery.body, delivery.headers),
+        // The refusal names the media type it was given: a character past ASCII takes two bytes.
+        await post(server.url, delivery.body, { ...delivery.headers, 'content-type': 'text/é' }),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 415]);
+      const bodies: unknown[] = [];
+      for (const answer of answers) {
+        const bytes = new Uint8Array(await answer.arrayBuffer());
+        expect(answer.headers.get('transfer-encoding')).toBeNull();
+        expect(Number(answer.headers.get('content-length'))).toBe(bytes.byteLength);
+        bodies.push(JSON.parse(new TextDecoder().decode(bytes)));
+      }
+      expect(bodies).toEqual([
+        { received: true },
+        { received: true, duplicate: true },
+        { error: expect.stringContaining('text/é') },
+      ]);
     } finally {
       await server.close();
     }
