@@ -1,10 +1,9 @@
 /**
  * `receiver_rps_ratio`, `receiver_p99_ratio`, `receiver_rss_ratio`: the webhook receiver
  * (`nodeHandler()` on `node:http`, default options) against a bare `node:http` handler that reads
- * the body and compares the authorization header, in the same run. Both servers are loaded at the
- * same time, each by its own autocannon process (50 connections, a fresh delivery id per
- * request), so whatever else the machine does hits both alike; the ratios are medians over rounds.
- * Peak RSS is each server process's own, over all the rounds.
+ * the body and compares the authorization header, in the same run: autocannon (50 connections, a
+ * fresh delivery id per request) loads one and then the other, in turns; the ratios are medians of
+ * the rounds' ratios. Peak RSS is each server process's own, over the whole run.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -69,58 +68,55 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-/** Measures the three ratios; `notes` collects remarks for the table. */
-export async function measureReceiverRatios({ root, notes, rounds = 5, durationMs = 3000 }) {
-  const [receiver, bare] = await Promise.all([startServer(root, 'receiver'), startServer(root, 'bare')]);
+/**
+ * Measures the three ratios; `notes` collects remarks for the table. The two servers run side by
+ * side for the whole run and are loaded one at a time, in turns (receiver then bare, then bare
+ * then receiver, ...), so that each round's two figures come from the same minute of the machine.
+ * Loading both at once put four busy processes on two cores, and each round's ratio then said more
+ * about where the scheduler placed them than about the receiver (rounds from 0.54 to 1.40 in one
+ * run, medians of 0.57 and 0.98 in two runs back to back).
+ */
+export async function measureReceiverRatios({ root, notes, rounds = 7, durationMs = 3000 }) {
+  const servers = await Promise.all([startServer(root, 'receiver'), startServer(root, 'bare')]);
   try {
-    const rates = { receiver: [], bare: [] };
-    const p99s = { receiver: [], bare: [] };
-    const rpsRatios = [];
-    const p99Ratios = [];
-    const cpuBefore = await Promise.all([receiver.stats(), bare.stats()]);
-    let requests = { receiver: 0, bare: 0 };
+    const [receiver, bare] = servers;
+    // Warm-up: each server alone, long enough for its hot paths to be optimised.
+    for (const server of servers) await load(root, server.url, 1000, 2000);
+    const figures = { receiver: [], bare: [] };
     for (let round = 0; round < rounds; round += 1) {
-      const [receiverResult, bareResult] = await Promise.all([
-        load(root, receiver.url, durationMs, round === 0 ? 2000 : 500),
-        load(root, bare.url, durationMs, round === 0 ? 2000 : 500),
-      ]);
-      for (const [side, result] of [
-        ['receiver', receiverResult],
-        ['bare', bareResult],
-      ]) {
+      const turns = round % 2 === 0 ? [receiver, bare] : [bare, receiver];
+      for (const server of turns) {
+        const before = await server.stats();
+        const result = await load(root, server.url, durationMs, 300);
+        const after = await server.stats();
+        const side = server === receiver ? 'receiver' : 'bare';
         if (result.non2xx > 0 || result.errors > 0)
           notes.push(
             `receiver ratios, ${side}: ${result.non2xx} non-2xx answers and ${result.errors} errors of ${result.requests}`,
           );
+        // CPU per request: the warm-up's CPU is counted, its requests are not (an upper bound).
+        figures[side].push({ ...result, cpuMicros: (after.cpuMicros - before.cpuMicros) / result.requests });
       }
-      requests = {
-        receiver: requests.receiver + receiverResult.requests,
-        bare: requests.bare + bareResult.requests,
-      };
-      rates.receiver.push(receiverResult.rps);
-      rates.bare.push(bareResult.rps);
-      p99s.receiver.push(receiverResult.p99);
-      p99s.bare.push(bareResult.p99);
-      rpsRatios.push(receiverResult.rps / bareResult.rps);
-      p99Ratios.push(receiverResult.p99 / Math.max(bareResult.p99, 1));
     }
+    const ratios = (pick) =>
+      figures.receiver.map((figure, round) => pick(figure) / Math.max(pick(figures.bare[round]), 1));
+    const rpsRatios = ratios((figure) => figure.rps);
     const [receiverStats, bareStats] = await Promise.all([receiver.stats(), bare.stats()]);
-    // CPU per request (warm-ups included in the time, not in the count: an upper bound), for the notes.
-    const cpuPerRequest = (after, before, count) => Math.round((after.cpuMicros - before.cpuMicros) / count);
     const result = {
       rpsRatio: median(rpsRatios),
-      p99Ratio: median(p99Ratios),
+      p99Ratio: median(ratios((figure) => figure.p99)),
       rssRatio: receiverStats.maxRssKb / bareStats.maxRssKb,
     };
+    const medianOf = (side, pick) => median(figures[side].map(pick));
     notes.push(
-      `receiver ratios: median of ${rounds} simultaneous rounds, req/s ratios ${rpsRatios.map((ratio) => ratio.toFixed(2)).join(', ')}; ` +
-        `receiver ${Math.round(median(rates.receiver))} req/s p99 ${median(p99s.receiver)} ms peak RSS ${Math.round(receiverStats.maxRssKb / 1024)} MB, ` +
-        `bare node:http ${Math.round(median(rates.bare))} req/s p99 ${median(p99s.bare)} ms peak RSS ${Math.round(bareStats.maxRssKb / 1024)} MB; ` +
-        `CPU per request ${cpuPerRequest(receiverStats, cpuBefore[0], requests.receiver)} µs against ${cpuPerRequest(bareStats, cpuBefore[1], requests.bare)} µs`,
+      `receiver ratios: median of ${rounds} rounds, each server loaded alone in turn, req/s ratios ${rpsRatios.map((ratio) => ratio.toFixed(2)).join(', ')}; ` +
+        `receiver ${Math.round(medianOf('receiver', (figure) => figure.rps))} req/s p99 ${medianOf('receiver', (figure) => figure.p99)} ms peak RSS ${Math.round(receiverStats.maxRssKb / 1024)} MB, ` +
+        `bare node:http ${Math.round(medianOf('bare', (figure) => figure.rps))} req/s p99 ${medianOf('bare', (figure) => figure.p99)} ms peak RSS ${Math.round(bareStats.maxRssKb / 1024)} MB; ` +
+        `CPU per request ${Math.round(medianOf('receiver', (figure) => figure.cpuMicros))} µs against ${Math.round(medianOf('bare', (figure) => figure.cpuMicros))} µs`,
     );
     return result;
   } finally {
-    await Promise.all([receiver.stop(), bare.stop()]);
+    await Promise.all(servers.map((server) => server.stop()));
   }
 }
 
