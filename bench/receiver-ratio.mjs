@@ -106,6 +106,7 @@ export async function measureReceiverRatios({ root, notes, rounds = 7, durationM
       rpsRatio: median(rpsRatios),
       p99Ratio: median(ratios((figure) => figure.p99)),
       rssRatio: receiverStats.maxRssKb / bareStats.maxRssKb,
+      cpuRatio: median(ratios((figure) => figure.cpuMicros)),
     };
     const medianOf = (side, pick) => median(figures[side].map(pick));
     notes.push(
