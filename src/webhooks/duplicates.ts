@@ -103,7 +103,7 @@ const SPILLED = -2;
  * The store's ids, oldest overwritten first, in flat typed arrays: a hash table whose chains and
  * entries are numbers, and each id's characters copied into one byte arena. A busy receiver adds
  * an id per delivery; kept as strings in a `Map`, every one of them survived V8's young
- * generation, which then grew to its largest size (about 60 MB of extra memory at 10 000
+ * generation, which then grew to its largest size (about 60 MB more memory at 15 000
  * deliveries per second). Here an id leaves nothing behind on the heap, and lookups stay exact: a
  * hash only picks the entries whose characters are compared.
  */
