@@ -80,7 +80,8 @@ export async function measureReceiverRatios({ root, notes, rounds = 7, durationM
   const servers = await Promise.all([startServer(root, 'receiver'), startServer(root, 'bare')]);
   try {
     const [receiver, bare] = servers;
-    // Warm-up: each server alone, long enough for its hot paths to be optimised.
+    // Warm-up: each server alone for 3 s (2 s of warm-up, 1 s measured and dropped), long enough
+    // for its hot paths to be optimised.
     for (const server of servers) await load(root, server.url, 1000, 2000);
     const figures = { receiver: [], bare: [] };
     for (let round = 0; round < rounds; round += 1) {
@@ -94,12 +95,16 @@ export async function measureReceiverRatios({ root, notes, rounds = 7, durationM
           notes.push(
             `receiver ratios, ${side}: ${result.non2xx} non-2xx answers and ${result.errors} errors of ${result.requests}`,
           );
-        // CPU per request: the warm-up's CPU is counted, its requests are not (an upper bound).
-        figures[side].push({ ...result, cpuMicros: (after.cpuMicros - before.cpuMicros) / result.requests });
+        // Per request: the load's warm-up is counted in the time, not in the requests (an upper bound).
+        figures[side].push({
+          ...result,
+          cpuMicros: (after.cpuMicros - before.cpuMicros) / result.requests,
+          busyMicros: (after.busyMicros - before.busyMicros) / result.requests,
+        });
       }
     }
     const ratios = (pick) =>
-      figures.receiver.map((figure, round) => pick(figure) / Math.max(pick(figures.bare[round]), 1));
+      figures.receiver.map((figure, round) => pick(figure) / pick(figures.bare[round]));
     const rpsRatios = ratios((figure) => figure.rps);
     const [receiverStats, bareStats] = await Promise.all([receiver.stats(), bare.stats()]);
     const result = {
@@ -107,13 +112,15 @@ export async function measureReceiverRatios({ root, notes, rounds = 7, durationM
       p99Ratio: median(ratios((figure) => figure.p99)),
       rssRatio: receiverStats.maxRssKb / bareStats.maxRssKb,
       cpuRatio: median(ratios((figure) => figure.cpuMicros)),
+      busyRatio: median(ratios((figure) => figure.busyMicros)),
     };
     const medianOf = (side, pick) => median(figures[side].map(pick));
     notes.push(
       `receiver ratios: median of ${rounds} rounds, each server loaded alone in turn, req/s ratios ${rpsRatios.map((ratio) => ratio.toFixed(2)).join(', ')}; ` +
         `receiver ${Math.round(medianOf('receiver', (figure) => figure.rps))} req/s p99 ${medianOf('receiver', (figure) => figure.p99)} ms peak RSS ${Math.round(receiverStats.maxRssKb / 1024)} MB, ` +
         `bare node:http ${Math.round(medianOf('bare', (figure) => figure.rps))} req/s p99 ${medianOf('bare', (figure) => figure.p99)} ms peak RSS ${Math.round(bareStats.maxRssKb / 1024)} MB; ` +
-        `CPU per request ${Math.round(medianOf('receiver', (figure) => figure.cpuMicros))} µs against ${Math.round(medianOf('bare', (figure) => figure.cpuMicros))} µs`,
+        `CPU per request ${Math.round(medianOf('receiver', (figure) => figure.cpuMicros))} µs against ${Math.round(medianOf('bare', (figure) => figure.cpuMicros))} µs, ` +
+        `event loop busy per request ${medianOf('receiver', (figure) => figure.busyMicros).toFixed(1)} µs against ${medianOf('bare', (figure) => figure.busyMicros).toFixed(1)} µs`,
     );
     return result;
   } finally {

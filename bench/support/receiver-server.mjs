@@ -4,7 +4,8 @@
  * and handler limits) on `node:http`; `--kind bare` is the baseline, a bare `node:http` handler
  * that reads the body and compares the authorization header, and answers the same JSON. Prints
  * `{"url"}` once listening; answers an IPC `'stats'` message with `{ maxRssKb, cpuMicros, userCpuMicros,
- * systemCpuMicros }` (peak RSS, CPU time used so far, and its user and kernel parts).
+ * systemCpuMicros, busyMicros }` (peak RSS, CPU time used so far, its user and kernel parts, and
+ * the time the event loop was busy).
  *
  * Usage: node receiver-server.mjs --kind receiver|bare --token TOKEN
  */
@@ -33,8 +34,13 @@ if (values.kind === 'receiver') {
     request.on('end', () => {
       const body = Buffer.concat(chunks);
       const status = request.headers.authorization === expected && body.byteLength > 0 ? 200 : 401;
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(status === 200 ? ok : refused);
+      const text = status === 200 ? ok : refused;
+      // With its length, as the receiver answers: one write, no chunked framing.
+      response.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': String(text.length),
+      });
+      response.end(text);
     });
   };
 }
@@ -52,6 +58,9 @@ process.on('message', (message) => {
       cpuMicros: usage.userCPUTime + usage.systemCPUTime,
       userCpuMicros: usage.userCPUTime,
       systemCpuMicros: usage.systemCPUTime,
+      // The main thread's busy time: what bounds a server's deliveries per second (GC helper
+      // threads and the kernel count in the CPU time above, and may run on another core).
+      busyMicros: performance.eventLoopUtilization().active * 1000,
     });
   }
 });

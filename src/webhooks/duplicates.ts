@@ -55,7 +55,7 @@ export interface DuplicateStore {
 
 /** Options of {@link createMemoryDuplicateStore}. */
 export interface MemoryDuplicateStoreOptions {
-  /** Most ids remembered; the oldest are forgotten first. Default 10 000. */
+  /** Most ids remembered (a positive integer); the oldest are forgotten first. Default 10 000. */
   maxEntries?: number;
   /** How long an id is remembered, in milliseconds. Default 24 hours. */
   ttlMs?: number;
@@ -76,27 +76,32 @@ export function createMemoryDuplicateStore(options: MemoryDuplicateStoreOptions 
   const ids = new IdRing(maxEntries);
   return {
     has(key) {
-      const slot = ids.find(key);
-      if (slot === -1) return false;
-      if (ids.expiresAt(slot) <= now()) {
-        ids.remove(slot);
+      const entry = ids.find(key, hashOf(key));
+      if (entry === NONE) return false;
+      if (ids.expiresAt(entry) <= now()) {
+        ids.remove(entry);
         return false;
       }
       return true;
     },
     add(key) {
+      const hash = hashOf(key);
       // An id added again counts as new: its old place goes, so the ids added since are forgotten first.
-      const slot = ids.find(key);
-      if (slot !== -1) ids.remove(slot);
-      ids.insert(key, now() + ttlMs);
+      const entry = ids.find(key, hash);
+      if (entry !== NONE) ids.remove(entry);
+      ids.insert(key, hash, now() + ttlMs);
     },
   };
 }
 
-// Ids up to this many characters, all below U+0100 (every id seen so far), are kept as bytes.
+// Ids up to this many characters, all below U+0100, are kept as bytes. A store key is the
+// reservation and delivery ids (`reservation-4021:evt_...`): a delivery id would have to pass 70
+// characters to be kept as a string, which costs what every id cost before (see `IdRing`).
 const INLINE_ID_BYTES = 96;
+/** The end of a chain, or no entry. */
+const NONE = -1;
+// An entry's length when it holds no id, or when its id is kept as a string in `IdRing.#spilled`.
 const EMPTY = -1;
-// An id kept as a string, in `IdRing.#spilled`.
 const SPILLED = -2;
 
 /**
@@ -105,12 +110,15 @@ const SPILLED = -2;
  * an id per delivery; kept as strings in a `Map`, every one of them survived V8's young
  * generation, which then grew to its largest size (about 60 MB more memory at 15 000
  * deliveries per second). Here an id leaves nothing behind on the heap, and lookups stay exact: a
- * hash only picks the entries whose characters are compared.
+ * hash only picks the entries whose characters are compared. The hash is FNV-1a, not seeded: ids
+ * chosen to collide (which takes the webhook token to deliver) lengthen one chain, never past
+ * `maxEntries` comparisons.
  */
 class IdRing {
   readonly #maxEntries: number;
-  /** Entries in use so far: the arrays grow by doubling up to `maxEntries`, then the ring turns. */
+  /** Room in the arrays: they grow by doubling up to `maxEntries`, then the ring turns. */
   #capacity = 0;
+  /** Entries written so far (at most `#capacity`). */
   #used = 0;
   #cursor = 0;
   #buckets = new Int32Array(0);
@@ -127,32 +135,30 @@ class IdRing {
     this.#maxEntries = maxEntries;
   }
 
-  /** The entry holding `id`, or -1. */
-  find(id: string): number {
-    if (this.#capacity === 0) return -1;
-    const hash = hashOf(id);
+  /** The entry holding `id` (whose `hashOf` is `hash`), or NONE. */
+  find(id: string, hash: number): number {
+    if (this.#capacity === 0) return NONE;
     for (
       let entry = this.#buckets[hash & (this.#buckets.length - 1)]!;
-      entry !== -1;
+      entry !== NONE;
       entry = this.#next[entry]!
     ) {
       if (this.#hashes[entry] === hash && this.#holds(entry, id)) return entry;
     }
-    return -1;
+    return NONE;
   }
 
   expiresAt(entry: number): number {
     return this.#expiresAt[entry]!;
   }
 
-  insert(id: string, expiresAt: number): void {
+  insert(id: string, hash: number, expiresAt: number): void {
     if (this.#used === this.#capacity && this.#capacity < this.#maxEntries) this.#grow();
     const entry = this.#cursor;
     this.#cursor = (this.#cursor + 1) % this.#maxEntries;
     if (entry < this.#used) {
       if (this.#lengths[entry] !== EMPTY) this.remove(entry);
     } else this.#used += 1;
-    const hash = hashOf(id);
     this.#hashes[entry] = hash;
     this.#expiresAt[entry] = expiresAt;
     this.#write(entry, id);
@@ -161,6 +167,7 @@ class IdRing {
     this.#buckets[bucket] = entry;
   }
 
+  /** Unlinks an entry that holds an id (one `find` returned). */
   remove(entry: number): void {
     const bucket = this.#hashes[entry]! & (this.#buckets.length - 1);
     if (this.#buckets[bucket] === entry) this.#buckets[bucket] = this.#next[entry]!;
@@ -213,7 +220,7 @@ class IdRing {
     // At most one entry in two buckets keeps the chains short.
     let bucketCount = 1;
     while (bucketCount < capacity * 2) bucketCount *= 2;
-    this.#buckets = new Int32Array(bucketCount).fill(-1);
+    this.#buckets = new Int32Array(bucketCount).fill(NONE);
     for (let entry = 0; entry < this.#used; entry += 1) {
       if (this.#lengths[entry] === EMPTY) continue;
       const bucket = this.#hashes[entry]! & (bucketCount - 1);
@@ -225,12 +232,12 @@ class IdRing {
 }
 
 /** A copy of `array` with room for `length` elements. */
-function resized<Array extends Int32Array | Uint32Array | Float64Array | Uint8Array>(
-  array: Array,
+function resized<Numbers extends Int32Array | Uint32Array | Float64Array | Uint8Array>(
+  array: Numbers,
   length: number,
-): Array {
-  const copy = new (array.constructor as new (length: number) => Array)(length);
-  copy.set(array as never);
+): Numbers {
+  const copy = new (array.constructor as new (length: number) => Numbers)(length);
+  copy.set(array);
   return copy;
 }
 

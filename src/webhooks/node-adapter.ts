@@ -174,11 +174,7 @@ function answer(result: Soon<WebhookResult>, exchange: Exchange): void {
   const { request, response } = exchange;
   try {
     if (response.headersSent || response.writableEnded) return;
-    const text = JSON.stringify(result.body);
-    // With its length known, node sends the answer's headers and body in one write, without
-    // chunked framing (which cost a busy receiver about 8% of its CPU per delivery).
-    response.writeHead(result.status, { ...result.headers, 'content-length': String(utf8Length(text)) });
-    response.end(text);
+    writeJson(response, result.status, result.headers, result.body);
     // A sender still trickling its body is not read on: once the 408 is out, the connection
     // goes (the answer says `connection: close`).
     if (result.status === 408 && !request.readableEnded) response.once('finish', () => request.destroy());
@@ -187,8 +183,23 @@ function answer(result: Soon<WebhookResult>, exchange: Exchange): void {
   }
 }
 
+/**
+ * Writes a JSON answer with its length: node then sends headers and body in one write, without
+ * chunked framing (which cost a busy receiver about 8% of its CPU per delivery).
+ */
+function writeJson(
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Record<string, unknown>,
+): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...headers, 'content-length': String(utf8Length(text)) });
+  response.end(text);
+}
+
 /** The UTF-8 size of a well-formed string (JSON.stringify leaves no lone surrogate). */
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
@@ -201,8 +212,12 @@ function utf8Length(text: string): number {
 /** The receiver's steps never throw; this only guards the write itself. */
 function answerFailure(error: unknown, { response, next }: Exchange): void {
   if (!response.headersSent) {
-    response.writeHead(500, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: 'The webhook receiver failed' }));
+    writeJson(
+      response,
+      500,
+      { 'content-type': 'application/json' },
+      { error: 'The webhook receiver failed' },
+    );
   } else if (next) next(error);
   else response.destroy();
 }

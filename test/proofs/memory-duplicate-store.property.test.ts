@@ -75,6 +75,52 @@ describe('createMemoryDuplicateStore', () => {
     );
   });
 
+  it('answers as the model through its growth past its first 1024 entries, with ids expired, added again and kept as strings', () => {
+    // Mostly fresh ids (so the store grows), some drawn again from a small pool, some long ones.
+    const growthOperation = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          kind: fc.constant('add' as const),
+          id: fc.string({ minLength: 8, maxLength: 12 }),
+        }),
+      },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), id: idArbitrary }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('has' as const), id: idArbitrary }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 5 }) }),
+      },
+    );
+    fc.assert(
+      fc.property(
+        // Past 1024 the arrays grow once; twice as many additions turn the ring over entries
+        // that were emptied before the growth.
+        fc.integer({ min: 1025, max: 1300 }),
+        fc.array(growthOperation, { minLength: 4000, maxLength: 5000 }),
+        (maxEntries, operations) => {
+          let now = 0;
+          // A short life, so that ids expire while the store grows.
+          const store = createMemoryDuplicateStore({ maxEntries, ttlMs: 400, now: () => now });
+          const model = new Model(maxEntries, 400);
+          let additions = 0;
+          for (const step of operations) {
+            if (step.kind === 'tick') now += step.ms;
+            else if (step.kind === 'add') {
+              store.add(step.id);
+              model.add(step.id, now, additions);
+              additions += 1;
+            } else
+              expect(store.has(step.id), `has(${JSON.stringify(step.id)})`).toBe(model.has(step.id, now));
+          }
+          // Every id the model remembers, and none it forgot.
+          for (const entry of [...model.entries]) expect(store.has(entry.id)).toBe(model.has(entry.id, now));
+        },
+      ),
+      { numRuns: propertyRuns(15) },
+    );
+  });
+
   it('keeps exactly the newest maxEntries ids through its growth, and tells apart ids that share a bucket', () => {
     const maxEntries = 5000;
     const store = createMemoryDuplicateStore({ maxEntries });

@@ -2,7 +2,10 @@
  * The receiver over real HTTP: deliveries built with `buildDelivery` are POSTed over the network
  * to an Express 5 app (`nodeHandler()`) and to a fetch-style handler served by `node:http`.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utf8Length } from '../../src/webhooks/node-adapter.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { buildDelivery, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
 import { type RunningServer, startExpressApp, startFetchStyleServer, startNodeServer } from './servers.js';
@@ -263,5 +266,17 @@ describe('nodeHandler() answers', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the length nodeHandler() writes', () => {
+  it('is the UTF-8 size of any JSON answer: one-, two-, three- and four-byte characters, lone surrogates escaped', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), (any, graphemes) => {
+        for (const text of [JSON.stringify({ error: any }), JSON.stringify({ error: `é€😀${graphemes}` })])
+          expect(utf8Length(text)).toBe(new TextEncoder().encode(text).byteLength);
+      }),
+      { numRuns: propertyRuns(300) },
+    );
   });
 });
