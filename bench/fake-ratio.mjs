@@ -48,6 +48,8 @@ async function inTurns({
   notes,
   measured,
   baseline,
+  measuredProcess,
+  baselineProcess,
   authorization,
   rounds,
   durationMs,
@@ -56,9 +58,22 @@ async function inTurns({
   const measuredRates = [];
   const baselineRates = [];
   const ratios = [];
+  const cpuRatios = [];
+  const cpuPerRequest = new Map();
+  // A load, and the CPU its server used per request (the load's warm-up counted in the time).
+  const loadCounted = async (urls, server) => {
+    const before = server?.cpuMicros();
+    const result = await load(root, urls, authorization, durationMs, concurrency);
+    const after = server?.cpuMicros();
+    cpuPerRequest.set(
+      result,
+      before === undefined || after === undefined ? undefined : (after - before) / result.requests,
+    );
+    return result;
+  };
   for (let round = 0; round < rounds; round += 1) {
-    const loadMeasured = () => load(root, measured, authorization, durationMs, concurrency);
-    const loadBaseline = () => load(root, baseline, authorization, durationMs, concurrency);
+    const loadMeasured = () => loadCounted(measured, measuredProcess);
+    const loadBaseline = () => loadCounted(baseline, baselineProcess);
     let measuredResult;
     let baselineResult;
     if (round % 2 === 0) {
@@ -78,7 +93,16 @@ async function inTurns({
     measuredRates.push(measuredResult.rps);
     baselineRates.push(baselineResult.rps);
     ratios.push(measuredResult.rps / baselineResult.rps);
+    const measuredCpu = cpuPerRequest.get(measuredResult);
+    const baselineCpu = cpuPerRequest.get(baselineResult);
+    if (measuredCpu !== undefined && baselineCpu !== undefined) cpuRatios.push(measuredCpu / baselineCpu);
   }
+  // What the measured server costs per request over the baseline: on two cores the load process
+  // may be the limit of the req/s figures.
+  if (cpuRatios.length > 0)
+    notes.push(
+      `${name}: CPU per request over the baseline's, median of the rounds: ${median(cpuRatios).toFixed(2)}`,
+    );
   return {
     ratio: median(ratios),
     ratios,
@@ -114,7 +138,13 @@ const RESTAURANTS = '/api/v1/partnership/restaurants/';
  * bytes), where JSON costs little and the fake's own per-request work shows, against a bare
  * `node:http` server sending the same bytes; 50 connections each, in turns.
  */
-export async function measureFakeRpsRatioSmall({ root, startProcess, notes, rounds = 7, durationMs = 2000 }) {
+export async function measureFakeRpsRatioSmall({
+  root,
+  startProcess,
+  notes,
+  rounds = 11,
+  durationMs = 2000,
+}) {
   const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
     '--port',
     '0',
@@ -138,6 +168,8 @@ export async function measureFakeRpsRatioSmall({ root, startProcess, notes, roun
       notes,
       measured: url,
       baseline: `${bare.info.url}${RESTAURANTS}`,
+      measuredProcess: fake,
+      baselineProcess: bare,
       authorization: DEMO_AUTHORIZATION,
       rounds,
       durationMs,
@@ -163,7 +195,7 @@ export async function measureFakeSandboxesRatio({
   root,
   startProcess,
   notes,
-  rounds = 7,
+  rounds = 11,
   durationMs = 2000,
   sandboxes = 20,
 }) {
@@ -190,6 +222,8 @@ export async function measureFakeSandboxesRatio({
       notes,
       measured: urls,
       baseline: `${oneWorld.info.url}${RESTAURANTS}`,
+      measuredProcess: withSandboxes,
+      baselineProcess: oneWorld,
       authorization: DEMO_AUTHORIZATION,
       rounds,
       durationMs,
@@ -271,7 +305,7 @@ function pollLikeThePage(base) {
 
 /**
  * Measures the ratio. `startProcess(script, args)` starts a node script and resolves with
- * `{info, stop}` (its first stdout line as JSON); `notes` collects remarks for the table.
+ * `{info, cpuMicros, stop}` (its first stdout line as JSON); `notes` collects remarks for the table.
  */
 export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 9, durationMs = 2000 }) {
   const fake = await startProcess(join(root, 'dist/bin/restaurant-partner-fake.js'), [
@@ -325,6 +359,8 @@ export async function measureFakeRpsRatio({ root, startProcess, notes, rounds = 
       notes,
       measured: listUrl,
       baseline: bareUrl,
+      measuredProcess: fake,
+      baselineProcess: bare,
       authorization,
       rounds,
       durationMs,

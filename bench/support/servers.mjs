@@ -12,7 +12,7 @@
  *
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -38,7 +38,24 @@ export function runToLastJsonLine(script, args, what) {
   );
 }
 
-/** Starts a node script as a child process and resolves with the JSON it prints on its first stdout line. */
+/**
+ * The CPU time (user and kernel, every thread) a process has used, in microseconds, from
+ * `/proc/<pid>/stat` (clock ticks of 10 ms); undefined where there is no `/proc`.
+ */
+function processCpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are the 14th and 15th fields; the split above starts at the 3rd.
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a node script as a child process and resolves with the JSON it prints on its first
+ * stdout line, `cpuMicros()` (its CPU time so far, where `/proc` tells) and `stop()`.
+ */
 export function startProcess(script, args) {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Keep only the tail of stderr (for the error message if the process dies): the fake logs every request there.
@@ -52,6 +69,7 @@ export function startProcess(script, args) {
       const info = JSON.parse(line);
       resolve({
         info,
+        cpuMicros: () => processCpuMicros(child.pid),
         stop: () =>
           new Promise((done) => {
             if (child.exitCode !== null) return done();
