@@ -49,27 +49,32 @@ const operation = fc.oneof(
   fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 600 }) }),
 );
 
+type Operation = { kind: 'add' | 'has'; id: string } | { kind: 'tick'; ms: number };
+
+/** Runs `operations` on a store and on the model side by side, checking every lookup. */
+function replay(maxEntries: number, ttlMs: number, operations: readonly Operation[]) {
+  let now = 0;
+  const store = createMemoryDuplicateStore({ maxEntries, ttlMs, now: () => now });
+  const model = new Model(maxEntries, ttlMs);
+  let additions = 0;
+  for (const step of operations) {
+    if (step.kind === 'tick') now += step.ms;
+    else if (step.kind === 'add') {
+      store.add(step.id);
+      model.add(step.id, now, additions);
+      additions += 1;
+    } else expect(store.has(step.id), `has(${JSON.stringify(step.id)})`).toBe(model.has(step.id, now));
+  }
+  return { store, model, now };
+}
+
 describe('createMemoryDuplicateStore', () => {
   it('answers as the model for any sequence of additions, lookups and passing time', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 6 }),
         fc.array(operation, { maxLength: 80 }),
-        (maxEntries, operations) => {
-          let now = 0;
-          const store = createMemoryDuplicateStore({ maxEntries, ttlMs: 1000, now: () => now });
-          const model = new Model(maxEntries, 1000);
-          let additions = 0;
-          for (const step of operations) {
-            if (step.kind === 'tick') now += step.ms;
-            else if (step.kind === 'add') {
-              store.add(step.id);
-              model.add(step.id, now, additions);
-              additions += 1;
-            } else
-              expect(store.has(step.id), `has(${JSON.stringify(step.id)})`).toBe(model.has(step.id, now));
-          }
-        },
+        (maxEntries, operations) => void replay(maxEntries, 1000, operations),
       ),
       { numRuns: propertyRuns(400) },
     );
@@ -99,20 +104,8 @@ describe('createMemoryDuplicateStore', () => {
         fc.integer({ min: 1025, max: 1300 }),
         fc.array(growthOperation, { minLength: 4000, maxLength: 5000 }),
         (maxEntries, operations) => {
-          let now = 0;
           // A short life, so that ids expire while the store grows.
-          const store = createMemoryDuplicateStore({ maxEntries, ttlMs: 400, now: () => now });
-          const model = new Model(maxEntries, 400);
-          let additions = 0;
-          for (const step of operations) {
-            if (step.kind === 'tick') now += step.ms;
-            else if (step.kind === 'add') {
-              store.add(step.id);
-              model.add(step.id, now, additions);
-              additions += 1;
-            } else
-              expect(store.has(step.id), `has(${JSON.stringify(step.id)})`).toBe(model.has(step.id, now));
-          }
+          const { store, model, now } = replay(maxEntries, 400, operations);
           // Every id the model remembers, and none it forgot.
           for (const entry of [...model.entries]) expect(store.has(entry.id)).toBe(model.has(entry.id, now));
         },
