@@ -6,16 +6,9 @@
  * the largest, and no call waits from asking to being granted longer than twice the number of
  * callers waiting, in the limiter's own intervals. Real clock on purpose: 30 to 40 s per proof.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
-import {
-  describeProof,
-  runProof,
-  startProofWorld,
-  type ProcessSpec,
-  type ProofWorld,
-} from './support/budget-proofs.js';
-import { startRedisServer } from './support/redis-server.js';
+import { describeProof, runProof, proofWorldForFile, type ProcessSpec } from './support/budget-proofs.js';
 
 // Start-up of up to 16 processes under tsx (many seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 180_000;
@@ -27,13 +20,7 @@ const processes = (count: number, callers: number): ProcessSpec[] =>
     callers,
   }));
 
-let world: ProofWorld;
-beforeAll(async () => {
-  world = await startProofWorld(await startRedisServer());
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = proofWorldForFile();
 
 describe('many processes, one budget: grants in arrival order (real time, strict 1 request per second)', () => {
   /**

@@ -7,15 +7,8 @@
  * processes fall back to pacing alone without bursting, and rejoin the shared budget as calmly.
  * Real clock on purpose (a real-time limit through real faults): about 20 s per proof.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  describeProof,
-  runProof,
-  startProofWorld,
-  type ProofRun,
-  type ProofWorld,
-} from './support/budget-proofs.js';
-import { startRedisServer } from './support/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { describeProof, runProof, proofWorldForFile, type ProofRun } from './support/budget-proofs.js';
 
 // Process start-up under tsx (seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 90_000;
@@ -32,13 +25,7 @@ const processes = [
 ];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let world: ProofWorld;
-beforeAll(async () => {
-  world = await startProofWorld(await startRedisServer());
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = proofWorldForFile();
 
 /** What every fault must leave: every process exited cleanly, no 429, no gap over 2 s, no failed call. */
 function expectCalm(proof: ProofRun): string {

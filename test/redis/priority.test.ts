@@ -6,16 +6,9 @@
  * background calls wait in this process or any other; the background calls still get the rest.
  * Real Redis, the fake at its strict 1 request/second, real clock: about 30 s.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
-import {
-  describeProof,
-  runProof,
-  startProofWorld,
-  type ProcessSpec,
-  type ProofWorld,
-} from './support/budget-proofs.js';
-import { startRedisServer } from './support/redis-server.js';
+import { describeProof, runProof, proofWorldForFile, type ProcessSpec } from './support/budget-proofs.js';
 
 const PROOF_TIMEOUT_MS = 120_000;
 // Two intervals: the slot being granted when the interactive call asks, then its own. The 300 ms
@@ -39,13 +32,7 @@ const processes: ProcessSpec[] = [
   { client: 'ioredis', callers: [background, background, interactive(5000)] },
 ];
 
-let world: ProofWorld;
-beforeAll(async () => {
-  world = await startProofWorld(await startRedisServer());
-});
-afterAll(async () => {
-  await world?.stop();
-});
+const world = proofWorldForFile();
 
 describe('interactive before background, across processes (real time, strict 1 request per second)', () => {
   it(

@@ -5,6 +5,7 @@
  * the run: the times it accepted the partner's requests, and its 429s.
  */
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import {
   runBudgetProcesses,
@@ -13,7 +14,7 @@ import {
   type RunResult,
   type ServerFigures,
 } from './budget-run.mjs';
-import type { TestRedis } from './redis-server.js';
+import { startRedisServer, type TestRedis } from './redis-server.js';
 
 export type { ProcessSpec, RunResult, ServerFigures };
 
@@ -25,17 +26,27 @@ export interface ProofWorld {
   stop(): Promise<void>;
 }
 
-/**
- * The fake at 1 request/second beside `redis` (the test starts it with `startRedisServer`, so the
- * file shows what it starts), its journal long enough for every run of a file.
- */
-export async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
+/** The fake at 1 request/second beside `redis`, its journal long enough for every run of a file. */
+async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
   const server = await startFakeServer({ rateLimit: 1, journalLimit: 20_000 });
   // The server's own first-request work (in this process) is done before any counted request.
   await fetch(new URL('/api/v1/partnership/profile/', server.url)).then((response) =>
     response.body?.cancel(),
   );
   return { redis, server, stop: async () => void (await Promise.all([redis.stop(), server.close()])) };
+}
+
+/**
+ * The proof world of one test file: a real redis-server and the fake, started before the file's
+ * tests and stopped after them. The object is filled in once they are up.
+ */
+export function proofWorldForFile(): ProofWorld {
+  const world = {} as ProofWorld;
+  beforeAll(async () => void Object.assign(world, await startProofWorld(await startRedisServer())));
+  afterAll(async () => {
+    await world.stop?.();
+  });
+  return world;
 }
 
 export interface ProofRun {
