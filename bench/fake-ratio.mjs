@@ -59,17 +59,15 @@ async function inTurns({
   const baselineRates = [];
   const ratios = [];
   const cpuRatios = [];
-  const cpuPerRequest = new Map();
-  // A load, and the CPU its server used per request (the load's warm-up counted in the time).
+  // A load, with the CPU its server used per request (the load's warm-up counted in the time;
+  // undefined where /proc does not tell).
   const loadCounted = async (urls, server) => {
-    const before = server?.cpuMicros();
+    const before = server.cpuMicros();
     const result = await load(root, urls, authorization, durationMs, concurrency);
-    const after = server?.cpuMicros();
-    cpuPerRequest.set(
-      result,
-      before === undefined || after === undefined ? undefined : (after - before) / result.requests,
-    );
-    return result;
+    const after = server.cpuMicros();
+    const cpuMicros =
+      before === undefined || after === undefined ? undefined : (after - before) / result.requests;
+    return { ...result, cpuMicros };
   };
   for (let round = 0; round < rounds; round += 1) {
     const loadMeasured = () => loadCounted(measured, measuredProcess);
@@ -93,9 +91,8 @@ async function inTurns({
     measuredRates.push(measuredResult.rps);
     baselineRates.push(baselineResult.rps);
     ratios.push(measuredResult.rps / baselineResult.rps);
-    const measuredCpu = cpuPerRequest.get(measuredResult);
-    const baselineCpu = cpuPerRequest.get(baselineResult);
-    if (measuredCpu !== undefined && baselineCpu !== undefined) cpuRatios.push(measuredCpu / baselineCpu);
+    if (measuredResult.cpuMicros !== undefined && baselineResult.cpuMicros !== undefined)
+      cpuRatios.push(measuredResult.cpuMicros / baselineResult.cpuMicros);
   }
   // What the measured server costs per request over the baseline: on two cores the load process
   // may be the limit of the req/s figures.
