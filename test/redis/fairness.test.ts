@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
 import { describeProof, runProof, proofWorldForFile, type ProcessSpec } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 // Start-up of up to 16 processes under tsx (many seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 180_000;
@@ -20,7 +21,7 @@ const processes = (count: number, callers: number): ProcessSpec[] =>
     callers,
   }));
 
-const world = proofWorldForFile();
+const world = proofWorldForFile(startRedisServer);
 
 describe('many processes, one budget: grants in arrival order (real time, strict 1 request per second)', () => {
   /**

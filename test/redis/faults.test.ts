@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeProof, runProof, proofWorldForFile, type ProofRun } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 // Process start-up under tsx (seconds on a busy machine) comes on top of the run.
 const PROOF_TIMEOUT_MS = 90_000;
@@ -25,7 +26,7 @@ const processes = [
 ];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const world = proofWorldForFile();
+const world = proofWorldForFile(startRedisServer);
 
 /** What every fault must leave: every process exited cleanly, no 429, no gap over 2 s, no failed call. */
 function expectCalm(proof: ProofRun): string {

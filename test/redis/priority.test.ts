@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { grantSpacingMs } from '../../src/transport/throttle.js';
 import { describeProof, runProof, proofWorldForFile, type ProcessSpec } from './support/budget-proofs.js';
+import { startRedisServer } from './support/redis-server.js';
 
 const PROOF_TIMEOUT_MS = 120_000;
 // Two intervals: the slot being granted when the interactive call asks, then its own. The 300 ms
@@ -32,7 +33,7 @@ const processes: ProcessSpec[] = [
   { client: 'ioredis', callers: [background, background, interactive(5000)] },
 ];
 
-const world = proofWorldForFile();
+const world = proofWorldForFile(startRedisServer);
 
 describe('interactive before background, across processes (real time, strict 1 request per second)', () => {
   it(

@@ -14,7 +14,7 @@ import {
   type RunResult,
   type ServerFigures,
 } from './budget-run.mjs';
-import { startRedisServer, type TestRedis } from './redis-server.js';
+import type { TestRedis } from './redis-server.js';
 
 export type { ProcessSpec, RunResult, ServerFigures };
 
@@ -37,12 +37,13 @@ async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
 }
 
 /**
- * The proof world of one test file: a real redis-server and the fake, started before the file's
- * tests and stopped after them. The object is filled in once they are up.
+ * The proof world of one test file: the Redis `startRedis` starts (the file passes
+ * `startRedisServer`, so it shows what it starts) and the fake, started before the file's tests
+ * and stopped after them. The object is filled in once they are up.
  */
-export function proofWorldForFile(): ProofWorld {
+export function proofWorldForFile(startRedis: () => Promise<TestRedis>): ProofWorld {
   const world = {} as ProofWorld;
-  beforeAll(async () => void Object.assign(world, await startProofWorld(await startRedisServer())));
+  beforeAll(async () => void Object.assign(world, await startProofWorld(await startRedis())));
   afterAll(async () => {
     await world.stop?.();
   });
