@@ -13,8 +13,12 @@
 
 /** What a ledger holds for one key. */
 export type BookingLedgerEntry =
-  /** A create with this key is running (in this process or another) under `token`. */
-  | { state: 'running'; fingerprint: string; token: string }
+  /**
+   * A create with this key may be on its way (in this process or another) under `token`. Should
+   * its holder stop renewing the claim (it crashed or froze), the entry reads as an ambiguous hold
+   * until `until` (ms since the epoch, on the client's clock): a lapsed claim is never "never sent".
+   */
+  | { state: 'running'; fingerprint: string; token: string; until: number }
   /** The key booked `reservationId`. */
   | { state: 'booked'; fingerprint: string; reservationId: string }
   /** A create with this key ended ambiguous; until `until` (ms since the epoch) nothing is sent with it. */
@@ -26,30 +30,49 @@ export interface BookingLedgerClaim {
   token: string;
   /** The booking's input, normalised (see the README, "Bookings are never duplicated"). */
   fingerprint: string;
-  /** How long the claim lasts unless renewed. */
+  /** How long the claim lasts unless renewed (real time). */
   leaseMs: number;
   /** Now, on the client's clock: an ambiguous hold over by then no longer stops the claim. */
   now: number;
+  /**
+   * How long a key stays held (nothing sent with it) after its claim lapsed, and after the ledger
+   * lost its memory (a Redis flushed or restarted empty): the client's `ambiguousHoldMs`.
+   */
+  holdMs: number;
+  /**
+   * The key was made by this call (a random key): no earlier create can have used it, so a ledger
+   * that lost its memory need not hold it.
+   */
+  fresh?: boolean | undefined;
 }
 
 /**
  * Where the client keeps what it knows about creates with a caller's own key. Use
  * {@link createMemoryBookingLedger} (the default: one per process) or `createRedisBookingLedger`
  * from `restaurant-partner-sdk/redis` (one for every process on a Redis).
+ *
+ * The rule every ledger keeps: once a key was claimed, it never reads as unused again until its
+ * outcome is settled. A claim whose holder stops renewing it reads as an ambiguous hold (see
+ * {@link claimAnswer}); a ledger that notices it lost its memory holds every key it does not know.
  */
 export interface BookingLedger {
   /**
    * Claims `slot` for `claim.token`, unless an entry stops it: then answers that entry (another
-   * fingerprint, a running create, a booking, or an ambiguous hold not over at `claim.now`).
+   * fingerprint, a running create, a booking, or an ambiguous hold not over at `claim.now`; a
+   * running claim whose lease lapsed is answered as an ambiguous hold until its `until`).
    * Answers undefined when the claim is taken.
    */
   claim(slot: string, claim: BookingLedgerClaim): Promise<BookingLedgerEntry | undefined>;
-  /** Extends a running claim by `leaseMs`; false when it is no longer `token`'s. */
-  renew(slot: string, token: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Extends a running claim by `leaseMs` and moves its lapse hold to `until` (client clock);
+   * false when it is no longer `token`'s (settled by another, or lapsed and taken over).
+   */
+  renew(slot: string, token: string, leaseMs: number, until: number): Promise<boolean>;
   /**
    * Records the outcome of the claim of `token` (or, with `token` undefined, of a look-up that
-   * found the booking), kept for `keepMs`; `undefined` releases the claim (nothing was booked).
-   * Never overwrites another claimer's running create.
+   * found the booking, or of a create with a key of its own), kept for `keepMs`; `undefined`
+   * releases the claim (nothing was booked). Never overwrites another claimer's live claim; a
+   * lapsed one may be overwritten.
    */
   settle(
     slot: string,
@@ -71,38 +94,51 @@ interface StoredEntry {
   entry: BookingLedgerEntry;
   /** Real time (Date.now) after which the entry is gone. */
   expiresAt: number;
+  /** A running claim's lease end, in real time: past it, the claim has lapsed. */
+  leaseEndsAt?: number;
 }
 
 /**
- * Whether a claim may take `slot` over its current entry; the Redis ledger's script decides the
- * same way. An entry under another fingerprint always stops it (a key reused for another booking).
+ * What stops a claim on `slot`, or undefined when the claim may be taken; the Redis ledger's
+ * script decides the same way. An entry under another fingerprint always stops it (a key reused
+ * for another booking). A running claim whose lease lapsed (`leaseLive` false) is an ambiguous hold
+ * until its `until`: its create may have left the machine, so it is never read as "never sent".
  */
-export function claimAllowed(
+export function claimAnswer(
   current: BookingLedgerEntry | undefined,
   claim: Pick<BookingLedgerClaim, 'fingerprint' | 'now'>,
-): boolean {
-  if (current === undefined) return true;
-  if (current.fingerprint !== claim.fingerprint) return false;
-  return current.state === 'ambiguous' && current.until <= claim.now;
+  leaseLive: boolean,
+): BookingLedgerEntry | undefined {
+  if (current === undefined) return undefined;
+  if (current.fingerprint !== claim.fingerprint) return current;
+  if (current.state === 'running' && leaseLive) return current;
+  const held: BookingLedgerEntry =
+    current.state === 'running'
+      ? { state: 'ambiguous', fingerprint: current.fingerprint, until: current.until }
+      : current;
+  if (held.state === 'ambiguous' && held.until <= claim.now) return undefined;
+  return held;
 }
 
 function memoryLedger(): BookingLedger {
   const entries = new Map<string, StoredEntry>();
   const listeners = new Map<string, Set<() => void>>();
 
-  const read = (slot: string): BookingLedgerEntry | undefined => {
+  const read = (slot: string): StoredEntry | undefined => {
     const stored = entries.get(slot);
     if (stored && stored.expiresAt <= Date.now()) entries.delete(slot);
-    return entries.get(slot)?.entry;
+    return entries.get(slot);
   };
+  const live = (stored: StoredEntry | undefined) =>
+    stored?.entry.state === 'running' && (stored.leaseEndsAt ?? 0) > Date.now();
   const notify = (slot: string) => {
     for (const listener of listeners.get(slot) ?? []) listener();
   };
-  const write = (slot: string, entry: BookingLedgerEntry | undefined, keepMs: number) => {
+  const write = (slot: string, stored: StoredEntry | undefined) => {
     entries.delete(slot);
-    if (entry) {
+    if (stored) {
       if (entries.size >= MAX_MEMORY_ENTRIES) evict();
-      entries.set(slot, { entry, expiresAt: Date.now() + keepMs });
+      entries.set(slot, stored);
     }
     notify(slot);
   };
@@ -119,23 +155,38 @@ function memoryLedger(): BookingLedger {
   return {
     async claim(slot, claim) {
       const current = read(slot);
-      if (!claimAllowed(current, claim)) return current;
-      write(slot, { state: 'running', fingerprint: claim.fingerprint, token: claim.token }, claim.leaseMs);
+      const stops = claimAnswer(current?.entry, claim, live(current));
+      if (stops) return stops;
+      const now = Date.now();
+      write(slot, {
+        entry: {
+          state: 'running',
+          fingerprint: claim.fingerprint,
+          token: claim.token,
+          until: claim.now + claim.leaseMs + claim.holdMs,
+        },
+        leaseEndsAt: now + claim.leaseMs,
+        // Kept past the lease for the hold a lapse would start.
+        expiresAt: now + claim.leaseMs + claim.holdMs,
+      });
       return undefined;
     },
-    async renew(slot, token, leaseMs) {
+    async renew(slot, token, leaseMs, until) {
       const current = read(slot);
-      if (current?.state !== 'running' || current.token !== token) return false;
-      entries.set(slot, { entry: current, expiresAt: Date.now() + leaseMs });
+      if (current?.entry.state !== 'running' || current.entry.token !== token) return false;
+      const leaseEndsAt = Date.now() + leaseMs;
+      // The entry outlives its lease by the same hold as when it was claimed.
+      const holdMs = current.expiresAt - (current.leaseEndsAt ?? current.expiresAt);
+      entries.set(slot, { entry: { ...current.entry, until }, leaseEndsAt, expiresAt: leaseEndsAt + holdMs });
       return true;
     },
     async settle(slot, token, outcome, keepMs) {
       const current = read(slot);
-      const mine = current?.state === 'running' && current.token === token;
-      if (current?.state === 'running' && !mine) return;
+      const mine = current?.entry.state === 'running' && current.entry.token === token;
+      if (live(current) && !mine) return;
       // A release only undoes this claimer's own running claim.
       if (outcome === undefined && !mine) return;
-      write(slot, outcome, keepMs);
+      write(slot, outcome && { entry: outcome, expiresAt: Date.now() + keepMs });
     },
     changed(slot, { timeoutMs, signal }) {
       return new Promise<void>((resolve) => {
@@ -161,7 +212,7 @@ function memoryLedger(): BookingLedger {
 // package loaded in one process (two versions in node_modules, a bundled copy, an import by
 // another URL) books through the same one. The version in the name changes with the entries'
 // shape, so copies that would not understand each other's entries do not share them.
-const PROCESS_LEDGER = Symbol.for('restaurant-partner-sdk.booking-ledger.memory.v1');
+const PROCESS_LEDGER = Symbol.for('restaurant-partner-sdk.booking-ledger.memory.v2');
 
 /**
  * The in-process booking ledger: one per process, shared by every client and by every copy of this
@@ -197,12 +248,10 @@ export function serviceIdentity(baseUrl: string): string {
   return `${host}:${port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** The ledger slot of one key: service, partner, restaurant and key. */
-export function ledgerSlot(
-  service: string,
-  partnerId: string,
-  restaurantId: number | string,
-  key: string,
-): string {
-  return JSON.stringify([service, partnerId, String(restaurantId), key]);
+/**
+ * The ledger slot of one key: service, partner and key. The restaurant is not part of it but of
+ * the fingerprint, so the same key at another restaurant is refused as a reuse.
+ */
+export function ledgerSlot(service: string, partnerId: string, key: string): string {
+  return JSON.stringify([service, partnerId, key]);
 }
