@@ -97,6 +97,7 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
         state: 'running',
         fingerprint: claim.fingerprint,
         token: claim.token,
+        until: claim.now,
       };
       return entryOf(
         await runner.run(
