@@ -126,7 +126,7 @@ export function rawRequest(
     if (method === 'POST' && isReservationCreate(path))
       refuse(
         'path',
-        'a POST to a restaurant\'s reservations creates a booking: use client.reservations.create(restaurantId, input, { idempotencyKey }), which claims the key, looks it up after any doubtful answer and never books twice',
+        "a POST to a restaurant's reservations creates a booking: use client.reservations.create(restaurantId, input, { idempotencyKey }), which claims the key, looks it up after any doubtful answer and never books twice",
       );
     const query = checkQuery(request.query);
     const body = request.body === undefined ? undefined : parseInput(z.unknown(), request.body, ['body']);

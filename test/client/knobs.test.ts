@@ -227,7 +227,11 @@ describe('default and per-call headers', () => {
   it("a create keeps its own Idempotency-Key and content type next to the default headers; its look-ups carry the call's headers", async () => {
     // A caller's own key is looked up before the first send.
     // Two reads of the list that agree, then the POST.
-    api.reply(() => json([]), () => json([]), createdAnswer());
+    api.reply(
+      () => json([]),
+      () => json([]),
+      createdAnswer(),
+    );
     const client = api.client({
       defaultHeaders: { 'x-trace': 't1' },
       restaurantTimezones: { 7: 'Europe/Brussels' },

@@ -565,7 +565,16 @@ describe('reservations.create', () => {
     await api.client({ clock }).reservations.create(7, base);
     // A gateway may have forwarded the create before answering 429, and a replica may show it late:
     // five reads spread over the 10 s window, then the same create again.
-    expect(api.calls.map((call) => call.method)).toEqual(['GET', 'POST', 'GET', 'GET', 'GET', 'GET', 'GET', 'POST']);
+    expect(api.calls.map((call) => call.method)).toEqual([
+      'GET',
+      'POST',
+      'GET',
+      'GET',
+      'GET',
+      'GET',
+      'GET',
+      'POST',
+    ]);
     const posts = api.calls.filter((call) => call.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts[0]!.headers.get('idempotency-key')).toBe(posts[1]!.headers.get('idempotency-key'));
