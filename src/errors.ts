@@ -76,8 +76,10 @@ export class PartnerSdkError extends Error {
    * reservation's state): a job queue should stop retrying and fail the job. `true` means the
    * failure was about the moment (a rate limit, a failing or unreachable service, an unknown
    * outcome still being settled): retry later, with a backoff (`retryAfterMs` and `holdUntil`
-   * say how much later, where they are set). Kept as an own field, so `JSON.stringify(error)`
-   * shows it.
+   * say how much later, where they are set). It says a repeat can succeed, not that it is
+   * harmless: `reservations.create` is safe to repeat with its key, while another write that
+   * failed with `sent` other than `'no'` may have taken effect. Kept as an own field, so
+   * `JSON.stringify(error)` shows it.
    */
   readonly retryable: boolean;
   constructor(message?: string, options?: SdkErrorOptions) {
