@@ -25,6 +25,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/faults.test.ts',
   'test/redis/fairness.test.ts',
   'test/redis/priority.test.ts',
+  'test/redis/duplicate-store-stalls.test.ts',
 ];
 
 /**
