@@ -51,9 +51,10 @@ export interface RedisDuplicateStoreOptions {
    * every third of this while its handler runs, so it bounds only how long a receiver that
    * stopped (killed mid-handler, cut off from Redis, or one that gave up on a claim that landed
    * late) keeps the delivery from the others, and how long another receiver finding the delivery
-   * held waits before answering 409. A Redis stall longer than this while a handler runs lets
-   * the claim run out: a copy of the delivery arriving at another receiver just then could run
-   * too. Default 600 ms.
+   * held waits before answering 409. Through a Redis stall the owner's renewal, queued first,
+   * takes the claim back; but if the owner itself stalls longer than this (its process blocked,
+   * its connection alone cut off), a copy of the delivery arriving at another receiver just then
+   * runs too. Default 600 ms.
    */
   claimTtlMs?: number;
   /** Longest wait for one Redis command. Default 1000 ms. */

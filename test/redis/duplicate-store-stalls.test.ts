@@ -192,6 +192,27 @@ describe.each(CLIENT_KINDS)('createRedisDuplicateStore under stalls, with %s', (
     expect(runs).toEqual(['A']);
   }, 15_000);
 
+  it.each(['CLIENT PAUSE', 'DEBUG SLEEP'] as const)(
+    '%s 2 s while a handler runs: its claim ran out in Redis, yet its renewal, queued first, takes it back; a copy arriving as Redis resumes is answered 409, never run',
+    async (fault) => {
+      const HANDLER_MS = 4_000;
+      const runs: string[] = [];
+      const instances = await startInstances(await Promise.all([connect(), connect()]), HANDLER_MS, runs);
+      const delivery = reservationDelivery();
+      const running = instances.post(0, delivery);
+      await sleep(300);
+      const { startedAt, over } = await stall(fault, 2_000);
+      await at(startedAt, 1_800);
+      const copy = await instances.post(1, delivery);
+      await over;
+      expect(copy.status).toBe(409);
+      expect(copy.ms).toBeLessThan(200 + 1_000);
+      expect(await running).toMatchObject({ status: 200, body: { received: true } });
+      expect(runs).toEqual(['A']);
+    },
+    15_000,
+  );
+
   it('a claim left by an instance that stopped (killed mid-handler, cut off from Redis) frees the delivery within 1 s: the retry at another instance runs it', async () => {
     const HANDLER_MS = 100;
     const runs: string[] = [];
