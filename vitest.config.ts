@@ -17,14 +17,16 @@ export const NEEDS_SYSTEM_PROGRAMS = [
 
 /**
  * Proofs that measure a real-time budget with several real processes (429s, gaps, waits against a
- * strict 1 request/second server): `npm test` runs them after everything else, one file at a
- * time, so that no other test loads the machine while they measure. They need redis-server too.
+ * strict 1 request/second server), or receivers' answer times while Redis stalls (within 1 s):
+ * `npm test` runs them after everything else, one file at a time, so that no other test loads the
+ * machine while they measure. They need redis-server too.
  */
 export const REAL_TIME_PROOFS = [
   'test/redis/processes.test.ts',
   'test/redis/faults.test.ts',
   'test/redis/fairness.test.ts',
   'test/redis/priority.test.ts',
+  'test/redis/duplicate-store-stalls.test.ts',
 ];
 
 /**

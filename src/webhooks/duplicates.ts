@@ -8,12 +8,19 @@
 /**
  * The answer of {@link DuplicateStore.claim}:
  * - `claimed`: the delivery is yours until `complete()` (the handler succeeded: remember it as
- *   processed) or `release()` (it failed: let a retry run it). Only this lease can do either;
+ *   processed) or `release()` (it failed: let a retry run it). Only this lease can do either. A
+ *   store with `renewsClaims` also gives `renew()`: the lease lasts `claimTtlMs` more, and the
+ *   answer is false once it is no longer yours (it ran out and another receiver took it);
  * - `processed`: it was processed already (answer 200, run nothing);
  * - `busy`: another receiver holds a lease on it right now (its handler is running).
  */
 export type DuplicateClaim =
-  | { status: 'claimed'; complete(): Promise<void>; release(): Promise<void> }
+  | {
+      status: 'claimed';
+      complete(): Promise<void>;
+      release(): Promise<void>;
+      renew?(): Promise<boolean>;
+    }
   | { status: 'processed' }
   | { status: 'busy' };
 
@@ -24,7 +31,8 @@ export type DuplicateClaim =
  *   only after it succeeded, so a failed delivery is processed again if it is sent again. Within
  *   one process a delivery received twice at once runs once; across processes it may run twice.
  * - with `claim` and `claimTtlMs` (`createRedisDuplicateStore`): the receiver claims the key with a
- *   lease before the handler, so two processes receiving one delivery at once run it once.
+ *   lease before the handler, so two processes receiving one delivery at once run it once. With
+ *   `renewsClaims`, the receiver renews the lease while the handler runs, so it can be short.
  *
  * @example
  * ```ts
@@ -47,10 +55,18 @@ export interface DuplicateStore {
    */
   claim?(key: string): Promise<DuplicateClaim>;
   /**
-   * How long a lease of `claim` lasts, in milliseconds. The receiver refuses a store whose lease
-   * could end while its handler may still run (see `handlerTimeoutMs`).
+   * How long a lease of `claim` lasts, in milliseconds. Without `renewsClaims`, the receiver
+   * refuses a store whose lease could end while its handler may still run (see
+   * `handlerTimeoutMs`).
    */
   readonly claimTtlMs?: number;
+  /**
+   * True when every claim comes with `renew()`. The receiver then renews the lease every third of
+   * `claimTtlMs` while the handler runs (so a receiver that stopped holds the delivery for at most
+   * `claimTtlMs`), and a receiver finding the delivery held by another waits at most
+   * `claimTtlMs` + 100 ms for it before answering 409.
+   */
+  readonly renewsClaims?: boolean;
 }
 
 /** Options of {@link createMemoryDuplicateStore}. */

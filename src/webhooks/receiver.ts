@@ -96,8 +96,9 @@ export interface WebhookReceiverOptions {
    * Where processed deliveries are remembered, to answer a repeated delivery 200 without running
    * the handler again. Default: an in-memory store (10 000 deliveries, 24 h). `false` turns the
    * check off. Several processes share `createRedisDuplicateStore` from
-   * `restaurant-partner-sdk/redis`; a store with leases (`claim`) must hold a claim at least
-   * `handlerTimeoutMs` + 5 s, or the receiver refuses it.
+   * `restaurant-partner-sdk/redis`; a store with leases (`claim`) that it does not renew
+   * (`renewsClaims`) must hold a claim at least `handlerTimeoutMs` + 5 s, or the receiver
+   * refuses it.
    *
    * A delivery is keyed by its reservation and its id (`reservation-<id>:<delivery id>`): a
    * reservation belongs to one partner, so two partners' receivers sharing one store never
@@ -718,7 +719,10 @@ export interface DeliverySteps {
 const optionsRefused = (message: string): WebhookConfigurationError =>
   new WebhookConfigurationError(message, { retryable: false });
 
-/** A store with leases must hold a claim longer than a handler may run, or one delivery could run twice. */
+/**
+ * A store with leases must hold a claim longer than a handler may run, or one delivery could run
+ * twice; one that renews its claims holds them as long as the handler runs, whatever their length.
+ */
 function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: number): void {
   if (!store?.claim) return;
   const claimTtlMs = store.claimTtlMs;
@@ -727,7 +731,7 @@ function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: n
       'createWebhookReceiver: a duplicateStore with claim() must say how long a claim lasts (claimTtlMs)',
     );
   }
-  if (claimTtlMs < handlerTimeoutMs + CLAIM_MARGIN_MS) {
+  if (store.renewsClaims !== true && claimTtlMs < handlerTimeoutMs + CLAIM_MARGIN_MS) {
     throw optionsRefused(
       `createWebhookReceiver: the duplicate store's claims last ${claimTtlMs} ms (claimTtlMs), less than handlerTimeoutMs (${handlerTimeoutMs} ms) + ${CLAIM_MARGIN_MS} ms: ` +
         'a claim that ends while its handler runs lets another receiver run the same delivery. Raise claimTtlMs or lower handlerTimeoutMs',
