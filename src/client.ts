@@ -120,9 +120,10 @@ export interface ClientOptions {
    */
   bookingLedger?: BookingLedger;
   /**
-   * After a create with your own key ends in `AmbiguousCreateError`, how long a repeat with that
-   * key sends nothing (it looks the key up, and returns the booking or throws
-   * `AmbiguousCreateError` again, saying until when), since the service may still commit the first.
+   * After a create ends in `AmbiguousCreateError` (your own key, or the random one in
+   * `error.idempotencyKey`), or its process died after sending, how long a repeat with that key
+   * sends nothing (it looks the key up, and returns the booking or throws `AmbiguousCreateError`
+   * again with the same `holdUntil`), since the service may still commit the first.
    * Default 900 000 (15 minutes).
    */
   ambiguousHoldMs?: number;

@@ -70,7 +70,7 @@ export {
  */
 export const FINGERPRINT_METADATA_KEY = 'restaurant_partner_sdk.fingerprint';
 
-/** Default `ambiguousHoldMs`: 15 minutes (the README says why). */
+/** Default `ambiguousHoldMs`: 15 minutes (docs/exactly-once.md says why). */
 export const DEFAULT_AMBIGUOUS_HOLD_MS = 15 * 60_000;
 /**
  * How long a claim lasts unless renewed; renewed every third of it while its create runs. Short,
