@@ -1,0 +1,265 @@
+/**
+ * The Redis booking ledger never forgets a send, on a real redis-server with ioredis and node-redis:
+ * a Redis that lost the ledger's keys (FLUSHALL, FLUSHDB, restarted empty) holds every key it no
+ * longer knows for one hold instead of reading it as new, for every ledger that had seen it, and
+ * a holder process frozen (SIGSTOP) past its lease leaves its key held as ambiguous, not free.
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BookingLedgerClaim } from 'restaurant-partner-sdk';
+import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
+import { CLIENT_KINDS, connectionsOf } from './support/clients.js';
+import { startRedisServer, type TestRedis } from './support/redis-server.js';
+
+const HOLD_MS = 60_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A server of its own: these tests flush and restart it.
+let own: TestRedis;
+beforeAll(async () => {
+  own = await startRedisServer();
+});
+afterAll(async () => {
+  await own?.stop();
+});
+
+describe.each(CLIENT_KINDS)("a Redis that lost the ledger's keys, with %s", (kind) => {
+  const connect = connectionsOf(kind, () => own.url);
+  const warnings: string[] = [];
+  const logger = { warn: (message: string) => void warnings.push(message), error: () => undefined };
+  const ledgerOn = async (keyPrefix: string) =>
+    createRedisBookingLedger({ redis: (await connect()).client, keyPrefix, logger });
+  const claimOf = (
+    token: string,
+    now: number,
+    extra: Partial<BookingLedgerClaim> = {},
+  ): BookingLedgerClaim => ({
+    token,
+    fingerprint: 'fp',
+    leaseMs: 5_000,
+    holdMs: HOLD_MS,
+    now,
+    ...extra,
+  });
+  afterEach(() => void warnings.splice(0));
+
+  it('FLUSHALL between two claims: every key with no entry is held for one hold from the moment a ledger noticed, for every ledger; random keys pass; after the hold, claims pass', async () => {
+    const keyPrefix = `test:${kind}:flush:`;
+    const [first, second] = [await ledgerOn(keyPrefix), await ledgerOn(keyPrefix)];
+    const t = Date.now();
+    expect(await first.claim('booked-before', claimOf('a', t))).toBeUndefined();
+    await first.settle(
+      'booked-before',
+      'a',
+      { state: 'booked', fingerprint: 'fp', reservationId: '3' },
+      60_000,
+    );
+    expect(await second.claim('running-before', claimOf('b', t))).toBeUndefined();
+    await own.command('FLUSHALL');
+    // The same key, from the other ledger: its booking is gone, and it is not read as new.
+    const lostAt = t + 1_000;
+    const held = { state: 'ambiguous', fingerprint: 'fp', until: lostAt + HOLD_MS };
+    expect(await second.claim('booked-before', claimOf('c', lostAt))).toEqual(held);
+    // Another key, from the first ledger: held from the same moment, though this ledger noticed nothing itself.
+    expect(await first.claim('never-seen', claimOf('d', lostAt + 500))).toEqual(held);
+    expect(await first.claim('running-before', claimOf('d', lostAt + 500))).toEqual(held);
+    // A ledger that starts after the loss holds keys as well (the marker says when it was noticed).
+    const third = await ledgerOn(keyPrefix);
+    expect(await third.claim('never-seen', claimOf('e', lostAt + 600))).toEqual(held);
+    // A random key cannot have been used before: it is not held.
+    expect(await first.claim('random-key', claimOf('f', lostAt + 700, { fresh: true }))).toBeUndefined();
+    // Once the hold is over, claims pass.
+    expect(await second.claim('never-seen', claimOf('g', lostAt + HOLD_MS))).toBeUndefined();
+    expect(await third.claim('booked-before', claimOf('h', lostAt + HOLD_MS))).toBeUndefined();
+    expect(warnings.filter((line) => /Redis lost the booking ledger/.test(line))).toHaveLength(2);
+  });
+
+  it('a ledger learns the marker when it is made: a FLUSHDB before its first claim is noticed', async () => {
+    const keyPrefix = `test:${kind}:eager:`;
+    const connection = await connect();
+    const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix, logger });
+    await expect.poll(() => connection.command('HGET', `${keyPrefix}marker`, 'id')).toBeTruthy();
+    await sleep(50);
+    await own.command('FLUSHDB');
+    const now = Date.now();
+    expect(await ledger.claim('slot', claimOf('a', now))).toEqual({
+      state: 'ambiguous',
+      fingerprint: 'fp',
+      until: now + HOLD_MS,
+    });
+  });
+
+  it('a brand-new Redis, seen by ledgers that knew no marker, holds nothing', async () => {
+    const keyPrefix = `test:${kind}:brand-new:`;
+    const [first, second] = [await ledgerOn(keyPrefix), await ledgerOn(keyPrefix)];
+    const now = Date.now();
+    expect(await first.claim('one', claimOf('a', now))).toBeUndefined();
+    expect(await second.claim('two', claimOf('b', now))).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it('a holder renewing finds its entry gone: it writes it back and marks the loss, so other keys are held', async () => {
+    const keyPrefix = `test:${kind}:renew-lost:`;
+    const [holder, other] = [await ledgerOn(keyPrefix), await ledgerOn(keyPrefix)];
+    const t = Date.now();
+    expect(await holder.claim('mine', claimOf('holder', t))).toBeUndefined();
+    await own.command('FLUSHALL');
+    // The holder renews first (before any other ledger notices): now = until - lease - hold.
+    const renewedAt = t + 1_000;
+    expect(await holder.renew('mine', 'holder', 5_000, renewedAt + 5_000 + HOLD_MS)).toBe(true);
+    expect(await other.claim('mine', claimOf('other', renewedAt))).toEqual({
+      state: 'running',
+      fingerprint: 'fp',
+      token: 'holder',
+      until: renewedAt + 5_000 + HOLD_MS,
+    });
+    expect(await other.claim('not-mine', claimOf('other', renewedAt + 1))).toEqual({
+      state: 'ambiguous',
+      fingerprint: 'fp',
+      until: renewedAt + HOLD_MS,
+    });
+    expect(await other.claim('not-mine', claimOf('other', renewedAt + HOLD_MS))).toBeUndefined();
+  });
+
+  it('redis-server restarted empty (no persistence) under a ledger: keys are held for one hold, then pass', async () => {
+    const keyPrefix = `test:${kind}:restart:`;
+    const ledger = await ledgerOn(keyPrefix);
+    const t = Date.now();
+    expect(await ledger.claim('before', claimOf('a', t))).toBeUndefined();
+    await ledger.settle('before', 'a', { state: 'booked', fingerprint: 'fp', reservationId: '5' }, 60_000);
+    await own.outage(200);
+    // The client reconnects on its own; until it has, the ledger fails closed (the claim throws).
+    const lostAt = t + 2_000;
+    const answer = await eventually(() => ledger.claim('before', claimOf('b', lostAt)));
+    expect(answer).toEqual({ state: 'ambiguous', fingerprint: 'fp', until: lostAt + HOLD_MS });
+    expect(await ledger.claim('other', claimOf('c', lostAt + HOLD_MS - 1))).toEqual({
+      state: 'ambiguous',
+      fingerprint: 'fp',
+      until: lostAt + HOLD_MS,
+    });
+    expect(await ledger.claim('random', claimOf('d', lostAt, { fresh: true }))).toBeUndefined();
+    expect(await ledger.claim('other', claimOf('e', lostAt + HOLD_MS))).toBeUndefined();
+  });
+
+  it("warns once when Redis may evict the ledger's keys (maxmemory-policy), not under noeviction", async () => {
+    await ledgerOn(`test:${kind}:policy-ok:`);
+    await sleep(200);
+    expect(warnings).toEqual([]);
+    await own.command('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru');
+    try {
+      await ledgerOn(`test:${kind}:policy:`);
+      await expect.poll(() => warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/maxmemory-policy is allkeys-lru.*noeviction/);
+    } finally {
+      await own.command('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+    }
+  });
+});
+
+/** Calls `attempt` until it resolves (the Redis client is reconnecting), for up to 10 s. */
+async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+describe('a holder process frozen past its lease (SIGSTOP)', () => {
+  const source = fileURLToPath(new URL('../../src', import.meta.url));
+  const script = fileURLToPath(new URL('./support/ledger-process.mjs', import.meta.url));
+  const connect = connectionsOf('ioredis', () => own.url);
+
+  it("another process's claim reads its key as an ambiguous hold, not as free; thawed, the holder keeps its claim until it is taken over", async () => {
+    const leaseMs = 600;
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        SDK_SOURCE: source,
+        REDIS_URL: own.url,
+        REDIS_CLIENT: 'node-redis',
+        KEY_PREFIX: 'test:frozen:',
+        MODE: 'hold',
+        SLOT: 'slot',
+        LEASE_MS: String(leaseMs),
+        HOLD_MS: String(HOLD_MS),
+      },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines: string[] = [];
+    const waiters: (() => void)[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      waiters.splice(0).forEach((wake) => wake());
+    });
+    const nextLine = async (match: (line: string) => boolean) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const found = lines.find(match);
+        if (found !== undefined) {
+          lines.splice(lines.indexOf(found), 1);
+          return found;
+        }
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`no such line from the holder: ${stderr.slice(-500)}`);
+        await new Promise<void>((wake) => {
+          waiters.push(wake);
+          setTimeout(wake, 200);
+        });
+      }
+    };
+    try {
+      await nextLine((line) => line === 'ready');
+      child.stdin.write('go\n');
+      const claimed = JSON.parse(await nextLine((line) => line.includes('claimed'))) as { claimed: boolean };
+      expect(claimed.claimed).toBe(true);
+      // Let it renew a few times, then freeze it.
+      await nextLine((line) => line.includes('"renewed":true'));
+      await nextLine((line) => line.includes('"renewed":true'));
+      child.kill('SIGSTOP');
+      const frozenAt = Date.now();
+      lines.splice(0);
+      const ledger = createRedisBookingLedger({ redis: (await connect()).client, keyPrefix: 'test:frozen:' });
+      const claim = { token: 'second', fingerprint: 'fp', leaseMs: 5_000, holdMs: HOLD_MS };
+      // Still live: the second process waits for it.
+      expect((await ledger.claim('slot', { ...claim, now: Date.now() }))?.state).toBe('running');
+      await sleep(leaseMs * 2);
+      const answer = await ledger.claim('slot', { ...claim, now: Date.now() });
+      expect(answer?.state).toBe('ambiguous');
+      const until = (answer as { until: number }).until;
+      // Its until is the one the holder wrote at its last renewal, a lease and a hold after it.
+      expect(until).toBeGreaterThan(frozenAt - leaseMs + HOLD_MS);
+      expect(until).toBeLessThanOrEqual(frozenAt + leaseMs + HOLD_MS);
+      // Thawed, nobody took the key over: its renewal holds.
+      child.kill('SIGCONT');
+      expect(JSON.parse(await nextLine((line) => line.includes('renewed')))).toMatchObject({ renewed: true });
+      await sleep(leaseMs * 2);
+      child.kill('SIGSTOP');
+      await sleep(leaseMs * 2);
+      // Past the hold (on the claimer's clock), the key is taken over; the thawed holder's renewal is refused.
+      const later = Date.now() + 2 * HOLD_MS;
+      expect(await ledger.claim('slot', { ...claim, now: later })).toBeUndefined();
+      lines.splice(0);
+      child.kill('SIGCONT');
+      expect(JSON.parse(await nextLine((line) => line.includes('renewed')))).toMatchObject({
+        renewed: false,
+      });
+      await new Promise((resolve) =>
+        child.exitCode === null ? child.once('exit', resolve) : resolve(undefined),
+      );
+    } finally {
+      if (child.exitCode === null) {
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+      }
+    }
+  }, 60_000);
+});
