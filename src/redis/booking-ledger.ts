@@ -51,41 +51,45 @@ export interface RedisBookingLedgerOptions {
   logger?: Logger;
 }
 
-// The marker check every script starts with (KEYS[3] is the marker). `known` is the marker id this
-// ledger learnt ('' for none yet), `fresh_id` a new random id, `now` the client's clock. A marker
-// missing or replaced while this ledger knew one means Redis lost its keys: the marker is written
-// again with `lostAt`, so every other ledger on this Redis sees the loss too. A marker missing where
-// this ledger knew none is a brand-new Redis (or one that lost its keys before any live ledger had
-// seen the marker, which no one can tell apart): it starts with no hold.
+// Every script starts with the marker check (KEYS[3] is the marker hash: id, lostAt, seq). ARGV 1
+// to 5 are the same in each: the marker id this ledger learnt ('' for none yet), the highest `seq`
+// it saw, a new random id, now (the client's clock) and the hold (holdMs).
+// Redis lost the ledger's keys when, for a ledger that knew the marker, it is missing (flushed,
+// restarted empty, evicted), or is another one not written by a loss noticed within the hold, or
+// its `seq` (counting the ledger's writes) went back (restarted from an older snapshot or AOF).
+// The marker is then written with a new id and `lostAt`, so every other ledger sees the loss too,
+// and every key with no entry is held until lostAt + holdMs. A marker missing where the ledger
+// knew none is a brand-new Redis (or one that lost its keys before any live ledger had seen the
+// marker: the two cannot be told apart): it starts with no hold.
 const MARKER_CHECK = `
-local function check_marker(known, fresh_id, now)
-  local marker = redis.call('HMGET', KEYS[3], 'id', 'lostAt')
-  local id, lost_at = marker[1], marker[2]
-  if not id then
-    if known == '' then
-      redis.call('HSET', KEYS[3], 'id', fresh_id)
-      return fresh_id, false, 0
-    end
-    redis.call('HSET', KEYS[3], 'id', fresh_id, 'lostAt', now)
-    return fresh_id, now, 1
+local function check_marker()
+  local known, known_seq, fresh_id, now, hold = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
+  local marker = redis.call('HMGET', KEYS[3], 'id', 'lostAt', 'seq')
+  local id, lost_at, seq = marker[1], marker[2], tonumber(marker[3]) or 0
+  if not id and known == '' then
+    redis.call('HSET', KEYS[3], 'id', fresh_id)
+    return fresh_id, false, 0, seq
   end
-  if known ~= '' and id ~= known and not lost_at then
-    redis.call('HSET', KEYS[3], 'lostAt', now)
-    return id, now, 1
-  end
-  return id, lost_at, 0
+  if known == '' then return id, lost_at, 0, seq end
+  local lost
+  if not id then lost = true
+  elseif id ~= known then lost = not (lost_at and tonumber(now) < tonumber(lost_at) + hold)
+  else lost = known_seq > seq end
+  if not lost then return id, lost_at, 0, seq end
+  redis.call('HSET', KEYS[3], 'id', fresh_id, 'lostAt', now)
+  return fresh_id, now, 1, seq
 end
+local function wrote() return redis.call('HINCRBY', KEYS[3], 'seq', 1) end
 `;
 
-// KEYS: entry, lease, marker. ARGV: 1 the running entry (JSON), 2 leaseMs, 3 its keeping time
-// (leaseMs + holdMs), 4 fingerprint, 5 now (client clock), 6 known marker id, 7 fresh marker id,
-// 8 holdMs, 9 '1' for a fresh (random) key, 10 token.
-// Answers {'claimed'}, {'entry', entry, lease live 0/1} (the entry that stops the claim, decided as
-// claimAnswer() does) or {'lost', lostAt} (no entry, held since Redis lost its keys); each with the
-// marker id and whether this script noticed the loss.
+// KEYS: entry, lease, marker. ARGV 1-5: the marker check's; 6 the running entry (JSON), 7 leaseMs,
+// 8 its keeping time (leaseMs + holdMs), 9 fingerprint, 10 '1' for a fresh (random) key, 11 token.
+// Answers {id, noticed, seq, status, value, lease live 0/1}: status 'claimed'; 'entry' with the
+// entry that stops the claim (decided as claimAnswer() does); or 'lost' with lostAt (no entry,
+// held since Redis lost its keys).
 const CLAIM = luaScript(`${MARKER_CHECK}
-local id, lost_at, noticed = check_marker(ARGV[6], ARGV[7], ARGV[5])
-local now = tonumber(ARGV[5])
+local id, lost_at, noticed, seq = check_marker()
+local now = tonumber(ARGV[4])
 local current = redis.call('GET', KEYS[1])
 if current then
   local entry = cjson.decode(current)
@@ -95,79 +99,79 @@ if current then
     if entry['until'] == nil or redis.call('GET', KEYS[2]) == entry.token then live = 1 end
   end
   local stops = true
-  if entry.fingerprint == ARGV[4] and live == 0 then
+  if entry.fingerprint == ARGV[9] and live == 0 then
     local held_until = nil
     if entry.state == 'running' or entry.state == 'ambiguous' then held_until = tonumber(entry['until']) end
     if held_until ~= nil and held_until <= now then stops = false end
   end
-  if stops then return {'entry', current, live, id, noticed} end
-elseif lost_at and ARGV[9] ~= '1' and now < tonumber(lost_at) + tonumber(ARGV[8]) then
-  return {'lost', lost_at, 0, id, noticed}
+  if stops then return {id, noticed, seq, 'entry', current, live} end
+elseif lost_at and ARGV[10] ~= '1' and now < tonumber(lost_at) + tonumber(ARGV[5]) then
+  return {id, noticed, seq, 'lost', lost_at, 0}
 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-redis.call('SET', KEYS[2], ARGV[10], 'PX', ARGV[2])
-return {'claimed', '', 0, id, noticed}
+redis.call('SET', KEYS[1], ARGV[6], 'PX', ARGV[8])
+redis.call('SET', KEYS[2], ARGV[11], 'PX', ARGV[7])
+return {id, noticed, wrote(), 'claimed', '', 0}
 `);
 
-// KEYS: entry, lease, marker. ARGV: 1 token, 2 leaseMs, 3 until, 4 known marker id, 5 fresh marker
-// id, 6 now (client clock), 7 the entry to write again if it is gone ('' unless this ledger knows
-// the claim's lease has not lapsed), 8 its keeping time, 9 holdMs.
+// KEYS: entry, lease, marker. ARGV 1-5: the marker check's; 6 token, 7 leaseMs, 8 until, 9 the
+// entry to write again if it is gone ('' unless this ledger knows the claim's lease has not
+// lapsed), 10 its keeping time. Answers {id, noticed, seq, 1 renewed or 0}.
 // The entry's until is its last field (the claim writes it so): rewritten in place, the rest of
 // the JSON (the fingerprint) is kept byte for byte. An own entry gone while its lease cannot have
-// lapsed means Redis lost its keys: the loss is marked (unless already being held) and the entry
-// written again. Answers {1 or 0, marker id, noticed}.
+// lapsed means Redis lost its keys: the loss is marked (unless already held) and the entry written
+// again.
 const RENEW = luaScript(`${MARKER_CHECK}
-local id, lost_at, noticed = check_marker(ARGV[4], ARGV[5], ARGV[6])
+local id, lost_at, noticed, seq = check_marker()
 local current = redis.call('GET', KEYS[1])
 if current then
   local entry = cjson.decode(current)
-  if entry.state ~= 'running' or entry.token ~= ARGV[1] then return {0, id, noticed} end
+  if entry.state ~= 'running' or entry.token ~= ARGV[6] then return {id, noticed, seq, 0} end
   local hold = tonumber(entry.holdMs) or 0
-  local updated = string.gsub(current, '"until":[^,}]*}$', '"until":' .. ARGV[3] .. '}')
-  redis.call('SET', KEYS[1], updated, 'PX', tonumber(ARGV[2]) + hold)
-  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-  return {1, id, noticed}
+  local updated = string.gsub(current, '"until":[^,}]*}$', '"until":' .. ARGV[8] .. '}')
+  redis.call('SET', KEYS[1], updated, 'PX', tonumber(ARGV[7]) + hold)
+  redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[7])
+  return {id, noticed, wrote(), 1}
 end
-if ARGV[7] == '' then return {0, id, noticed} end
-if noticed == 0 and not (lost_at and tonumber(ARGV[6]) < tonumber(lost_at) + tonumber(ARGV[9])) then
-  id = ARGV[5]
-  redis.call('HSET', KEYS[3], 'id', id, 'lostAt', ARGV[6])
+if ARGV[9] == '' then return {id, noticed, seq, 0} end
+if noticed == 0 and not (lost_at and tonumber(ARGV[4]) < tonumber(lost_at) + tonumber(ARGV[5])) then
+  id = ARGV[3]
+  redis.call('HSET', KEYS[3], 'id', id, 'lostAt', ARGV[4])
   noticed = 1
 end
-redis.call('SET', KEYS[1], ARGV[7], 'PX', ARGV[8])
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-return {1, id, noticed}
+redis.call('SET', KEYS[1], ARGV[9], 'PX', ARGV[10])
+redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[7])
+return {id, noticed, wrote(), 1}
 `);
 
-// KEYS: entry, lease, marker. ARGV: 1 token ('' for none), 2 outcome JSON ('' releases), 3 keepMs,
-// 4 known marker id, 5 fresh marker id, 6 now (client clock, estimated).
+// KEYS: entry, lease, marker. ARGV 1-5: the marker check's (now estimated); 6 token ('' for none),
+// 7 outcome JSON ('' releases), 8 keepMs. Answers {id, noticed, seq}.
 // Never overwrites another claimer's live claim (a lapsed one may be); a release deletes only the
-// caller's own running claim. Answers {1 written or 0 refused, marker id, noticed}.
+// caller's own running claim.
 const SETTLE = luaScript(`${MARKER_CHECK}
-local id, lost_at, noticed = check_marker(ARGV[4], ARGV[5], ARGV[6])
+local id, lost_at, noticed, seq = check_marker()
 local current = redis.call('GET', KEYS[1])
 local mine = false
 if current then
   local entry = cjson.decode(current)
   if entry.state == 'running' then
-    mine = ARGV[1] ~= '' and entry.token == ARGV[1]
+    mine = ARGV[6] ~= '' and entry.token == ARGV[6]
     local live = entry['until'] == nil or redis.call('GET', KEYS[2]) == entry.token
-    if live and not mine then return {0, id, noticed} end
+    if live and not mine then return {id, noticed, seq} end
   end
 end
-if ARGV[2] == '' then
+if ARGV[7] == '' then
   if mine then redis.call('DEL', KEYS[1], KEYS[2]) end
-  return {1, id, noticed}
+  return {id, noticed, seq}
 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[7], 'PX', ARGV[8])
 redis.call('DEL', KEYS[2])
-return {1, id, noticed}
+return {id, noticed, wrote()}
 `);
 
-// KEYS[3] only (the first two are unused): learns the marker at construction.
+// The marker check alone (every key is the marker): a ledger learns the marker when it is made.
 const LEARN = luaScript(`${MARKER_CHECK}
-local id, lost_at, noticed = check_marker(ARGV[1], ARGV[2], ARGV[3])
-return {id, noticed}
+local id, lost_at, noticed, seq = check_marker()
+return {id, noticed, seq}
 `);
 
 /** What this ledger knows of a claim it holds: enough to write its entry again should Redis lose it. */
@@ -231,30 +235,44 @@ function warnIfEvicting(redis: RedisClient, logger: Logger, keyPrefix: string): 
 const reply = (answer: unknown): unknown[] => (Array.isArray(answer) ? answer : []);
 
 /**
- * The marker id a ledger learnt ('' until its first answer from Redis), learnt again from every
- * script's answer; read eagerly, so a Redis that loses its keys before the first claim is noticed.
+ * What a ledger learnt of the marker ('' and 0 until its first answer from Redis), learnt again
+ * from every script's answer; read eagerly, so a Redis that loses its keys before the first
+ * claim is noticed.
  */
 function trackMarker(runner: ScriptRunner, markerKey: string, logger: Logger, keyPrefix: string) {
   let known = '';
-  const learn = (id: unknown, noticed: unknown) => {
-    if (typeof id !== 'string' || id === '') return;
+  let knownSeq = 0;
+  /** The marker check's arguments (the first five of every script). */
+  const args = (now: number, holdMs: number) => [
+    known,
+    String(knownSeq),
+    randomUUID(),
+    String(now),
+    String(holdMs),
+  ];
+  /** Learns from a script's answer (id, noticed, seq first); answers the rest. */
+  const learn = (answer: unknown): unknown[] => {
+    const [id, noticed, seq, ...rest] = reply(answer);
+    if (typeof id !== 'string' || id === '') return rest;
     if (known !== '' && id !== known) {
       logger.warn(
-        'Redis lost the booking ledger\u2019s keys (flushed, restarted without persistence, or evicted): every idempotency key it has no entry for is held as possibly sent for one ambiguous hold',
+        'Redis lost the booking ledger\u2019s keys (flushed, restarted without persistence or from an older copy, or evicted): every idempotency key it has no entry for is held as possibly sent for one ambiguous hold',
         { keyPrefix, noticedHere: Number(noticed) === 1 },
       );
     }
+    // A new marker starts its own count; under the same one, the highest seen is what Redis must not go below.
+    knownSeq = id === known ? Math.max(knownSeq, Number(seq) || 0) : Number(seq) || 0;
     known = id;
+    return rest;
   };
   void runner
-    .run(LEARN, [markerKey, markerKey, markerKey], ['', randomUUID(), String(Date.now())])
+    .run(LEARN, [markerKey, markerKey, markerKey], args(Date.now(), 0))
     .then((answer) => {
-      const [id, noticed] = reply(answer);
       // A claim may have answered first; only an unknown marker is learnt here.
-      if (known === '') learn(id, noticed);
+      if (known === '') learn(answer);
     })
     .catch(() => undefined);
-  return { known: () => known, learn };
+  return { args, learn };
 }
 
 /** A running entry as stored: its hold (for renewals) before `until`, which is last so renewals rewrite it in place. */
@@ -297,8 +315,6 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
   const ms = (value: number) => String(Math.max(1, Math.ceil(value)));
 
   const marker = trackMarker(runner, markerKey, logger, keyPrefix);
-  // The client's clock minus Date.now() at the last claim: settle has no `now` of its own.
-  let clockOffset = 0;
   const held = new Map<string, Held>();
   const remember = (token: string, entry: Held) => {
     held.delete(token);
@@ -306,6 +322,9 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
     held.set(token, entry);
   };
   warnIfEvicting(options.redis, logger, keyPrefix);
+  // The client's clock minus Date.now(), and the hold, at the last claim: settle has neither.
+  let clockOffset = 0;
+  let lastHoldMs = 15 * 60_000;
 
   return {
     async claim(slot, claim: BookingLedgerClaim) {
@@ -313,24 +332,20 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
       const leaseMs = checkNumber(claim.leaseMs, 'claim.leaseMs');
       const holdMs = Math.max(0, checkNumber(claim.holdMs, 'claim.holdMs'));
       clockOffset = now - Date.now();
+      lastHoldMs = holdMs;
       const hold = Math.ceil(holdMs);
-      const running = runningEntry(claim.fingerprint, claim.token, hold, now + leaseMs + holdMs);
       const sent = performance.now();
-      const [status, value, live, id, noticed] = reply(
+      const [status, value, live] = marker.learn(
         await runner.run(CLAIM, keys(slot), [
-          running,
+          ...marker.args(now, holdMs),
+          runningEntry(claim.fingerprint, claim.token, hold, now + leaseMs + holdMs),
           ms(leaseMs),
           ms(leaseMs + hold),
           claim.fingerprint,
-          String(now),
-          marker.known(),
-          randomUUID(),
-          String(holdMs),
           claim.fresh ? '1' : '',
           claim.token,
         ]),
       );
-      marker.learn(id, noticed);
       if (status === 'claimed') {
         remember(claim.token, {
           fingerprint: claim.fingerprint,
@@ -351,52 +366,37 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
       checkNumber(leaseMs, 'leaseMs');
       checkNumber(until, 'until');
       const mine = held.get(token);
+      const holdMs = mine?.holdMs ?? lastHoldMs;
       const sent = performance.now();
       // Only a holder whose lease surely has not lapsed may write its entry again: an entry that
       // lapsed and expired (the holder froze past its lease and hold) is gone by design, not lost.
       const rewrite =
-        mine && sent < mine.leaseSureUntil
-          ? JSON.stringify({
-              state: 'running',
-              fingerprint: mine.fingerprint,
-              token,
-              holdMs: mine.holdMs,
-              until,
-            })
-          : '';
-      const holdMs = mine?.holdMs ?? 0;
-      const now = until - leaseMs - holdMs;
-      const [renewed, id, noticed] = reply(
+        mine && sent < mine.leaseSureUntil ? runningEntry(mine.fingerprint, token, mine.holdMs, until) : '';
+      const [renewed] = marker.learn(
         await runner.run(RENEW, keys(slot), [
+          // The renewal's now, on the client's clock: until is now + lease + hold.
+          ...marker.args(until - leaseMs - holdMs, holdMs),
           token,
           ms(leaseMs),
           String(until),
-          marker.known(),
-          randomUUID(),
-          String(now),
           rewrite,
           ms(leaseMs + holdMs),
-          String(holdMs),
         ]),
       );
-      marker.learn(id, noticed);
       if (Number(renewed) !== 1) return false;
       if (mine) mine.leaseSureUntil = sent + leaseMs;
       return true;
     },
     async settle(slot, token, outcome, keepMs) {
       if (token !== undefined) held.delete(token);
-      const [, id, noticed] = reply(
+      marker.learn(
         await runner.run(SETTLE, keys(slot), [
+          ...marker.args(Date.now() + clockOffset, lastHoldMs),
           token ?? '',
           outcome ? JSON.stringify(outcome) : '',
           ms(checkNumber(keepMs, 'keepMs')),
-          marker.known(),
-          randomUUID(),
-          String(Date.now() + clockOffset),
         ]),
       );
-      marker.learn(id, noticed);
     },
   };
 }

@@ -123,6 +123,28 @@ describe.each(CLIENT_KINDS)("a Redis that lost the ledger's keys, with %s", (kin
     expect(await other.claim('not-mine', claimOf('other', renewedAt + HOLD_MS))).toBeUndefined();
   });
 
+  it('Redis back from an older copy (the marker kept, its write count behind, later entries gone): a ledger that saw the later writes holds unknown keys', async () => {
+    const keyPrefix = `test:${kind}:older-copy:`;
+    const connection = await connect();
+    const [ledger, other] = [await ledgerOn(keyPrefix), await ledgerOn(keyPrefix)];
+    const t = Date.now();
+    const booked = (id: string) => ({ state: 'booked' as const, fingerprint: 'fp', reservationId: id });
+    expect(await ledger.claim('early', claimOf('a', t))).toBeUndefined();
+    await ledger.settle('early', 'a', booked('1'), 60_000);
+    const snapshotSeq = String(await connection.command('HGET', `${keyPrefix}marker`, 'seq'));
+    expect(await ledger.claim('late', claimOf('b', t))).toBeUndefined();
+    await ledger.settle('late', 'b', booked('2'), 60_000);
+    // Restarted from a snapshot taken between the two bookings (RDB, or an AOF missing its last second).
+    await connection.command('DEL', `${keyPrefix}late`);
+    await connection.command('HSET', `${keyPrefix}marker`, 'seq', snapshotSeq);
+    const lostAt = t + 1_000;
+    const held = { state: 'ambiguous', fingerprint: 'fp', until: lostAt + HOLD_MS };
+    expect(await ledger.claim('late', claimOf('c', lostAt))).toEqual(held);
+    expect(await other.claim('another', claimOf('d', lostAt))).toEqual(held);
+    // What the older copy kept still answers as before.
+    expect(await other.claim('early', claimOf('e', lostAt))).toEqual(booked('1'));
+  });
+
   it('redis-server restarted empty (no persistence) under a ledger: keys are held for one hold, then pass', async () => {
     const keyPrefix = `test:${kind}:restart:`;
     const ledger = await ledgerOn(keyPrefix);
