@@ -9,10 +9,11 @@
  *   "never sent"); a booking or an ambiguous hold for its keeping time.
  * - `<prefix>lease:<slot>`: the running claim's lease, its token, expiring on the Redis server's
  *   clock. The entry's lease is live while this key holds the entry's token.
- * - `<prefix>marker`: a hash with no expiry, `id` (and `lostAt` once a loss was noticed). Each
- *   ledger learns the id and sends it with every script; a marker gone or replaced means Redis lost
- *   the ledger's keys (flushed, restarted without persistence, evicted), and every key the ledger
- *   then has no entry for is held for one hold period from the moment the loss was noticed.
+ * - `<prefix>marker`: a hash with no expiry: `id`, `seq` (a count of the ledger's writes) and
+ *   `lostAt` once a loss was noticed. Each ledger learns the id and the count and sends them with
+ *   every script; a marker gone, replaced or counting less than a ledger saw means Redis lost the
+ *   ledger's keys (flushed, restarted empty or from an older copy, evicted), and every key the
+ *   ledger then has no entry for is held for one hold period from the moment the loss was noticed.
  *
  * Slots are the client's `ledgerSlot()` (a JSON array), so they never read `marker` or `lease:...`.
  * @module
