@@ -37,6 +37,7 @@ export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/error-from-response.js';
 export {
   IDEMPOTENCY_METADATA_KEY,
+  FINGERPRINT_METADATA_KEY,
   type CreateReservationOptions,
   type WaitForConfirmationOptions,
   Reservations,

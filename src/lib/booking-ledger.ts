@@ -65,7 +65,9 @@ export interface BookingLedger {
   claim(slot: string, claim: BookingLedgerClaim): Promise<BookingLedgerEntry | undefined>;
   /**
    * Extends a running claim by `leaseMs` and moves its lapse hold to `until` (client clock);
-   * false when it is no longer `token`'s (settled by another, or lapsed and taken over).
+   * false when it is no longer `token`'s (settled by another, or lapsed and taken over). A claim
+   * starts with `until` = its `now` (nothing sent: a lapse frees the key); its holder renews it
+   * with the hold a lapse would start right before it sends (a fence), and from then on.
    */
   renew(slot: string, token: string, leaseMs: number, until: number): Promise<boolean>;
   /**
@@ -163,7 +165,8 @@ function memoryLedger(): BookingLedger {
           state: 'running',
           fingerprint: claim.fingerprint,
           token: claim.token,
-          until: claim.now + claim.leaseMs + claim.holdMs,
+          // Nothing sent yet: a lapse before the holder's fence frees the key at once.
+          until: claim.now,
         },
         leaseEndsAt: now + claim.leaseMs,
         // Kept past the lease for the hold a lapse would start.

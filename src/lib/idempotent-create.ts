@@ -4,13 +4,17 @@
  * sends exists, and never sends a second create for a key unless the first provably did not take
  * effect.
  *
- * - A caller's own key goes through the booking ledger first: a create with that key already
- *   running waits for it, a key that booked answers with its reservation (one read), a key that
- *   ended ambiguous is held (nothing sent), a key reused for other input is refused.
- * - The key is looked up before the first send, and after every answer that may have booked
- *   (a 429, a 5xx, no answer, a 2xx that is not this create's): a second POST goes out only when
- *   the look-up read the whole list, consistently, and found nothing.
- * - A look-up says "absent" only after a complete and consistent read; otherwise it cannot tell.
+ * - Every key, the caller's or a random one, is claimed in the booking ledger before anything is
+ *   sent, and recorded as "maybe sent" (a fence) right before the POST goes: a create with that
+ *   key already running waits for it, a key that booked answers with its reservation (one read), a
+ *   key that ended ambiguous, or whose holder stopped renewing its claim after it may have sent, is
+ *   held (nothing sent), a key reused for other input (another restaurant included) is refused.
+ * - A caller's key is looked up before the first send, and every key after every answer that may
+ *   follow a commit (a 429, a 4xx, a 5xx, no answer, a 2xx that is not this create's), over the
+ *   settle window: a second POST goes out only when reads spread over the window agree that the
+ *   key is absent.
+ * - A look-up says "absent" only when two complete reads of the whole list agree; otherwise it
+ *   cannot tell.
  * @module
  */
 import {
@@ -45,17 +49,35 @@ import {
 } from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, singleObject, type ResourceContext } from '../resources/resource.js';
 import { ledgerSlot, type BookingLedgerEntry } from './booking-ledger.js';
+import {
+  IDEMPOTENCY_METADATA_KEY,
+  KeySearch,
+  lookUpByKey,
+  type LookUp,
+  type ReservationReads,
+} from './look-up-by-key.js';
+
+export {
+  IDEMPOTENCY_METADATA_KEY,
+  lookUpByKey,
+  type LookUp,
+  type ReservationReads,
+} from './look-up-by-key.js';
 
 /**
- * The `metadata` key under which every create stores its idempotency key, so the reservation can
- * be found again after a failure that left its fate unknown.
+ * The `metadata` key under which every create stores a digest of its input, so a repeat with the
+ * key is compared with what the key first booked, not with what the restaurant changed since.
  */
-export const IDEMPOTENCY_METADATA_KEY = 'restaurant_partner_sdk.idempotency_key';
+export const FINGERPRINT_METADATA_KEY = 'restaurant_partner_sdk.fingerprint';
 
 /** Default `ambiguousHoldMs`: 15 minutes (the README says why). */
 export const DEFAULT_AMBIGUOUS_HOLD_MS = 15 * 60_000;
-/** How long a claim lasts unless renewed; renewed every third of it while its create runs. */
-const LEASE_MS = 30_000;
+/**
+ * How long a claim lasts unless renewed; renewed every third of it while its create runs. Short,
+ * so a create repeated after its worker died learns within seconds that the key is held: a lapsed
+ * claim whose create may have been sent is an ambiguous hold, never "never sent".
+ */
+const LEASE_MS = 3_000;
 /** How long the ledger remembers key -> reservation id: a week of queue redeliveries. */
 const REMEMBER_BOOKING_MS = 7 * 24 * 60 * 60_000;
 /** Waits between two looks at a key another create holds: doubling from the first to the last. */
@@ -80,24 +102,6 @@ export interface CreateReservationOptions extends RequestOptions {
    */
   timezone?: string | undefined;
 }
-
-/** The reads of the reservations resource a create and a look-up use. */
-export interface ReservationReads {
-  list(
-    restaurantId: number | string,
-    filters?: ReservationListFilters,
-    options?: RequestOptions,
-  ): ListPromise<Reservation>;
-  retrieve(
-    restaurantId: number | string,
-    id: number | string,
-    options?: RequestOptions,
-  ): ApiPromise<Reservation>;
-}
-
-/** What a look-up by key can tell: found, absent (a complete and consistent read), or it cannot tell. */
-export type LookUp =
-  { state: 'found'; reservation: Reservation } | { state: 'absent' } | { state: 'unknown'; cause: unknown };
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
 
@@ -241,104 +245,10 @@ function fieldsDifferingFrom(
   return differing;
 }
 
-/** One read of the whole list for a key, and whether it saw a stable list. */
-type Pass =
-  | { state: 'found'; reservation: Reservation }
-  | {
-      state: 'read';
-      complete: boolean;
-      ids: string[];
-      counted: boolean;
-      duplicate: boolean;
-      why: { code: string; message: string } | undefined;
-    };
-
-async function readPass(
-  reads: ReservationReads,
-  rid: number | string,
-  key: string,
-  call: Call,
-): Promise<Pass> {
-  let page = await reads.list(rid, undefined, call);
-  const counts: (number | undefined)[] = [];
-  const ids: string[] = [];
-  const seenIds = new Set<string>();
-  let duplicate = false;
-  for (;;) {
-    counts.push(page.count);
-    for (const reservation of page.items) {
-      const id = String(reservation.id);
-      // A reservation read twice: the list moved between pages, or a page came back under another URL.
-      if (seenIds.has(id)) duplicate = true;
-      seenIds.add(id);
-      ids.push(id);
-      if (reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key) return { state: 'found', reservation };
-    }
-    if (!page.hasNextPage()) break;
-    page = await page.getNextPage();
-  }
-  const counted = counts.every((count) => count !== undefined);
-  const sameCount = counted && counts.every((count) => count === counts[0]);
-  const count = counts[0];
-  let why: { code: string; message: string } | undefined;
-  if (duplicate) why = { code: 'pagination_repeat', message: 'a reservation was listed twice' };
-  else if (counts.length > 1 && !counted)
-    why = { code: 'list_without_count', message: 'the pages report no count' };
-  else if (counted && !sameCount)
-    why = {
-      code: 'list_changed',
-      message: `the count changed while the pages were read (${counts.join(', ')})`,
-    };
-  else if (count !== undefined && ids.length !== count)
-    why = {
-      code: 'list_ended_early',
-      message: `the list ended after ${ids.length} of ${count} reservations`,
-    };
-  // One answer is one snapshot; several are one only when every page reports the count they add up to.
-  return { state: 'read', complete: why === undefined, ids, counted, duplicate, why };
-}
-
-/**
- * Reads the whole list for the key. "Absent" only after a complete and consistent read: every page
- * reports the same `count` and the pages add up to it. When the list changed during the read (or
- * has no count), a second read decides: absent when it is consistent itself, or, for a list
- * without counts, when it lists exactly the same reservations. A listing that loops, runs past its
- * page limit or fails, or two reads that disagree, mean "cannot tell", never "absent".
- */
-export async function lookUpByKey(
-  reads: ReservationReads,
-  rid: number | string,
-  key: string,
-  call: Call,
-): Promise<LookUp> {
-  try {
-    const first = await readPass(reads, rid, key, call);
-    if (first.state === 'found') return first;
-    if (first.complete) return { state: 'absent' };
-    const second = await readPass(reads, rid, key, call);
-    if (second.state === 'found') return second;
-    if (second.complete) return { state: 'absent' };
-    const sameList =
-      !first.counted &&
-      !second.counted &&
-      !first.duplicate &&
-      !second.duplicate &&
-      first.ids.join(',') === second.ids.join(',');
-    if (sameList) return { state: 'absent' };
-    return {
-      state: 'unknown',
-      cause: new ResponseValidationError([
-        {
-          field: 'count',
-          path: ['count'],
-          code: second.why?.code ?? 'list_changed',
-          message: `the list could not be read whole and consistently: ${first.why?.message ?? 'first read'}, then ${second.why?.message ?? 'a second read listed other reservations'}`,
-        },
-      ]),
-    };
-  } catch (error) {
-    return { state: 'unknown', cause: error };
-  }
+/** A digest of the fingerprint, stored in the booking's metadata (no guest data in clear). */
+async function digestOf(fingerprint: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(fingerprint)));
+  return Array.from(bytes.subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** One `reservations.create` call. */
@@ -349,7 +259,9 @@ class IdempotentCreate {
   #rid: number | string = '';
   #key = '';
   #call!: Call;
-  /** Set once a POST of this create was handed to the transport. */
+  /** The digest of this create's input, as stored in the booking's metadata. */
+  #digest = '';
+  /** Set once a POST of this create may have left: from the fence on, a lapsed claim is a hold. */
   #posted = false;
 
   constructor(context: ResourceContext, reads: ReservationReads) {
@@ -371,6 +283,7 @@ class IdempotentCreate {
     const parsed = parseInput(ReservationCreateInput, input);
     // Checked here too, as the timezone look-up below may spend a request first.
     checkRequestOptions(options ?? {});
+    const ownKey = options?.idempotencyKey !== undefined;
     const key = (this.#key = options?.idempotencyKey ?? crypto.randomUUID());
     // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
     if (
@@ -393,29 +306,31 @@ class IdempotentCreate {
       options?.timezone !== undefined
         ? checkTimezone(options.timezone, 'timezone')
         : await context.timezoneFor(rid, call);
-    const body: Record<string, unknown> = {
-      ...parsed,
-      start_time: toServiceStartTime(parsed.start_time, timezone),
-    };
-    if (context.idempotencyMetadata)
-      body.metadata = { ...(parsed.metadata ?? {}), [IDEMPOTENCY_METADATA_KEY]: key };
-    // A random key is this call's alone: nothing to share, nothing to look up before sending.
-    if (options?.idempotencyKey === undefined) return this.#send(body);
-    const start = readStartTime({ start_time: body.start_time as string }, timezone);
-    const fingerprint = fingerprintOf(rid, parsed, start.toUTC().toISO() ?? String(body.start_time));
-    return this.#throughLedger(fingerprint, async () => {
+    const startTime = toServiceStartTime(parsed.start_time, timezone);
+    const start = readStartTime({ start_time: startTime }, timezone);
+    const fingerprint = fingerprintOf(rid, parsed, start.toUTC().toISO() ?? startTime);
+    this.#digest = await digestOf(fingerprint);
+    const body: Record<string, unknown> = { ...parsed, start_time: startTime };
+    if (context.idempotencyMetadata) {
+      body.metadata = {
+        ...(parsed.metadata ?? {}),
+        [IDEMPOTENCY_METADATA_KEY]: key,
+        [FINGERPRINT_METADATA_KEY]: this.#digest,
+      };
+    }
+    return this.#throughLedger(fingerprint, !ownKey, async (fence) => {
       // A caller's own key may have booked already with no ledger to tell (another process, a
-      // restart): look first. A service declared to honour the header answers a repeat itself.
-      if (context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
+      // restart): look first. A random key is this call's alone: nothing to look up before sending.
+      // A service declared to honour the header answers a repeat itself.
+      if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
-          const differing = fieldsDifferingFrom(earlier.reservation, parsed, start.toMillis(), timezone);
-          if (differing.length > 0)
-            throw new IdempotencyKeyReuseError({ idempotencyKey: key, restaurantId: rid, fields: differing });
+          this.#checkSameBooking(earlier.reservation, parsed, start.toMillis(), timezone);
           return { data: earlier.reservation, response: null };
         }
         if (earlier.state === 'unknown') {
-          if (isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
+          // The caller's abort, or an answer that refuses the call itself, is reported as it is.
+          if (earlier.cause instanceof AbortError || isDefinitiveRefusal(earlier.cause)) throw earlier.cause;
           throw this.#ambiguous(
             'Could not tell whether a reservation with this idempotency key exists, so nothing was sent',
             earlier.cause,
@@ -423,7 +338,29 @@ class IdempotentCreate {
           );
         }
       }
-      return this.#send(body);
+      await fence();
+      return this.#send(body, fence);
+    });
+  }
+
+  /**
+   * A booking found under the key answers a repeat only when the key first booked this input: the
+   * digest in its metadata says what that was, whatever the restaurant changed since. A booking
+   * without one (made by an older client) is taken as the key's.
+   */
+  #checkSameBooking(
+    found: Reservation,
+    parsed: ReservationCreateBody,
+    startMillis: number,
+    timezone: string | null,
+  ): void {
+    const stored = found.metadata?.[FINGERPRINT_METADATA_KEY];
+    if (typeof stored !== 'string' || stored === this.#digest) return;
+    const differing = fieldsDifferingFrom(found, parsed, startMillis, timezone);
+    throw new IdempotencyKeyReuseError({
+      idempotencyKey: this.#key,
+      restaurantId: this.#rid,
+      fields: differing.length > 0 ? differing : ['(input)'],
     });
   }
 
@@ -448,19 +385,27 @@ class IdempotentCreate {
    */
   async #throughLedger(
     fingerprint: string,
-    create: () => Promise<WithResponse<Reservation>>,
+    fresh: boolean,
+    create: (fence: () => Promise<void>) => Promise<WithResponse<Reservation>>,
   ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const ledger = context.bookingLedger;
-    const slot = ledgerSlot(context.service, context.partnerId, this.#rid, this.#key);
+    const slot = ledgerSlot(context.service, context.partnerId, this.#key);
     const token = crypto.randomUUID();
     let waitMs = FIRST_WAIT_MS;
     let waited = false;
     for (;;) {
       const entry = await this.#ledger(() =>
-        ledger.claim(slot, { token, fingerprint, leaseMs: LEASE_MS, now: this.#transport.clock.now() }),
+        ledger.claim(slot, {
+          token,
+          fingerprint,
+          leaseMs: LEASE_MS,
+          now: this.#transport.clock.now(),
+          holdMs: context.ambiguousHoldMs,
+          fresh,
+        }),
       );
-      if (entry === undefined) return this.#asHolder(slot, token, fingerprint, create);
+      if (entry === undefined) return this.#asHolder(slot, token, fingerprint, fresh, create);
       if (entry.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReuseError({
           idempotencyKey: this.#key,
@@ -495,33 +440,56 @@ class IdempotentCreate {
     }
   }
 
-  /** Holds the claim (renewed) while `create` runs, then records its outcome for every other create with the key. */
+  /**
+   * Holds the claim (renewed) while `create` runs, then records its outcome for every other create
+   * with the key. Before each POST, `fence` renews the claim with the hold a lapse would start
+   * (write-ahead: the ledger says "maybe sent" before anything is), and refuses to send when the
+   * claim is no longer this call's (the process was paused past its lease).
+   */
   async #asHolder(
     slot: string,
     token: string,
     fingerprint: string,
-    create: () => Promise<WithResponse<Reservation>>,
+    fresh: boolean,
+    create: (fence: () => Promise<void>) => Promise<WithResponse<Reservation>>,
   ): Promise<WithResponse<Reservation>> {
     const { bookingLedger: ledger, ambiguousHoldMs } = this.#context;
+    const clock = this.#transport.clock;
+    // Until when the key is held should this claim lapse now: nothing sent yet, no hold.
+    const until = () => clock.now() + (this.#posted ? LEASE_MS + ambiguousHoldMs : 0);
     const renewal = setInterval(
-      () => void ledger.renew(slot, token, LEASE_MS).catch(() => undefined),
+      () => void ledger.renew(slot, token, LEASE_MS, until()).catch(() => undefined),
       LEASE_MS / 3,
     );
     (renewal as { unref?: () => void }).unref?.();
-    // An outcome that cannot be recorded leaves the claim to expire; the next create with the key then looks it up.
+    const fence = async () => {
+      this.#posted = true;
+      const held = await this.#ledger(() => ledger.renew(slot, token, LEASE_MS, until()));
+      if (!held) {
+        throw new BookingLedgerUnavailableError(
+          `The claim on this idempotency key lapsed before the create was sent (this process was paused or busy for longer than the ${LEASE_MS} ms lease), so nothing was sent`,
+          { idempotencyKey: this.#key },
+        );
+      }
+    };
+    // An outcome that cannot be recorded leaves the claim to lapse: the key is then held, and the
+    // next create with it looks it up.
     const record = (outcome: BookingLedgerEntry | undefined, keepMs: number) =>
       ledger.settle(slot, token, outcome, keepMs).catch(() => undefined);
     try {
-      const result = await create();
-      await record(
-        { state: 'booked', fingerprint, reservationId: String(result.data.id) },
-        REMEMBER_BOOKING_MS,
-      );
+      const result = await create(fence);
+      // A random key is known to nobody but this call: nothing to remember once it booked.
+      if (fresh) await record(undefined, 0);
+      else
+        await record(
+          { state: 'booked', fingerprint, reservationId: String(result.data.id) },
+          REMEMBER_BOOKING_MS,
+        );
       return result;
     } catch (error) {
       if (error instanceof AmbiguousCreateError && this.#posted) {
         await record(
-          { state: 'ambiguous', fingerprint, until: this.#transport.clock.now() + ambiguousHoldMs },
+          { state: 'ambiguous', fingerprint, until: clock.now() + ambiguousHoldMs },
           ambiguousHoldMs,
         );
       } else {
@@ -535,8 +503,9 @@ class IdempotentCreate {
   }
 
   /**
-   * A key whose create ended ambiguous, still held: nothing is sent. A look-up that finds the
-   * booking answers with it (and the ledger remembers it); otherwise the create is ambiguous again.
+   * A key whose create ended ambiguous (or whose holder stopped renewing after it may have sent),
+   * still held: nothing is sent. A look-up that finds the booking answers with it (and the ledger
+   * remembers it); otherwise the create is ambiguous again.
    */
   async #whileHeld(
     slot: string,
@@ -562,6 +531,7 @@ class IdempotentCreate {
         .catch(() => undefined);
       return { data: found.reservation, response: null };
     }
+    if (found.state === 'unknown' && found.cause instanceof AbortError) throw found.cause;
     const why =
       found.state === 'absent' ? 'no reservation carries the key yet' : 'the look-up by key could not tell';
     throw this.#ambiguous(
@@ -573,11 +543,13 @@ class IdempotentCreate {
 
   /**
    * Sends the create. A second POST goes out only when the first provably did not take effect: it
-   * was never sent, it was answered 429 and a look-up read the whole list without finding the key,
-   * or the service is declared to honour `Idempotency-Key`. After any failure that may have booked,
-   * the key is looked up over the settle window: found, it is the answer; else AmbiguousCreateError.
+   * was never sent, it was answered 429 and reads of the list over the settle window agreed that
+   * the key is absent, or the service is declared to honour `Idempotency-Key`. After any other
+   * failure that may follow a commit (a 4xx included), the key is looked up over the settle window:
+   * found, it is the answer; else AmbiguousCreateError (or, for a 4xx, the 4xx itself when the
+   * reads agree that nothing was booked).
    */
-  async #send(body: Record<string, unknown>): Promise<WithResponse<Reservation>> {
+  async #send(body: Record<string, unknown>, fence: () => Promise<void>): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const key = this.#key;
     const call = this.#call;
@@ -585,9 +557,8 @@ class IdempotentCreate {
     // Set once any attempt failed in a way that may have booked all the same.
     let mayHaveBooked = false;
     let attempts = 0;
-    // Whether the last 429's look-up read the whole list and found nothing: only then is a resend safe.
+    // Whether the last 429's look-ups agreed that the key is absent: only then is a resend safe.
     let provedAbsent = false;
-    this.#posted = true;
     try {
       return await this.#transport.request({
         method: 'POST',
@@ -624,26 +595,42 @@ class IdempotentCreate {
         recover: async (error, attempt) => {
           attempts = attempt;
           provedAbsent = false;
-          // A 429 may come from a gateway that forwarded the create: look before any resend.
+          // A 429 may come from a gateway that forwarded the create: look over the settle window
+          // (a replica may show the booking late) before any resend, and fence the resend.
           if (error instanceof RateLimitError && !honoured && context.idempotencyMetadata) {
-            const look = await lookUpByKey(this.#reads, this.#rid, key, call);
+            const look = await this.#lookOverWindow(error, attempt);
             if (look.state === 'found') return { body: look.reservation };
             provedAbsent = look.state === 'absent';
-            if (provedAbsent) return undefined;
+            if (provedAbsent) {
+              await fence();
+              return undefined;
+            }
           }
           if (mayHaveTakenEffect(error)) mayHaveBooked = true;
           return undefined;
         },
       });
     } catch (error) {
+      const tried = Math.max(attempts, (error as { attempts?: number }).attempts ?? 1);
+      // A refusal (400, 401, 404, 409...) may answer a create a gateway already forwarded once
+      // (a gateway retrying after a timeout upstream): look before reporting it.
+      if (isDefinitiveRefusal(error) && context.idempotencyMetadata && !mayHaveBooked) {
+        const look = await this.#lookOverWindow(error, tried);
+        if (look.state === 'found') return { data: look.reservation, response: null };
+        if (look.state === 'absent' || isDefinitiveRefusal(look.cause)) throw error;
+        throw this.#ambiguous(
+          `The create was refused (${(error as PartnerApiError).status}) and the look-up by its idempotency key could not tell whether an earlier attempt booked it`,
+          look.cause,
+          tried,
+        );
+      }
       // A 2xx outside the contract, too large to read, or not this create's, may have booked; so
-      // may a last 429 that no complete read of the list has cleared.
+      // may a last 429 that no agreeing reads of the list have cleared.
       const lastMayHaveBooked =
         error instanceof RateLimitError
           ? !provedAbsent
           : error instanceof ResponseValidationError || mayHaveTakenEffect(error);
       if (!mayHaveBooked && !lastMayHaveBooked) throw error;
-      const tried = Math.max(attempts, (error as { attempts?: number }).attempts ?? 1);
       // The caller stopped waiting, or no time is left: say so at once, with the key.
       if (error instanceof AbortError || call.signal?.aborted) {
         throw this.#ambiguous(
@@ -652,15 +639,26 @@ class IdempotentCreate {
           tried,
         );
       }
-      return { data: await this.#settle(error, tried), response: null };
+      const look = await this.#lookOverWindow(error, tried);
+      if (look.state === 'found') return { data: look.reservation, response: null };
+      const why =
+        look.state === 'absent'
+          ? 'no reservation carries its idempotency key yet'
+          : 'the look-up by idempotency key could not tell';
+      throw this.#ambiguous(
+        `The create failed after it was sent and ${why}; the service may still book it`,
+        look.state === 'unknown' ? look.cause : error,
+        tried,
+      );
     }
   }
 
   /**
    * Looks the key up a few times over the settle window (on the client's clock, within the call's
-   * deadline), so a booking the service commits a few seconds after a gateway error is found.
+   * deadline), so a booking the service commits, or a replica shows, a few seconds late is found.
+   * "Absent" only when the last two reads, spread over the window, agree.
    */
-  async #settle(cause: unknown, attempts: number): Promise<Reservation> {
+  async #lookOverWindow(cause: unknown, attempts: number): Promise<LookUp> {
     const context = this.#context;
     if (!context.idempotencyMetadata) {
       throw this.#ambiguous(
@@ -672,7 +670,8 @@ class IdempotentCreate {
     const clock = this.#transport.clock;
     const windowMs = context.createLookupWindowMs;
     const startedAt = clock.now();
-    let last: LookUp = { state: 'unknown', cause };
+    const search = new KeySearch(this.#reads, this.#rid, this.#key, this.#call);
+    let last: LookUp & { final: boolean } = { state: 'unknown', cause, final: false };
     for (const share of SETTLE_SCHEDULE) {
       const waitMs = startedAt + share * windowMs - clock.now();
       const left = this.#call.remainingMs();
@@ -689,18 +688,21 @@ class IdempotentCreate {
           );
         }
       }
-      last = await lookUpByKey(this.#reads, this.#rid, this.#key, this.#call);
-      if (last.state === 'found') return last.reservation;
+      last = await search.look();
+      if (last.state === 'found') return last;
+      if (last.state === 'unknown' && last.final) break;
     }
-    const why =
-      last.state === 'absent'
-        ? 'no reservation carries its idempotency key yet'
-        : 'the look-up by idempotency key could not tell';
-    throw this.#ambiguous(
-      `The create failed after it was sent and ${why}; the service may still book it`,
-      last.state === 'unknown' ? last.cause : cause,
-      attempts,
-    );
+    // With no window (or no time for it), one read is not enough: read once more at once.
+    if (last.state === 'unknown' && !last.final && this.#call.remainingMs() !== 0) last = await search.look();
+    const { final: _final, ...answer } = last;
+    if (answer.state === 'unknown' && answer.cause instanceof AbortError) {
+      throw this.#ambiguous(
+        'The create was aborted while its outcome was being checked; the reservation may exist',
+        answer.cause,
+        attempts,
+      );
+    }
+    return answer;
   }
 
   #ambiguous(message: string, cause: unknown, attempts: number): AmbiguousCreateError {

@@ -339,7 +339,8 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
       const [status, value, live] = marker.learn(
         await runner.run(CLAIM, keys(slot), [
           ...marker.args(now, holdMs),
-          runningEntry(claim.fingerprint, claim.token, hold, now + leaseMs + holdMs),
+          // Nothing sent yet: a lapse before the holder's fence (a renewal with a hold) frees the key.
+          runningEntry(claim.fingerprint, claim.token, hold, now),
           ms(leaseMs),
           ms(leaseMs + hold),
           claim.fingerprint,
@@ -375,8 +376,10 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
         mine && sent < mine.leaseSureUntil ? runningEntry(mine.fingerprint, token, mine.holdMs, until) : '';
       const [renewed] = marker.learn(
         await runner.run(RENEW, keys(slot), [
-          // The renewal's now, on the client's clock: until is now + lease + hold.
-          ...marker.args(until - leaseMs - holdMs, holdMs),
+          // The renewal's now on the client's clock (lostAt, should it notice a loss): until - lease -
+          // hold once the create may have been sent; before that (until is now) the client's clock
+          // as the last claim read it, moved on by real time. The later of the two: a hold never shortened.
+          ...marker.args(Math.max(until - leaseMs - holdMs, Date.now() + clockOffset), holdMs),
           token,
           ms(leaseMs),
           String(until),

@@ -98,6 +98,18 @@ function checkQuery(query: unknown): RawRequest['query'] {
   return query as RawRequest['query'];
 }
 
+/**
+ * Whether a checked path names the reservations of a restaurant (`restaurants/{id}/reservations/`),
+ * however spelt: letter case, percent-encoding and empty segments a server may fold away.
+ */
+function isReservationCreate(path: string): boolean {
+  const segments = path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => decodeURIComponent(segment).toLowerCase());
+  return segments.length === 3 && segments[0] === 'restaurants' && segments[2] === 'reservations';
+}
+
 /** Sends one operation the SDK does not wrap through the transport's pipeline. */
 export function rawRequest(
   transport: Transport,
@@ -111,6 +123,11 @@ export function rawRequest(
     if (typeof method !== 'string' || !METHODS.has(method))
       refuse('method', "expected 'GET', 'POST', 'PUT', 'PATCH' or 'DELETE'");
     const path = checkRelativePath(request.path);
+    if (method === 'POST' && isReservationCreate(path))
+      refuse(
+        'path',
+        "a POST to a restaurant's reservations creates a booking: use client.reservations.create(restaurantId, input, { idempotencyKey }), which claims the key, looks it up after any doubtful answer and never books twice",
+      );
     const query = checkQuery(request.query);
     const body = request.body === undefined ? undefined : parseInput(z.unknown(), request.body, ['body']);
     const schema = request.schema;

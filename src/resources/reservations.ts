@@ -27,7 +27,11 @@ import {
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
-export { IDEMPOTENCY_METADATA_KEY, type CreateReservationOptions } from '../lib/idempotent-create.js';
+export {
+  IDEMPOTENCY_METADATA_KEY,
+  FINGERPRINT_METADATA_KEY,
+  type CreateReservationOptions,
+} from '../lib/idempotent-create.js';
 
 /** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
 export interface WaitForConfirmationOptions {

@@ -245,20 +245,22 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
       .findByIdempotencyKey(1, 'nobody')
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PartnerSdkError);
-    expect(server.requests.filter(isList)).toHaveLength(4);
+    // Three whole reads of two pages, none agreeing with the one before.
+    expect(server.requests.filter(isList)).toHaveLength(6);
   });
 
   it('pages without count that agree between two reads: absent (null)', async () => {
     const { client, server } = await setUp((request, tools) => {
       if (isList(request)) {
         const page = Number(request.url.searchParams.get('page') ?? '1');
-        const results = [
+        // Two on the first page, one on the last: a last page that is not full ends the list.
+        const results = (page === 1 ? [1, 2] : [3]).map((id) =>
           bookingWire({
-            id: page,
-            key: `k${page}`,
+            id,
+            key: `k${id}`,
             body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 },
           }),
-        ];
+        );
         return tools.json(200, { next: page === 1 ? `${request.url.pathname}?page=2` : null, results });
       }
       return wellBehaved(request, tools);
@@ -266,6 +268,37 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
     expect(await client.reservations.findByIdempotencyKey(1, 'nobody')).toBeNull();
     expect(server.requests.filter(isList)).toHaveLength(4);
   });
+
+  for (const [name, pages] of [
+    ['one page of 50 and no next', [50]],
+    ['a last page as full as the first', [20, 20]],
+  ] as const) {
+    it(`a list without count cut short by the server (${name}): "cannot tell", and a create with the key sends nothing`, async () => {
+      // The server holds 60 of the partner's bookings, the key's among the last, and stops early.
+      const { client, server } = await setUp((request, tools) => {
+        if (isList(request)) {
+          const page = Number(request.url.searchParams.get('page') ?? '1');
+          const start = pages.slice(0, page - 1).reduce((sum, size) => sum + size, 0);
+          const results = Array.from({ length: pages[page - 1] ?? 0 }, (_, index) =>
+            bookingWire({
+              id: start + index + 1,
+              key: `other-${start + index + 1}`,
+              body: { start_time: '2026-12-05T19:30:00+01:00', adults: 2 },
+            }),
+          );
+          const next = page < pages.length ? `${request.url.pathname}?page=${page + 1}` : null;
+          return tools.json(200, { next, results });
+        }
+        return wellBehaved(request, tools);
+      });
+      const error = await client.reservations
+        .create(1, input, { idempotencyKey: `cut-short-${pages.length}` })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AmbiguousCreateError);
+      expect((error as AmbiguousCreateError).sent).toBe('no');
+      expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+    });
+  }
 });
 
 describe("a 2xx is this create's only when it carries its key", () => {

@@ -26,6 +26,8 @@ describe('error messages', () => {
           400,
         ),
     );
+    // The refusal is looked up by key before it is reported: nothing carries it.
+    api.always(() => json([]));
     const error = await api
       .client()
       .reservations.create(7, { start_time: '2026-12-05T19:30:00', adults: 2, email: 'ada@' })

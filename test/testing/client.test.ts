@@ -88,7 +88,10 @@ describe('PartnerClient against the fake (clientOptions)', () => {
       start_time: '2026-12-02T19:00:00+01:00',
       duration: 'PT1H30M',
     });
-    expect(booked.metadata).toEqual({ 'restaurant_partner_sdk.idempotency_key': expect.any(String) });
+    expect(booked.metadata).toEqual({
+      'restaurant_partner_sdk.idempotency_key': expect.any(String),
+      'restaurant_partner_sdk.fingerprint': expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect((await client.reservations.list(brussels).toArray()).map((item) => item.id)).toEqual([booked.id]);
     expect(await client.reservations.markArrived(brussels, booked.id)).toMatchObject({ arrived: true });
 

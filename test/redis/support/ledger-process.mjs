@@ -4,8 +4,9 @@
  * acts at the same moment):
  * - MODE `create` (the default): its own PartnerClient makes one create with the caller's key and
  *   prints the outcome as one JSON line.
- * - MODE `hold`: claims SLOT as a create's holder does (LEASE_MS, HOLD_MS), prints
- *   `{"claimed":true,"until":...}`, then renews every LEASE_MS / 3 and prints each answer
+ * - MODE `hold`: claims SLOT as a create's holder does once it may have sent (LEASE_MS, HOLD_MS),
+ *   prints `{"claimed":true}`, then renews every LEASE_MS / 3 with the hold a lapse would start
+ *   (until = now + lease + hold) and prints each answer
  *   (`{"renewed":true,"until":...}`) until a renewal is refused, then exits. A test freezes it
  *   (SIGSTOP) to stand for a holder that stalls past its lease.
  *
@@ -46,7 +47,7 @@ async function hold() {
   const now = Date.now();
   const answer = await bookingLedger.claim(env.SLOT, { token, fingerprint: 'fp', leaseMs, holdMs, now });
   if (answer !== undefined) return console.log(JSON.stringify({ claimed: false, answer }));
-  console.log(JSON.stringify({ claimed: true, until: now + leaseMs + holdMs }));
+  console.log(JSON.stringify({ claimed: true }));
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, leaseMs / 3));
     const until = Date.now() + leaseMs + holdMs;
