@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BookingLedgerClaim } from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
+import { FakeClock } from 'restaurant-partner-sdk/testing';
+import { startHostileServer, wellBehaved } from '../support/hostile-server.js';
 import { CLIENT_KINDS, connectionsOf } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
@@ -193,51 +195,68 @@ async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('a holder process frozen past its lease (SIGSTOP)', () => {
+/**
+ * Starts test/redis/support/ledger-process.mjs with `env` (on this file's Redis); `nextLine(match)`
+ * takes the first line it printed that matches, waiting up to `timeoutMs` (20 s) for it.
+ */
+function startProcess(env: Record<string, string>) {
   const source = fileURLToPath(new URL('../../src', import.meta.url));
   const script = fileURLToPath(new URL('./support/ledger-process.mjs', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, SDK_SOURCE: source, REDIS_URL: own.url, ...env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines: string[] = [];
+  let closed = false;
+  const waiters: (() => void)[] = [];
+  const wake = () => waiters.splice(0).forEach((waiter) => waiter());
+  const reader = createInterface({ input: child.stdout });
+  reader.on('line', (line) => {
+    lines.push(line);
+    wake();
+  });
+  reader.on('close', () => {
+    closed = true;
+    wake();
+  });
+  const nextLine = async (match: (line: string) => boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = lines.find(match);
+      if (found !== undefined) {
+        lines.splice(lines.indexOf(found), 1);
+        return found;
+      }
+      if (Date.now() > deadline || closed)
+        throw new Error(`no such line from the process (${lines.join(' | ')}): ${stderr.slice(-500)}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  };
+  const exited = () =>
+    new Promise((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve),
+    );
+  return { child, nextLine, lines, exited };
+}
+
+describe('a holder process frozen past its lease (SIGSTOP)', () => {
   const connect = connectionsOf('ioredis', () => own.url);
 
   it("another process's claim reads its key as an ambiguous hold, not as free; thawed, the holder keeps its claim until it is taken over", async () => {
     const leaseMs = 600;
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        SDK_SOURCE: source,
-        REDIS_URL: own.url,
-        REDIS_CLIENT: 'node-redis',
-        KEY_PREFIX: 'test:frozen:',
-        MODE: 'hold',
-        SLOT: 'slot',
-        LEASE_MS: String(leaseMs),
-        HOLD_MS: String(HOLD_MS),
-      },
+    const { child, nextLine, lines, exited } = startProcess({
+      REDIS_CLIENT: 'node-redis',
+      KEY_PREFIX: 'test:frozen:',
+      MODE: 'hold',
+      SLOT: 'slot',
+      LEASE_MS: String(leaseMs),
+      HOLD_MS: String(HOLD_MS),
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const lines: string[] = [];
-    const waiters: (() => void)[] = [];
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      waiters.splice(0).forEach((wake) => wake());
-    });
-    const nextLine = async (match: (line: string) => boolean) => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const found = lines.find(match);
-        if (found !== undefined) {
-          lines.splice(lines.indexOf(found), 1);
-          return found;
-        }
-        if (Date.now() > deadline || child.exitCode !== null)
-          throw new Error(`no such line from the holder: ${stderr.slice(-500)}`);
-        await new Promise<void>((wake) => {
-          waiters.push(wake);
-          setTimeout(wake, 200);
-        });
-      }
-    };
     try {
       await nextLine((line) => line === 'ready');
       child.stdin.write('go\n');
@@ -274,9 +293,7 @@ describe('a holder process frozen past its lease (SIGSTOP)', () => {
       expect(JSON.parse(await nextLine((line) => line.includes('renewed')))).toMatchObject({
         renewed: false,
       });
-      await new Promise((resolve) =>
-        child.exitCode === null ? child.once('exit', resolve) : resolve(undefined),
-      );
+      await exited();
     } finally {
       if (child.exitCode === null) {
         child.kill('SIGCONT');
@@ -284,4 +301,64 @@ describe('a holder process frozen past its lease (SIGSTOP)', () => {
       }
     }
   }, 60_000);
+});
+
+describe('a worker killed or frozen mid-create, its POST committing late', () => {
+  const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
+  for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
+    it(`${signal} after the POST left: the next worker's repeat sends nothing and is told AmbiguousCreateError; once the booking commits, a repeat returns it: one booking`, async () => {
+      const clock = new FakeClock({ frozen: true });
+      // The origin takes the POST and never answers; the booking commits when the test says.
+      const server = await startHostileServer(clock, (request, tools) => {
+        if (request.method === 'POST') return tools.commitLater(request, 60_000);
+        return wellBehaved(request, tools);
+      });
+      const worker = () =>
+        startProcess({
+          REDIS_CLIENT: 'ioredis',
+          KEY_PREFIX: `test:worker-${signal}:`,
+          MODE: 'create',
+          BASE_URL: server.url,
+          PARTNER_ID: '7e6d5c4b-3a2f-4e1d-9c8b-7a6f5e4d3c2b',
+          API_TOKEN: 'booking-ledger-token-1a2b3c4d5e',
+          KEY: `order-${signal}`,
+        });
+      const create = async () => {
+        const next = worker();
+        await next.nextLine((line) => line === 'ready');
+        next.child.stdin.write('go\n');
+        // A worker that sent its own POST waits on the silent origin: it is stopped, and says so.
+        const line = await next.nextLine((text) => text.startsWith('{'), 15_000).catch(() => undefined);
+        if (line === undefined) next.child.kill('SIGKILL');
+        await next.exited();
+        return (line ? JSON.parse(line) : { error: 'no answer (its own POST is waiting)' }) as {
+          id?: number;
+          error?: string;
+        };
+      };
+      const first = worker();
+      try {
+        await first.nextLine((line) => line === 'ready');
+        first.child.stdin.write('go\n');
+        await expect.poll(() => server.posts().length, { timeout: 20_000 }).toBe(1);
+        first.child.kill(signal);
+        // Past the first worker's lease (3 s): its claim lapsed after its fence.
+        await sleep(4_500);
+        const second = await create();
+        expect(server.posts()).toHaveLength(1);
+        expect(second.error).toBe('AmbiguousCreateError');
+        // The origin commits; the next repeat finds the booking by its key.
+        await clock.advance(60_000);
+        server.commitDue();
+        const third = await create();
+        expect(third).toEqual({ id: server.bookings[0]!.id });
+        expect(server.posts()).toHaveLength(1);
+        expect(server.bookings).toHaveLength(1);
+      } finally {
+        first.child.kill('SIGCONT');
+        first.child.kill('SIGKILL');
+        await server.close();
+      }
+    }, 60_000);
+  }
 });
