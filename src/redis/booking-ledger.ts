@@ -181,6 +181,11 @@ interface Held {
   holdMs: number;
   /** performance.now() by which the lease has surely not lapsed (counted from before the command was sent). */
   leaseSureUntil: number;
+  /**
+   * The renewal on its way that may write the entry again. A settle waits for it: a renewal sent
+   * again as EVAL after NOSCRIPT would otherwise run after the settle and bring a released entry back.
+   */
+  renewing?: Promise<unknown> | undefined;
 }
 
 /** Most claims one ledger remembers holding; a create settles its claim, so this only bounds leaks. */
@@ -374,25 +379,27 @@ export function createRedisBookingLedger(options: RedisBookingLedgerOptions): Bo
       // lapsed and expired (the holder froze past its lease and hold) is gone by design, not lost.
       const rewrite =
         mine && sent < mine.leaseSureUntil ? runningEntry(mine.fingerprint, token, mine.holdMs, until) : '';
-      const [renewed] = marker.learn(
-        await runner.run(RENEW, keys(slot), [
-          // The renewal's now on the client's clock (lostAt, should it notice a loss): until - lease -
-          // hold once the create may have been sent; before that (until is now) the client's clock
-          // as the last claim read it, moved on by real time. The later of the two: a hold never shortened.
-          ...marker.args(Math.max(until - leaseMs - holdMs, Date.now() + clockOffset), holdMs),
-          token,
-          ms(leaseMs),
-          String(until),
-          rewrite,
-          ms(leaseMs + holdMs),
-        ]),
-      );
+      const running = runner.run(RENEW, keys(slot), [
+        // The renewal's now on the client's clock (lostAt, should it notice a loss): until - lease -
+        // hold once the create may have been sent; before that (until is now) the client's clock
+        // as the last claim read it, moved on by real time. The later of the two: a hold never shortened.
+        ...marker.args(Math.max(until - leaseMs - holdMs, Date.now() + clockOffset), holdMs),
+        token,
+        ms(leaseMs),
+        String(until),
+        rewrite,
+        ms(leaseMs + holdMs),
+      ]);
+      if (mine && rewrite) mine.renewing = running;
+      const [renewed] = marker.learn(await running);
       if (Number(renewed) !== 1) return false;
       if (mine) mine.leaseSureUntil = sent + leaseMs;
       return true;
     },
     async settle(slot, token, outcome, keepMs) {
+      const mine = token === undefined ? undefined : held.get(token);
       if (token !== undefined) held.delete(token);
+      await mine?.renewing?.catch(() => undefined);
       marker.learn(
         await runner.run(SETTLE, keys(slot), [
           ...marker.args(Date.now() + clockOffset, lastHoldMs),
