@@ -9,8 +9,8 @@
  *   "never sent"); a booking or an ambiguous hold for its keeping time.
  * - `<prefix>lease:<slot>`: the running claim's lease, its token, expiring on the Redis server's
  *   clock. The entry's lease is live while this key holds the entry's token.
- * - `<prefix>marker`: a hash with no expiry: `id`, `seq` (a count of the ledger's writes) and
- *   `lostAt` once a loss was noticed. Each ledger learns the id and the count and sends them with
+ * - `<prefix>marker`: a hash with no expiry: `id` (a generation and a random part), `seq` (a count
+ *   of the ledger's writes) and `lostAt` once a loss was noticed. Each ledger learns the id and the count and sends them with
  *   every script; a marker gone, replaced or counting less than a ledger saw means Redis lost the
  *   ledger's keys (flushed, restarted empty or from an older copy, evicted), and every key the
  *   ledger then has no entry for is held for one hold period from the moment the loss was noticed.
@@ -55,30 +55,38 @@ export interface RedisBookingLedgerOptions {
 // Every script starts with the marker check (KEYS[3] is the marker hash: id, lostAt, seq). ARGV 1
 // to 5 are the same in each: the marker id this ledger learnt ('' for none yet), the highest `seq`
 // it saw, a new random id, now (the client's clock) and the hold (holdMs).
-// Redis lost the ledger's keys when, for a ledger that knew the marker, it is missing (flushed,
-// restarted empty, evicted), or is another one not written by a loss noticed within the hold, or
-// its `seq` (counting the ledger's writes) went back (restarted from an older snapshot or AOF).
-// The marker is then written with a new id and `lostAt`, so every other ledger sees the loss too,
-// and every key with no entry is held until lostAt + holdMs. A marker missing where the ledger
-// knew none is a brand-new Redis (or one that lost its keys before any live ledger had seen the
-// marker: the two cannot be told apart): it starts with no hold.
+// A marker id is `<generation>:<random>`; each loss noticed writes the next generation.
+// Redis lost the ledger's keys when, for a ledger that knew the marker, the marker is missing
+// (flushed, restarted empty, evicted); or is another one that is not a later generation written
+// by a loss noticed elsewhere (a marker made afresh, or an older one back from a copy); or is the
+// same one with a lower `seq`, its count of the ledger's writes (back from an older snapshot or
+// AOF). The marker is then written anew, the next generation with `lostAt`, so every other ledger
+// (and any started later) sees the loss too, and every key with no entry is held until lostAt +
+// holdMs. A marker missing where the ledger knew none is a brand-new Redis (or one that lost its
+// keys before any live ledger had seen the marker: the two cannot be told apart): no hold.
 const MARKER_CHECK = `
+local function generation(id) return tonumber(string.match(id or '', '^(%d+):')) or 0 end
+local function mark_lost(current_id, now)
+  local id = (math.max(generation(ARGV[1]), generation(current_id)) + 1) .. ':' .. ARGV[3]
+  redis.call('HSET', KEYS[3], 'id', id, 'lostAt', now)
+  return id
+end
 local function check_marker()
-  local known, known_seq, fresh_id, now, hold = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], tonumber(ARGV[5])
+  local known, known_seq, now = ARGV[1], tonumber(ARGV[2]), ARGV[4]
   local marker = redis.call('HMGET', KEYS[3], 'id', 'lostAt', 'seq')
   local id, lost_at, seq = marker[1], marker[2], tonumber(marker[3]) or 0
   if not id and known == '' then
-    redis.call('HSET', KEYS[3], 'id', fresh_id)
-    return fresh_id, false, 0, seq
+    id = '1:' .. ARGV[3]
+    redis.call('HSET', KEYS[3], 'id', id)
+    return id, false, 0, seq
   end
   if known == '' then return id, lost_at, 0, seq end
   local lost
   if not id then lost = true
-  elseif id ~= known then lost = not (lost_at and tonumber(now) < tonumber(lost_at) + hold)
-  else lost = known_seq > seq end
+  elseif id == known then lost = known_seq > seq
+  else lost = not (lost_at and generation(id) > generation(known)) end
   if not lost then return id, lost_at, 0, seq end
-  redis.call('HSET', KEYS[3], 'id', fresh_id, 'lostAt', now)
-  return fresh_id, now, 1, seq
+  return mark_lost(id, now), now, 1, seq
 end
 local function wrote() return redis.call('HINCRBY', KEYS[3], 'seq', 1) end
 `;
@@ -135,8 +143,7 @@ if current then
 end
 if ARGV[9] == '' then return {id, noticed, seq, 0} end
 if noticed == 0 and not (lost_at and tonumber(ARGV[4]) < tonumber(lost_at) + tonumber(ARGV[5])) then
-  id = ARGV[3]
-  redis.call('HSET', KEYS[3], 'id', id, 'lostAt', ARGV[4])
+  id = mark_lost(id, ARGV[4])
   noticed = 1
 end
 redis.call('SET', KEYS[1], ARGV[9], 'PX', ARGV[10])

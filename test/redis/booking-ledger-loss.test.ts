@@ -78,6 +78,22 @@ describe.each(CLIENT_KINDS)("a Redis that lost the ledger's keys, with %s", (kin
     expect(warnings.filter((line) => /Redis lost the booking ledger/.test(line))).toHaveLength(2);
   });
 
+  it('a ledger idle through a loss another one noticed takes the loss as noticed: once its hold is over, claims pass', async () => {
+    const keyPrefix = `test:${kind}:idle:`;
+    const connection = await connect();
+    const [busy, idle] = [await ledgerOn(keyPrefix), await ledgerOn(keyPrefix)];
+    const t = Date.now();
+    expect(await busy.claim('one', claimOf('a', t))).toBeUndefined();
+    expect(await idle.claim('two', claimOf('b', t))).toBeUndefined();
+    await own.command('FLUSHALL');
+    const lostAt = t + 1_000;
+    expect((await busy.claim('three', claimOf('c', lostAt)))?.state).toBe('ambiguous');
+    // The idle ledger comes back long after: the loss it missed is over, not a new one.
+    expect(await idle.claim('four', claimOf('d', lostAt + 2 * HOLD_MS))).toBeUndefined();
+    expect(await connection.command('HGET', `${keyPrefix}marker`, 'lostAt')).toBe(String(lostAt));
+    expect(await busy.claim('five', claimOf('e', lostAt + HOLD_MS))).toBeUndefined();
+  });
+
   it('a ledger learns the marker when it is made: a FLUSHDB before its first claim is noticed', async () => {
     const keyPrefix = `test:${kind}:eager:`;
     const connection = await connect();
