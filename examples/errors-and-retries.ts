@@ -85,20 +85,22 @@ const impatient = new PartnerClient({
 });
 fake.injectFault({ operation: 'reservations.create', status: 500, phase: 'after' });
 fake.injectFault({ operation: 'reservations.list', status: 503, times: 1 });
+const dinner = { start_time: { date: tomorrow, time: '20:00' }, adults: 2 };
 try {
-  await impatient.reservations.create(restaurant!.id, {
-    start_time: { date: tomorrow, time: '20:00' },
-    adults: 2,
-  });
+  await impatient.reservations.create(restaurant!.id, dinner);
   throw new Error('expected an AmbiguousCreateError');
 } catch (error) {
   if (!(error instanceof AmbiguousCreateError)) throw error;
-  console.log(`  ${error.name}: key ${error.idempotencyKey}`);
-  // Later, reconcile instead of booking again:
-  const found = await client.reservations.findByIdempotencyKey(error.restaurantId, error.idempotencyKey);
-  console.log(
-    `  reconciled: ${found ? `reservation #${found.id} exists, do not book again` : 'not booked, safe to book again'}`,
+  console.log(`  ${error.name}: key ${error.idempotencyKey}, retryable: ${error.retryable}`);
+  // Later (your queue's retry), repeat the same create with the same key: it returns the booking
+  // when it was made, and never books twice. Never book again under a new key.
+  const again = await client.reservations.create(error.restaurantId, dinner, {
+    idempotencyKey: error.idempotencyKey,
+  });
+  const atThatTime = (await client.reservations.list(restaurant!.id).toArray()).filter(
+    (r) => r.start_time === again.start_time,
   );
+  console.log(`  repeated: reservation #${again.id}; reservations at that time: ${atThatTime.length}`);
 }
 
 console.log("6. Someone else's reservation, or one that does not exist, is a NotFoundError:");

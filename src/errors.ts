@@ -12,7 +12,8 @@
  *   await client.reservations.create(restaurantId, { start_time, adults: 2 });
  * } catch (error) {
  *   if (error instanceof NoAvailabilityError) offerAnotherTime();
- *   else if (error instanceof AmbiguousCreateError) reconcileLater(error.idempotencyKey);
+ *   else if (error instanceof AmbiguousCreateError) repeatLater(error.idempotencyKey, error.holdUntil);
+ *   else if (isPartnerSdkError(error) && error.retryable) repeatLater();
  *   else throw error;
  * }
  * ```
@@ -50,15 +51,42 @@ export function strongerSent(a: RequestSent, b: RequestSent): RequestSent {
   return SENT_ORDER[a] >= SENT_ORDER[b] ? a : b;
 }
 
+/** Options every SDK error takes. */
+export interface SdkErrorOptions {
+  cause?: unknown;
+  /** Whether the call's request may have reached the service; `'no'` when omitted. */
+  sent?: RequestSent | undefined;
+  /** Whether repeating the same call later can succeed; `false` when omitted. */
+  retryable?: boolean | undefined;
+}
+
+/** 408, 425, 429 and every 5xx: the service (or a gateway) may answer otherwise later. */
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || (status >= 500 && status <= 599);
+}
+
 /** Base class of every error thrown by this SDK. */
 export class PartnerSdkError extends Error {
   override name = 'PartnerSdkError';
   /** Whether the call's request may have reached the service (see {@link RequestSent}); `'no'` for errors raised before any request. */
   readonly sent: RequestSent;
-  constructor(message?: string, options?: { cause?: unknown; sent?: RequestSent | undefined }) {
+  /**
+   * Whether repeating the same call later (same input, same idempotency key) can succeed. `false`
+   * means it fails the same way until something changes (the input, the credentials, the
+   * reservation's state): a job queue should stop retrying and fail the job. `true` means the
+   * failure was about the moment (a rate limit, a failing or unreachable service, an unknown
+   * outcome still being settled): retry later, with a backoff (`retryAfterMs` and `holdUntil`
+   * say how much later, where they are set). It says a repeat can succeed, not that it is
+   * harmless: `reservations.create` is safe to repeat with its key, while another write that
+   * failed with `sent` other than `'no'` may have taken effect. Kept as an own field, so
+   * `JSON.stringify(error)` shows it.
+   */
+  readonly retryable: boolean;
+  constructor(message?: string, options?: SdkErrorOptions) {
     // No `cause` property at all when there is none: printed errors would show `[cause]: undefined`.
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.sent = options?.sent ?? 'no';
+    this.retryable = options?.retryable ?? false;
   }
 }
 
@@ -88,7 +116,11 @@ function describe(method: string | undefined, url: string | undefined): string {
   return method && url ? ` (${method} ${url})` : '';
 }
 
-/** The service answered with a status outside 2xx. Base of every HTTP error. */
+/**
+ * The service answered with a status outside 2xx. Base of every HTTP error. `retryable` is true
+ * for 408, 425, 429 and every 5xx, false for every other status (a redirect that is not followed
+ * included).
+ */
 export class PartnerApiError extends PartnerSdkError {
   override name = 'PartnerApiError';
   readonly status: number;
@@ -101,7 +133,11 @@ export class PartnerApiError extends PartnerSdkError {
 
   constructor(message: string, details: ApiErrorDetails) {
     // An answer came back: the request was sent.
-    super(`${message}${describe(details.method, details.url)}`, { cause: details.cause, sent: 'yes' });
+    super(`${message}${describe(details.method, details.url)}`, {
+      cause: details.cause,
+      sent: 'yes',
+      retryable: isRetryableStatus(details.status),
+    });
     this.status = details.status;
     this.method = details.method;
     this.url = details.url;
@@ -161,6 +197,7 @@ function summarizeFieldErrors(fieldErrors: Record<string, string[]>): string {
 /**
  * 400 or 422: the service refused the input. `fieldErrors` maps each field to its messages, and
  * the message names them too (`HTTP 400: Invalid input. email: Enter a valid email address.`).
+ * Not retryable: the same input is refused again.
  */
 export class BadRequestError extends PartnerApiError {
   override name = 'BadRequestError';
@@ -173,19 +210,19 @@ export class BadRequestError extends PartnerApiError {
     return readFieldErrors(this.body);
   }
 }
-/** 401: the partner id or API token was refused. Never retried. */
+/** 401: the partner id or API token was refused. Never retried, and not retryable: fix the credentials. */
 export class AuthenticationError extends PartnerApiError {
   override name = 'AuthenticationError';
 }
-/** 403: authenticated, but not allowed to do this. */
+/** 403: authenticated, but not allowed to do this. Not retryable. */
 export class PermissionDeniedError extends PartnerApiError {
   override name = 'PermissionDeniedError';
 }
-/** 404: the restaurant, reservation or webhook does not exist or is not visible to this partner. */
+/** 404: the restaurant, reservation or webhook does not exist or is not visible to this partner. Not retryable. */
 export class NotFoundError extends PartnerApiError {
   override name = 'NotFoundError';
 }
-/** 409: the request conflicts with the current state (for example cancelling after arrival). */
+/** 409: the request conflicts with the current state (for example cancelling after arrival). Not retryable. */
 export class ConflictError extends PartnerApiError {
   override name = 'ConflictError';
   /** Machine-readable `code` from the body, when the service gives one. */
@@ -194,13 +231,21 @@ export class ConflictError extends PartnerApiError {
     return body && typeof body === 'object' && typeof body.code === 'string' ? body.code : undefined;
   }
 }
-/** 409 with `code: "no_availability"`: the restaurant has no table for that time and party. */
+/**
+ * 409 with `code: "no_availability"`: the restaurant has no table for that time and party. Not
+ * retryable: offer another time (a table may free up, but waiting for it is your decision).
+ */
 export class NoAvailabilityError extends ConflictError {
   override name = 'NoAvailabilityError';
 }
-/** 429: the rate limit was exceeded and retries ran out. `retryAfterMs` is what the service asked for. */
+/** 429: the rate limit was exceeded and the client's own retries ran out. Retryable. */
 export class RateLimitError extends PartnerApiError {
   override name = 'RateLimitError';
+  /**
+   * The wait the service asked for in `Retry-After` (delay seconds, or an HTTP date measured
+   * from the answer's own `Date`, else from the client's clock), in milliseconds, at most 60 s;
+   * undefined when the answer had no readable `Retry-After`.
+   */
   readonly retryAfterMs: number | undefined;
   constructor(message: string, details: ApiErrorDetails & { retryAfterMs?: number | undefined }) {
     super(message, details);
@@ -208,8 +253,9 @@ export class RateLimitError extends PartnerApiError {
   }
 }
 /**
- * 5xx: the service failed. Retried only where repeating the request cannot do harm. A 503's
- * `Retry-After` is honoured as a 429's is (`retryAfterMs`).
+ * 5xx: the service failed. The client retries it only where repeating the request cannot do harm;
+ * retryable (a create that got one ends in a look-up, then {@link AmbiguousCreateError}, instead).
+ * A 503's `Retry-After` is honoured as a 429's is (`retryAfterMs`).
  */
 export class ServerError extends PartnerApiError {
   override name = 'ServerError';
@@ -222,7 +268,7 @@ export class ServerError extends PartnerApiError {
 
 /**
  * No HTTP answer was received (DNS failure, refused or reset connection). `sent` tells whether the
- * request may have left: `'no'` only when the connection itself could not be opened.
+ * request may have left: `'no'` only when the connection itself could not be opened. Retryable.
  */
 export class ConnectionError extends PartnerSdkError {
   override name = 'ConnectionError';
@@ -234,20 +280,26 @@ export class ConnectionError extends PartnerSdkError {
     super(`${message}${describe(details.method, details.url)}`, {
       cause: details.cause,
       sent: details.sent ?? 'maybe',
+      retryable: true,
     });
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts ?? 1;
   }
 }
-/** An attempt took longer than `timeoutMs`, or the call's `deadlineMs` passed. */
+/**
+ * An attempt took longer than `timeoutMs`, or the call's `deadlineMs` passed (or
+ * `waitForConfirmation` waited its time). Retryable.
+ */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
 }
 
 /**
  * An answer was larger than the client's `maxResponseBytes`. The body was refused while it was
- * read (never held in memory beyond the limit).
+ * read (never held in memory beyond the limit). Retryable only when the answer was a 5xx (or
+ * another retryable status: a failing gateway's page); a 2xx that large comes back as large, so
+ * raise `maxResponseBytes` instead.
  */
 export class ResponseTooLargeError extends PartnerSdkError {
   override name = 'ResponseTooLargeError';
@@ -262,7 +314,7 @@ export class ResponseTooLargeError extends PartnerSdkError {
   constructor(details: RequestErrorDetails & { status: number; maxResponseBytes: number }) {
     super(
       `The answer (HTTP ${details.status}) is larger than maxResponseBytes (${details.maxResponseBytes} bytes)${describe(details.method, details.url)}`,
-      { sent: 'yes' },
+      { sent: 'yes', retryable: isRetryableStatus(details.status) },
     );
     this.method = details.method;
     this.url = details.url;
@@ -277,6 +329,11 @@ export const isResponseTooLargeError = (error: unknown): error is ResponseTooLar
 /**
  * The caller's `signal` aborted the call (during a request, a throttle wait or a retry sleep).
  * `sent` tells whether its request may have reached the service before the abort.
+ *
+ * Retryable: the abort was yours, and nothing the service said stops a repeat from succeeding. A
+ * worker that aborts its calls because it is shutting down must leave the job to be retried, not
+ * fail it for good. When you aborted because the work is no longer wanted, you know it: don't
+ * repeat.
  */
 export class AbortError extends PartnerSdkError {
   override name = 'AbortError';
@@ -286,7 +343,7 @@ export class AbortError extends PartnerSdkError {
     message?: string,
     options?: { cause?: unknown; sent?: RequestSent | undefined; attempts?: number | undefined },
   ) {
-    super(message, options);
+    super(message, { cause: options?.cause, sent: options?.sent, retryable: true });
     this.attempts = options?.attempts ?? 0;
   }
 }
@@ -308,7 +365,7 @@ abstract class ValidationError extends PartnerSdkError {
 
 /**
  * Our own check of a request refused it, before any request was spent (at one request per
- * second, a wasted request costs a second). `issues` names each field and rule.
+ * second, a wasted request costs a second). `issues` names each field and rule. Not retryable.
  */
 export class InputValidationError extends ValidationError {
   override name = 'InputValidationError';
@@ -340,7 +397,10 @@ function redactSecretFields(value: unknown, seen = new WeakSet<object>(), depth 
 
 /**
  * The service answered with a shape outside the documented contract. `issues` names the fields.
- * `body` is the answer with secret-named fields (a webhook's `auth_token`) redacted.
+ * `body` is the answer with secret-named fields (a webhook's `auth_token`) redacted. Not
+ * retryable: the same call gets the same answer until the service (or `responseValidation`)
+ * changes. (A create that gets one looks its key up and ends in {@link AmbiguousCreateError}
+ * instead.)
  */
 export class ResponseValidationError extends ValidationError {
   override name = 'ResponseValidationError';
@@ -363,16 +423,30 @@ export class ResponseValidationError extends ValidationError {
 /**
  * A create failed in a way that leaves its outcome unknown (a 5xx, a dropped connection or a
  * timeout after the request was sent, a malformed 2xx, a redirect, your abort or the deadline after
- * sending) and looking its key up over the settle window did not find it, or could not tell. The
- * reservation, if it was made, carries `idempotencyKey` in its metadata: look it up
- * (`findByIdempotencyKey`) before booking again with the same key.
+ * sending) and looking its key up did not find it, or could not tell. The booking may still be
+ * committed later (an origin behind a gateway can finish after the gateway's 504).
+ *
+ * Retryable, and the recovery is one recipe: **repeat the same create, with the same input and
+ * `idempotencyKey`, later** (at or after `holdUntil` at the latest; in a job queue, retry with a
+ * backoff until then). It is always safe: while the key is held, a repeat sends nothing and only
+ * looks the key up (it returns the booking when found, or throws this error again with the same
+ * `holdUntil`); after the hold, a last look-up decides, and only then may a create be sent. A
+ * create without your own key got a random key, held the same way: repeat with
+ * `{ idempotencyKey: error.idempotencyKey }`. Never book again with a new key: that can book twice.
+ * `findByIdempotencyKey` reads the key without booking, to check.
  */
 export class AmbiguousCreateError extends PartnerSdkError {
   override name = 'AmbiguousCreateError';
+  /** The key the create was sent with (yours, or the random one the client chose): repeat with it. */
   readonly idempotencyKey: string;
   readonly restaurantId: number | string;
   /** How many times the create was attempted, retries included (0: nothing was sent by this call). */
   readonly attempts: number;
+  /**
+   * Until when (on the client's clock) a repeat with the same key sends nothing but a look-up:
+   * from then on, a repeat makes a last look-up and may book. Undefined when no hold was recorded.
+   */
+  readonly holdUntil: Date | undefined;
   constructor(
     message: string,
     details: {
@@ -381,12 +455,16 @@ export class AmbiguousCreateError extends PartnerSdkError {
       attempts?: number;
       cause?: unknown;
       sent?: RequestSent | undefined;
+      /** Until when a repeat with the same key sends nothing (on the client's clock). */
+      holdUntil?: Date | undefined;
     },
   ) {
-    super(message, { cause: details.cause, sent: details.sent ?? 'maybe' });
+    super(message, { cause: details.cause, sent: details.sent ?? 'maybe', retryable: true });
     this.idempotencyKey = details.idempotencyKey;
     this.restaurantId = details.restaurantId;
     this.attempts = details.attempts ?? 1;
+    // A copy: the caller's Date stays theirs to change.
+    this.holdUntil = details.holdUntil === undefined ? undefined : new Date(details.holdUntil.getTime());
   }
 }
 
@@ -395,7 +473,7 @@ export class AmbiguousCreateError extends PartnerSdkError {
  * (or a create still running) whose restaurant, start time, party size or guest fields differ.
  * Nothing was sent. `fields` names the fields that differ. Use a new key for a new booking (derive
  * it from your order id and what makes the booking different), or repeat the first booking's
- * input exactly.
+ * input exactly. Not retryable: the same call is refused again.
  */
 export class IdempotencyKeyReuseError extends PartnerSdkError {
   override name = 'IdempotencyKeyReuseError';
@@ -406,6 +484,7 @@ export class IdempotencyKeyReuseError extends PartnerSdkError {
   constructor(details: { idempotencyKey: string; restaurantId: number | string; fields: string[] }) {
     super(
       `Idempotency key ${JSON.stringify(details.idempotencyKey)} already names a booking with other values of ${details.fields.join(', ')}; nothing was sent. Use a new key for a new booking.`,
+      { retryable: false },
     );
     this.idempotencyKey = details.idempotencyKey;
     this.restaurantId = details.restaurantId;
@@ -417,26 +496,27 @@ export class IdempotencyKeyReuseError extends PartnerSdkError {
  * The booking ledger could not be read or written (its Redis is unreachable or too slow), so a
  * create with your own idempotency key was not sent: without the ledger the client cannot tell
  * whether another process is booking, or has booked, with that key. Nothing was sent; repeat the
- * create once the ledger's store is back.
+ * create once the ledger's store is back (retryable).
  */
 export class BookingLedgerUnavailableError extends PartnerSdkError {
   override name = 'BookingLedgerUnavailableError';
   readonly idempotencyKey: string;
   constructor(message: string, details: { idempotencyKey: string; cause?: unknown }) {
-    super(message, { cause: details.cause });
+    super(message, { cause: details.cause, retryable: true });
     this.idempotencyKey = details.idempotencyKey;
   }
 }
 
 /**
  * `waitForConfirmation` saw the reservation cancelled (by the restaurant or the customer) before it
- * was confirmed. `reservation` is the cancelled reservation as last read.
+ * was confirmed. `reservation` is the cancelled reservation as last read. Not retryable: a
+ * cancelled reservation stays cancelled.
  */
 export class ReservationCancelledError extends PartnerSdkError {
   override name = 'ReservationCancelledError';
   readonly reservation: Reservation;
   constructor(message: string, reservation: Reservation) {
-    super(message, { sent: 'yes' });
+    super(message, { sent: 'yes', retryable: false });
     this.reservation = reservation;
   }
 }
@@ -496,7 +576,7 @@ export const isBookingLedgerUnavailableError = (error: unknown): error is Bookin
 /**
  * The call's place in the rate-limit queue already puts its slot past its deadline: it is refused
  * at once, never sent, instead of waiting for a slot it could not use. Shed load, retry later, or
- * give the call a longer `deadlineMs`.
+ * give the call a longer `deadlineMs`. Retryable: the queue drains.
  */
 export class RateLimitWaitTooLongError extends PartnerSdkError {
   override name = 'RateLimitWaitTooLongError';
@@ -514,6 +594,7 @@ export class RateLimitWaitTooLongError extends PartnerSdkError {
     super(
       `A ${details.priority} call would wait about ${Math.ceil(details.estimatedWaitMs)} ms for a rate-limit slot, ` +
         `longer than the ${Math.max(0, Math.floor(details.maxWaitMs))} ms it has left; refused without being sent`,
+      { retryable: true },
     );
     this.estimatedWaitMs = details.estimatedWaitMs;
     this.maxWaitMs = details.maxWaitMs;

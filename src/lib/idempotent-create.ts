@@ -421,6 +421,7 @@ class IdempotentCreate {
             `An earlier create with this idempotency key, running at the same time, ended with its outcome unknown; until ${new Date(entry.until).toISOString()} nothing is sent with this key`,
             undefined,
             0,
+            entry.until,
           );
         return this.#whileHeld(slot, entry);
       }
@@ -488,9 +489,11 @@ class IdempotentCreate {
       return result;
     } catch (error) {
       if (error instanceof AmbiguousCreateError && this.#posted) {
+        // The hold the error announced, so a repeat while held carries the same one.
+        const heldUntil = error.holdUntil?.getTime() ?? clock.now() + ambiguousHoldMs;
         await record(
-          { state: 'ambiguous', fingerprint, until: clock.now() + ambiguousHoldMs },
-          ambiguousHoldMs,
+          { state: 'ambiguous', fingerprint, until: heldUntil },
+          Math.max(1, heldUntil - clock.now()),
         );
       } else {
         // Nothing was booked by this create (refused, never sent, or nothing sent at all).
@@ -517,6 +520,7 @@ class IdempotentCreate {
         `A create with this idempotency key ended with its outcome unknown; until ${until} nothing is sent with this key (with idempotencyMetadata off it cannot be looked up)`,
         undefined,
         0,
+        entry.until,
       );
     }
     const found = await lookUpByKey(this.#reads, this.#rid, this.#key, this.#call);
@@ -538,6 +542,7 @@ class IdempotentCreate {
       `A create with this idempotency key ended with its outcome unknown and ${why}; the service may still commit it, so until ${until} nothing is sent with this key`,
       found.state === 'unknown' ? found.cause : undefined,
       0,
+      entry.until,
     );
   }
 
@@ -705,7 +710,14 @@ class IdempotentCreate {
     return answer;
   }
 
-  #ambiguous(message: string, cause: unknown, attempts: number): AmbiguousCreateError {
+  /**
+   * `holdUntil`: the hold of the ledger entry that stopped this call, or, for a create that may
+   * have sent, the hold its end starts now (its holder records the same). A call that sent nothing
+   * and found no hold (a look-up that could not tell before the first send) leaves none.
+   */
+  #ambiguous(message: string, cause: unknown, attempts: number, holdUntil?: number): AmbiguousCreateError {
+    const until =
+      holdUntil ?? (this.#posted ? this.#transport.clock.now() + this.#context.ambiguousHoldMs : undefined);
     // No attempt of this call: it sent nothing (an earlier create, a hold, or a look-up left it in doubt).
     return new AmbiguousCreateError(message, {
       idempotencyKey: this.#key,
@@ -713,6 +725,7 @@ class IdempotentCreate {
       attempts,
       cause,
       sent: attempts === 0 ? 'no' : 'maybe',
+      holdUntil: until === undefined ? undefined : new Date(until),
     });
   }
 }

@@ -27,11 +27,11 @@ export interface NodeRedisClient {
 /** Your Redis (or Valkey) client: an ioredis or a node-redis client. The SDK never connects or closes it. */
 export type RedisClient = IoRedisClient | NodeRedisClient;
 
-/** A Redis command did not answer in time (the connection is down or the server is overloaded). */
+/** A Redis command did not answer in time (the connection is down or the server is overloaded). Retryable. */
 export class RedisTimeoutError extends PartnerSdkError {
   override name = 'RedisTimeoutError';
   constructor(timeoutMs: number) {
-    super(`Redis did not answer within ${timeoutMs} ms`);
+    super(`Redis did not answer within ${timeoutMs} ms`, { retryable: true });
   }
 }
 

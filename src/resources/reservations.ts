@@ -127,7 +127,8 @@ export class Reservations extends Resource {
    *
    * @throws {@link InputValidationError} before any request when the input breaks a spec rule.
    * @throws {@link NoAvailabilityError} when the restaurant has no table then.
-   * @throws {@link AmbiguousCreateError} when the booking may exist and could not be found.
+   * @throws {@link AmbiguousCreateError} when the booking may exist and could not be found: repeat
+   * the same create with `error.idempotencyKey` later (by `error.holdUntil`); it never books twice.
    * @example
    * ```ts
    * const reservation = await client.reservations.create(restaurantId, {
@@ -161,8 +162,8 @@ export class Reservations extends Resource {
    * consistently, and none does. Reads the restaurant's list, page by page, through the throttle;
    * a list that cannot be read whole and consistently (it loops, ends before its `count`, changes
    * between pages and a second read does not settle it, or fails) rejects rather than answer null.
-   * To recover from an {@link AmbiguousCreateError}, repeat the create with the same key instead:
-   * it also returns the booking when it exists, and never books twice.
+   * A read-only check: to recover from an {@link AmbiguousCreateError}, repeat the same create with
+   * `error.idempotencyKey` instead: it also returns the booking when it exists, and never books twice.
    */
   findByIdempotencyKey(
     restaurantId: number | string,

@@ -86,11 +86,15 @@ const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
   RESERVATION_CANCELLED: 'cancelled',
 };
 
-/** The sync was stopped before it finished: an `ingest` after `stop()`, or a change not handed over (the next run announces it). */
+/**
+ * The sync was stopped before it finished: an `ingest` after `stop()`, or a change not handed over
+ * (the next run announces it). Retryable: a stop is a shutdown, not a verdict on the work, and a
+ * running sync does it.
+ */
 export class SyncStoppedError extends PartnerSdkError {
   override name = 'SyncStoppedError';
   constructor() {
-    super('The reservation sync was stopped');
+    super('The reservation sync was stopped', { retryable: true });
   }
 }
 /** True when a call failed because the reservation sync was stopped. */

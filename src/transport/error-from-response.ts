@@ -89,6 +89,16 @@ const codeOf = (body: unknown): string | undefined => {
   return undefined;
 };
 
+/**
+ * The wait a 429's or 503's `Retry-After` asks for. An HTTP date is measured from the answer's own
+ * `Date` when it has a readable one: both come from the service's clock, so a client clock that is
+ * off does not stretch or shorten the wait. Without it, from the client's clock (`now`).
+ */
+function retryAfterOf(headers: Record<string, string> | undefined, now: number): number | undefined {
+  const sentAt = headers?.date === undefined ? Number.NaN : Date.parse(headers.date);
+  return parseRetryAfter(headers?.['retry-after'], Number.isNaN(sentAt) ? now : sentAt);
+}
+
 /** Builds the error for one non-2xx answer. */
 export function errorFromResponse(details: ApiErrorDetails & { now: number }): PartnerApiError {
   const { status, body } = details;
@@ -106,18 +116,14 @@ export function errorFromResponse(details: ApiErrorDetails & { now: number }): P
       ? new NoAvailabilityError(message, details)
       : new ConflictError(message, details);
   }
-  if (status === 429) {
+  if (status === 429)
     return new RateLimitError(message, {
       ...details,
-      retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now),
+      retryAfterMs: retryAfterOf(details.headers, details.now),
     });
-  }
   // A 503's Retry-After says when the service expects to be back, as a 429's does.
   if (status === 503)
-    return new ServerError(message, {
-      ...details,
-      retryAfterMs: parseRetryAfter(details.headers?.['retry-after'], details.now),
-    });
+    return new ServerError(message, { ...details, retryAfterMs: retryAfterOf(details.headers, details.now) });
   if (status >= 500) return new ServerError(message, details);
   return new PartnerApiError(message, details);
 }

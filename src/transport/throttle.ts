@@ -27,13 +27,15 @@ export interface RateLimiterOptions {
   maxQueue?: number;
 }
 
-/** The limiter's queue was full: the caller is producing requests faster than the limit drains them. */
+/** The limiter's queue was full: the caller is producing requests faster than the limit drains them. Retryable: the queue drains. */
 export class RateLimitQueueFullError extends PartnerSdkError {
   override name = 'RateLimitQueueFullError';
   /** The queue bound that was reached. */
   readonly maxQueue: number;
   constructor(maxQueue: number) {
-    super(`Rate-limit queue is full (${maxQueue} calls waiting); slow down or raise maxQueue`);
+    super(`Rate-limit queue is full (${maxQueue} calls waiting); slow down or raise maxQueue`, {
+      retryable: true,
+    });
     this.maxQueue = maxQueue;
   }
 }

@@ -18,12 +18,22 @@
  */
 import { type FieldIssue, PartnerSdkError } from '../errors.js';
 
-/** Base of every error the webhook receiver raises. `status` is the HTTP answer it maps to. */
+/**
+ * Base of every error the webhook receiver raises. `status` is the HTTP answer it maps to.
+ * `retryable` says whether handling the same delivery again can succeed as it is (the service's
+ * redelivery, or your own retry of `verify()`): false for a delivery that is refused for what it
+ * is (its token, its body, its method), true for a failure of the moment (your handler, a stalled
+ * body, another receiver running it, a dependency of the receiver).
+ */
 export class WebhookError extends PartnerSdkError {
   override name = 'WebhookError';
   /** The HTTP status the receiver answers with for this error. */
   readonly status: number;
-  constructor(message: string, status: number, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    status: number,
+    options?: { cause?: unknown; retryable?: boolean | undefined },
+  ) {
     super(message, options);
     this.status = status;
   }
@@ -40,6 +50,7 @@ export class WebhookVerificationError extends WebhookError {
         ? 'Webhook token missing: expected "Authorization: Bearer <token>" or the configured token header'
         : 'Webhook token did not match any accepted token',
       401,
+      { retryable: false },
     );
     this.reason = reason;
   }
@@ -56,7 +67,7 @@ export class WebhookPayloadError extends WebhookError {
         ? `${message}: ${issues.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`
         : message,
       400,
-      options,
+      { cause: options?.cause, retryable: false },
     );
     this.issues = issues;
   }
@@ -67,7 +78,9 @@ export class WebhookPayloadTooLargeError extends WebhookError {
   override name = 'WebhookPayloadTooLargeError';
   readonly maxBodyBytes: number;
   constructor(maxBodyBytes: number) {
-    super(`Webhook body is larger than the limit of ${maxBodyBytes} bytes (option maxBodyBytes)`, 413);
+    super(`Webhook body is larger than the limit of ${maxBodyBytes} bytes (option maxBodyBytes)`, 413, {
+      retryable: false,
+    });
     this.maxBodyBytes = maxBodyBytes;
   }
 }
@@ -83,6 +96,8 @@ export class WebhookBodyTimeoutError extends WebhookError {
     super(
       `The webhook body did not arrive within ${timeoutMs} ms of the headers (option bodyTimeoutMs)`,
       408,
+      // A sender that stalled once may deliver in full the next time.
+      { retryable: true },
     );
     this.timeoutMs = timeoutMs;
   }
@@ -97,7 +112,9 @@ export class WebhookDeliveryInProgressError extends WebhookError {
   override name = 'WebhookDeliveryInProgressError';
   readonly deliveryId: string;
   constructor(deliveryId: string) {
-    super(`Delivery ${deliveryId} is being processed by another receiver; retry later`, 409);
+    super(`Delivery ${deliveryId} is being processed by another receiver; retry later`, 409, {
+      retryable: true,
+    });
     this.deliveryId = deliveryId;
   }
 }
@@ -110,6 +127,7 @@ export class WebhookUnsupportedMediaTypeError extends WebhookError {
     super(
       `Webhook body must be JSON (application/json), got Content-Type "${contentType.slice(0, 100)}"`,
       415,
+      { retryable: false },
     );
     this.contentType = contentType;
   }
@@ -119,7 +137,7 @@ export class WebhookUnsupportedMediaTypeError extends WebhookError {
 export class WebhookMethodNotAllowedError extends WebhookError {
   override name = 'WebhookMethodNotAllowedError';
   constructor(method: string) {
-    super(`Webhook deliveries are POST requests, got ${method.slice(0, 20)}`, 405);
+    super(`Webhook deliveries are POST requests, got ${method.slice(0, 20)}`, 405, { retryable: false });
   }
 }
 
@@ -127,6 +145,7 @@ export class WebhookMethodNotAllowedError extends WebhookError {
  * 500: the receiver was handed a parsed object (or nothing) instead of the raw body. The token
  * check and the exact JSON reading need the bytes as sent, so this is a mounting mistake in the
  * partner's app, answered 500 so that a retry (if the service retries) succeeds once it is fixed.
+ * Not retryable as it is: the same mounting fails again until the code changes.
  */
 export class WebhookRawBodyRequiredError extends WebhookError {
   override name = 'WebhookRawBodyRequiredError';
@@ -137,6 +156,7 @@ export class WebhookRawBodyRequiredError extends WebhookError {
         'app.use(express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } })) (the receiver reads req.rawBody). ' +
         'In fetch-style frameworks use receiver.handle(request), or pass `await request.text()` to verify().',
       500,
+      { retryable: false },
     );
   }
 }
@@ -144,7 +164,7 @@ export class WebhookRawBodyRequiredError extends WebhookError {
 /**
  * 500: the partner's handler threw (`cause` is what it threw) or ran past `handlerTimeoutMs`
  * (`timeoutMs` is set). The delivery is not marked as processed, so a retry of it (the fake
- * retries; the spec does not say whether the service does) runs the handler again.
+ * retries; the spec does not say whether the service does) runs the handler again. Retryable.
  */
 export class WebhookHandlerError extends WebhookError {
   override name = 'WebhookHandlerError';
@@ -159,7 +179,7 @@ export class WebhookHandlerError extends WebhookError {
         ? `The handler for ${eventType} (delivery ${deliveryId}) threw; the delivery was not marked as processed`
         : `The handler for ${eventType} (delivery ${deliveryId}) did not finish within ${timeoutMs} ms (option handlerTimeoutMs); the delivery was not marked as processed`,
       500,
-      cause === undefined ? undefined : { cause },
+      { cause, retryable: true },
     );
     this.eventType = eventType;
     this.deliveryId = deliveryId;
@@ -169,12 +189,14 @@ export class WebhookHandlerError extends WebhookError {
 
 /**
  * 500 (or thrown at creation): the receiver is misconfigured or a dependency of it failed (no
- * token, a token provider that threw, a duplicate store that failed).
+ * token, a token provider that threw, a duplicate store that failed). Retryable when a dependency
+ * failed while a delivery was handled (it may be back for the next delivery); not retryable when
+ * `createWebhookReceiver` refused its options (the same options are refused again).
  */
 export class WebhookConfigurationError extends WebhookError {
   override name = 'WebhookConfigurationError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, 500, options);
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean | undefined }) {
+    super(message, 500, { cause: options?.cause, retryable: options?.retryable ?? true });
   }
 }
 

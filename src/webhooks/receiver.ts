@@ -714,17 +714,21 @@ export interface DeliverySteps {
   readonly bodyDeadlines: BodyDeadlines;
 }
 
+/** `createWebhookReceiver` refusing its options: the same options are refused again, so not retryable. */
+const optionsRefused = (message: string): WebhookConfigurationError =>
+  new WebhookConfigurationError(message, { retryable: false });
+
 /** A store with leases must hold a claim longer than a handler may run, or one delivery could run twice. */
 function checkClaimLength(store: DuplicateStore | undefined, handlerTimeoutMs: number): void {
   if (!store?.claim) return;
   const claimTtlMs = store.claimTtlMs;
   if (typeof claimTtlMs !== 'number' || !(claimTtlMs > 0)) {
-    throw new WebhookConfigurationError(
+    throw optionsRefused(
       'createWebhookReceiver: a duplicateStore with claim() must say how long a claim lasts (claimTtlMs)',
     );
   }
   if (claimTtlMs < handlerTimeoutMs + CLAIM_MARGIN_MS) {
-    throw new WebhookConfigurationError(
+    throw optionsRefused(
       `createWebhookReceiver: the duplicate store's claims last ${claimTtlMs} ms (claimTtlMs), less than handlerTimeoutMs (${handlerTimeoutMs} ms) + ${CLAIM_MARGIN_MS} ms: ` +
         'a claim that ends while its handler runs lets another receiver run the same delivery. Raise claimTtlMs or lower handlerTimeoutMs',
     );
@@ -756,37 +760,34 @@ const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptio
 
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
   if (!options || typeof options !== 'object')
-    throw new WebhookConfigurationError('createWebhookReceiver(options): options are required');
+    throw optionsRefused('createWebhookReceiver(options): options are required');
   // A misspelt option (`tokenheader`) would otherwise be ignored without a word.
   const unknown = Object.keys(options).filter((key) => !RECEIVER_OPTIONS.has(key));
   if (unknown.length > 0) {
-    throw new WebhookConfigurationError(
+    throw optionsRefused(
       `createWebhookReceiver: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; expected ${[...RECEIVER_OPTIONS].join(', ')}`,
     );
   }
   const { tokens, maxBodyBytes, tokenHeader, handlerTimeoutMs, tokensTimeoutMs, bodyTimeoutMs } = options;
   if (typeof tokens === 'string') {
-    throw new WebhookConfigurationError(
+    throw optionsRefused(
       'createWebhookReceiver: tokens must be a list of strings or a function, got a single string; wrap it in [ ]',
     );
   }
   if (typeof tokens !== 'function') {
     if (!Array.isArray(tokens) || tokens.length === 0) {
-      throw new WebhookConfigurationError(
+      throw optionsRefused(
         'createWebhookReceiver: tokens must be a non-empty list of tokens or a function returning one',
       );
     }
     const badIndex = tokens.findIndex((token) => typeof token !== 'string' || token === '');
     if (badIndex !== -1)
-      throw new WebhookConfigurationError(
-        `createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`,
-      );
+      throw optionsRefused(`createWebhookReceiver: tokens[${badIndex}] must be a non-empty string`);
     const padded = tokens.findIndex(hasSurroundingWhitespace);
-    if (padded !== -1)
-      throw new WebhookConfigurationError(`createWebhookReceiver: ${paddedTokenProblem(padded)}`);
+    if (padded !== -1) throw optionsRefused(`createWebhookReceiver: ${paddedTokenProblem(padded)}`);
   }
   if (maxBodyBytes !== undefined && (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)) {
-    throw new WebhookConfigurationError('createWebhookReceiver: maxBodyBytes must be a positive integer');
+    throw optionsRefused('createWebhookReceiver: maxBodyBytes must be a positive integer');
   }
   for (const [name, value] of [
     ['handlerTimeoutMs', handlerTimeoutMs],
@@ -795,13 +796,13 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
   ] as const) {
     // setTimeout cannot wait longer than 2^31 - 1 ms; a larger value would fire at once.
     if (value !== undefined && !(typeof value === 'number' && value > 0 && value <= 2_147_483_647)) {
-      throw new WebhookConfigurationError(
+      throw optionsRefused(
         `createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`,
       );
     }
   }
   if (tokenHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(tokenHeader)) {
-    throw new WebhookConfigurationError('createWebhookReceiver: tokenHeader must be a valid header name');
+    throw optionsRefused('createWebhookReceiver: tokenHeader must be a valid header name');
   }
   // Kept by reference: a partner who edits the list in place rotates without a new receiver.
   return tokens;
