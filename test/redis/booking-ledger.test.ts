@@ -13,6 +13,7 @@ import {
   AmbiguousCreateError,
   BookingLedgerUnavailableError,
   PartnerClient,
+  type BookingLedgerClaim,
   type BookingLedgerEntry,
 } from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
@@ -30,6 +31,8 @@ import { startRedisServer, type TestRedis } from './support/redis-server.js';
 const PARTNER_ID = '7e6d5c4b-3a2f-4e1d-9c8b-7a6f5e4d3c2b';
 const API_TOKEN = 'booking-ledger-token-1a2b3c4d5e';
 const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
+const HOLD_MS = 60_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const report: string[] = [];
 
 let redis: TestRedis;
@@ -60,18 +63,25 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
     const connection = await connect();
     const keyPrefix = `test:${kind}:ledger:`;
     const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix });
-    const claim = { token: 'first', fingerprint: 'fp-1', leaseMs: 5_000, now: Date.now() };
+    const claim = { token: 'first', fingerprint: 'fp-1', leaseMs: 5_000, holdMs: HOLD_MS, now: Date.now() };
     expect(await ledger.claim('slot', claim)).toBeUndefined();
-    const ttl = Number(await connection.command('PTTL', `${keyPrefix}slot`));
-    expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(5_000);
+    // The lease lapses on the Redis server's clock; the entry stays for the hold a lapse starts.
+    const leaseTtl = Number(await connection.command('PTTL', `${keyPrefix}lease:slot`));
+    expect(leaseTtl).toBeGreaterThan(0);
+    expect(leaseTtl).toBeLessThanOrEqual(5_000);
+    const entryTtl = Number(await connection.command('PTTL', `${keyPrefix}slot`));
+    expect(entryTtl).toBeGreaterThan(HOLD_MS);
+    expect(entryTtl).toBeLessThanOrEqual(HOLD_MS + 5_000);
     expect(await ledger.claim('slot', { ...claim, token: 'second' })).toEqual({
       state: 'running',
       fingerprint: 'fp-1',
       token: 'first',
+      // Nothing sent yet: until is the claim's now until the holder's fence.
+      until: claim.now,
     });
-    expect(await ledger.renew('slot', 'second', 5_000)).toBe(false);
-    expect(await ledger.renew('slot', 'first', 5_000)).toBe(true);
+    expect(await ledger.renew('slot', 'second', 5_000, claim.now + 1)).toBe(false);
+    expect(await ledger.renew('slot', 'first', 5_000, claim.now + 7_000 + HOLD_MS)).toBe(true);
+    expect((await ledger.claim('slot', { ...claim, token: 'second' }))?.state).toBe('running');
     // Another claimer's outcome never overwrites a running create.
     await ledger.settle(
       'slot',
@@ -101,21 +111,85 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
     const connection = await connect();
     const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix: `test:${kind}:hold:` });
     const now = Date.now();
-    expect(
-      await ledger.claim('held', { token: 'a', fingerprint: 'fp', leaseMs: 5_000, now }),
-    ).toBeUndefined();
+    const claim = { fingerprint: 'fp', leaseMs: 5_000, holdMs: HOLD_MS };
+    expect(await ledger.claim('held', { ...claim, token: 'a', now })).toBeUndefined();
     const hold: BookingLedgerEntry = { state: 'ambiguous', fingerprint: 'fp', until: now + 60_000 };
     await ledger.settle('held', 'a', hold, 120_000);
-    expect(
-      await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 59_000 }),
-    ).toEqual(hold);
-    expect(
-      await ledger.claim('held', { token: 'b', fingerprint: 'fp', leaseMs: 5_000, now: now + 60_000 }),
-    ).toBeUndefined();
+    expect(await ledger.claim('held', { ...claim, token: 'b', now: now + 59_000 })).toEqual(hold);
+    expect(await ledger.claim('held', { ...claim, token: 'b', now: now + 60_000 })).toBeUndefined();
+    // A release by anyone else leaves the claim; the holder's own release frees the key.
+    await ledger.settle('held', 'c', undefined, 0);
+    expect((await ledger.claim('held', { ...claim, token: 'c', now }))?.state).toBe('running');
     await ledger.settle('held', 'b', undefined, 0);
+    expect(await ledger.claim('held', { ...claim, token: 'c', now })).toBeUndefined();
+  });
+
+  it('a claim whose lease lapsed is an ambiguous hold until its until, never "never sent"; then one claim takes it and the old holder can no longer renew', async () => {
+    const connection = await connect();
+    const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix: `test:${kind}:lapse:` });
+    const now = Date.now();
+    const claim = { fingerprint: 'fp', leaseMs: 150, holdMs: HOLD_MS, now };
+    expect(await ledger.claim('slot', { ...claim, token: 'frozen' })).toBeUndefined();
+    // The holder renews once (moving its until), then stops: it froze or died.
+    const until = now + 1_000 + HOLD_MS;
+    expect(await ledger.renew('slot', 'frozen', 150, until)).toBe(true);
+    await sleep(400);
+    const taker = { ...claim, token: 'taker', leaseMs: 5_000 };
+    expect(await ledger.claim('slot', { ...taker, now: now + 1_000 })).toEqual({
+      state: 'ambiguous',
+      fingerprint: 'fp',
+      until,
+    });
+    expect(await ledger.claim('slot', { ...taker, now: until - 1 })).toEqual({
+      state: 'ambiguous',
+      fingerprint: 'fp',
+      until,
+    });
+    // Another booking under the key is still refused, as for a live claim.
+    expect((await ledger.claim('slot', { ...taker, fingerprint: 'fp-2', now: until }))?.fingerprint).toBe(
+      'fp',
+    );
+    expect(await ledger.claim('slot', { ...taker, now: until })).toBeUndefined();
+    expect(await ledger.renew('slot', 'frozen', 150, until + 5_000)).toBe(false);
+    // The old holder's outcome does not overwrite the taker's live claim.
+    await ledger.settle('slot', 'frozen', { state: 'booked', fingerprint: 'fp', reservationId: '7' }, 60_000);
+    expect((await ledger.claim('slot', { ...taker, token: 'third', now: until }))?.state).toBe('running');
+  });
+
+  it('a claim that lapsed before its fence (nothing sent) frees the key at once', async () => {
+    const connection = await connect();
+    const ledger = createRedisBookingLedger({
+      redis: connection.client,
+      keyPrefix: `test:${kind}:unfenced:`,
+    });
+    const now = Date.now();
+    const claim = { fingerprint: 'fp', leaseMs: 150, holdMs: HOLD_MS, now };
+    expect(await ledger.claim('slot', { ...claim, token: 'gone' })).toBeUndefined();
+    await sleep(400);
+    expect(await ledger.claim('slot', { ...claim, token: 'next', leaseMs: 5_000 })).toBeUndefined();
+    expect(await ledger.renew('slot', 'gone', 150, now)).toBe(false);
+  });
+
+  it("an outcome may overwrite a lapsed claim but never a live one; a look-up's booking (no token) too", async () => {
+    const connection = await connect();
+    const ledger = createRedisBookingLedger({ redis: connection.client, keyPrefix: `test:${kind}:over:` });
+    const now = Date.now();
+    const booked: BookingLedgerEntry = { state: 'booked', fingerprint: 'fp', reservationId: '12' };
     expect(
-      await ledger.claim('held', { token: 'c', fingerprint: 'fp', leaseMs: 5_000, now }),
+      await ledger.claim('slot', { token: 'holder', fingerprint: 'fp', leaseMs: 200, holdMs: HOLD_MS, now }),
     ).toBeUndefined();
+    // The holder's fence before it sends: a lapse from now on is a hold.
+    expect(await ledger.renew('slot', 'holder', 200, now + 200 + HOLD_MS)).toBe(true);
+    await ledger.settle('slot', undefined, booked, 60_000);
+    const probe = { token: 'probe', fingerprint: 'fp', leaseMs: 5_000, holdMs: HOLD_MS, now };
+    expect((await ledger.claim('slot', probe))?.state).toBe('running');
+    await sleep(400);
+    expect((await ledger.claim('slot', probe))?.state).toBe('ambiguous');
+    // A release from anyone but the holder leaves the lapsed claim (and its hold) alone.
+    await ledger.settle('slot', 'probe', undefined, 0);
+    expect((await ledger.claim('slot', probe))?.state).toBe('ambiguous');
+    await ledger.settle('slot', undefined, booked, 60_000);
+    expect(await ledger.claim('slot', probe)).toEqual(booked);
   });
 
   it('two clients on their own connections (as two processes) creating with one key at once book once', async () => {
@@ -195,7 +269,7 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
     });
   }
 
-  it('Redis unreachable: a create with a caller key fails closed (BookingLedgerUnavailableError, nothing sent); one without a key goes on', async () => {
+  it('Redis unreachable: every create fails closed (BookingLedgerUnavailableError, nothing sent), with or without a key of its own', async () => {
     const gone = await startRedisServer();
     const connection = await connectClient(kind, gone.url);
     try {
@@ -209,17 +283,20 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
         restaurantTimezones: { 1: 'Europe/Brussels' },
         bookingLedger: createRedisBookingLedger({ redis: connection.client, commandTimeoutMs: 300 }),
       });
-      const error = await client.reservations
-        .create(1, input, { idempotencyKey: 'redis-down' })
-        .catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(BookingLedgerUnavailableError);
-      expect((error as Error).message).toMatch(/booking ledger could not be read/);
+      const errors = [
+        await client.reservations
+          .create(1, input, { idempotencyKey: 'redis-down' })
+          .catch((caught: unknown) => caught),
+        // A random key is claimed too: with no ledger to record "maybe sent", a repeat could not tell.
+        await client.reservations.create(1, input).catch((caught: unknown) => caught),
+      ];
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(BookingLedgerUnavailableError);
+        expect((error as Error).message).toMatch(/booking ledger could not be read/);
+      }
       expect(server.requests).toHaveLength(0);
-      const keyedPosts = server.posts().length;
-      const booked = await client.reservations.create(1, input);
-      expect(server.bookings.map((booking) => booking.id)).toEqual([booked.id]);
       report.push(
-        `  ${kind}, Redis unreachable: ${keyedPosts} POST for the keyed create (told ${(error as Error).name}), then ${server.bookings.length} booked without a key`,
+        `  ${kind}, Redis unreachable: ${server.posts().length} POST for a keyed and a random-key create (told ${errors.map((error) => (error as Error).name).join(', ')})`,
       );
     } finally {
       await connection.close();
