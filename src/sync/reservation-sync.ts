@@ -66,7 +66,7 @@ export interface ReservationSync {
    * `stop()`, so a receiver answers 5xx and the service delivers again.
    */
   ingest(event: SyncEvent): Promise<void>;
-  /** Takes a booking this process made (source `client`); resolves once handed to `onChange`. */
+  /** Takes a booking this process made (source `client`); resolves once handed to `onChange` (rejects when it threw: the sync tries it again). */
   track(restaurantId: number, reservation: Reservation): Promise<void>;
   /** The reservation as last announced, or undefined when the sync has not seen it. */
   get(restaurantId: number, reservationId: number): Promise<Reservation | undefined>;
@@ -394,7 +394,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
         // dies mid-read holds it no longer than LEASE_MS; kept for the period once the read is done.
         const turn = `restaurant:${restaurantId}`;
         if (!(await leases.claim(turn))) {
-          schedule.deferred(restaurantId, LEASE_MS);
+          schedule.deferred(restaurantId, LEASE_MS / 3);
           return;
         }
         try {
@@ -403,7 +403,8 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
           await leases.release(turn);
           throw error;
         }
-        await leases.claim(turn, schedule.periodOf(restaurantId));
+        // Not kept (the store failed) only means another process may read it again sooner.
+        await leases.claim(turn, schedule.periodOf(restaurantId)).catch(() => false);
       });
     const settled = mine.catch(() => undefined);
     reads.set(restaurantId, settled);

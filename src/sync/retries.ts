@@ -90,7 +90,7 @@ export function createRetries(settings: {
       const key = keyOf(restaurantId, observation);
       const known = retries.get(key);
       const retry = known ?? { observation, failures: 0 };
-      retry.observation = observation;
+      if (observation.observedAt >= retry.observation.observedAt) retry.observation = observation;
       failedAgain(retry, error);
       if (known) return;
       retries.set(key, retry);
