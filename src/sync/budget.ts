@@ -50,7 +50,8 @@ export function createBackgroundLimiter(
       waiting += 1;
       const mine = turn.then(async () => {
         signal?.throwIfAborted();
-        const wait = lastGrantAt + spacingMs - clock.now();
+        // Never more than the spacing: a clock set back would otherwise make it hours.
+        const wait = Math.min(spacingMs, lastGrantAt + spacingMs - clock.now());
         if (wait > 0) await clock.sleep(wait, signal);
         // The call's time left shrank by the wait here.
         const maxWaitMs =
@@ -74,7 +75,7 @@ export function createBackgroundLimiter(
       return waiting;
     },
     estimateWaitMs() {
-      return Math.max(0, lastGrantAt + spacingMs - clock.now()) + waiting * spacingMs;
+      return Math.max(0, Math.min(spacingMs, lastGrantAt + spacingMs - clock.now())) + waiting * spacingMs;
     },
   };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { PartnerClient } from '../client.js';
-import { InputValidationError, PartnerSdkError } from '../errors.js';
+import { InputValidationError, isNotFoundError, PartnerSdkError } from '../errors.js';
 import { createConsoleLogger, type Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
@@ -14,7 +14,10 @@ import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
 import { backgroundSpacingMs, createBackgroundLimiter, partnerRate } from './budget.js';
 import { changeKind, fold, sameReservation, type Observation, type ReservationChange } from './changes.js';
-import { createReconcileSchedule, type ReconcileSchedule } from './schedule.js';
+import { createLeases, LEASE_MS } from './leases.js';
+import { createRecords } from './records.js';
+import { ChangeNotHandedOverError, createRetries } from './retries.js';
+import { createReconcileSchedule, RESTAURANTS_REFRESH_MS, type ReconcileSchedule } from './schedule.js';
 import { createMemorySyncStore, type SyncRecord, type SyncStore } from './store.js';
 
 /**
@@ -30,8 +33,9 @@ export interface ReservationSyncOptions {
   /** The client whose partner's bookings are followed. Its limiter's rate sets the budget. */
   client: PartnerClient;
   /**
-   * Receives each change of the view. Retried (1 s, 2 s, 4 s ... up to 1 min apart) while it
-   * throws; the change is recorded as handed over only once it resolves.
+   * Receives each change of the view. When it throws, that reservation's change is tried again
+   * (1 s, 2 s, 4 s ... up to 1 min apart, a warning each time) while every other change goes on;
+   * the change is recorded as handed over only once it resolves.
    */
   onChange: (change: ReservationChange) => void | Promise<void>;
   /** Where the view lives. Default: {@link createMemorySyncStore} (lost with the process). */
@@ -58,14 +62,18 @@ export interface ReservationSync {
   attach(receiver: WebhookReceiver): WebhookReceiver;
   /**
    * Takes one verified reservation event. Resolves once its change (if any) was handed to
-   * `onChange`; rejects after `stop()`, so a receiver answers 5xx and the service delivers again.
+   * `onChange`. Rejects when `onChange` threw (the sync tries it again on its own) or after
+   * `stop()`, so a receiver answers 5xx and the service delivers again.
    */
   ingest(event: SyncEvent): Promise<void>;
-  /** Takes a booking this process made (source `client`); resolves once handed to `onChange`. */
+  /** Takes a booking this process made (source `client`); resolves once handed to `onChange` (rejects when it threw: the sync tries it again). */
   track(restaurantId: number, reservation: Reservation): Promise<void>;
   /** The reservation as last announced, or undefined when the sync has not seen it. */
   get(restaurantId: number, reservationId: number): Promise<Reservation | undefined>;
-  /** Reads every followed restaurant now (background priority); resolves when all is read and announced. */
+  /**
+   * Reads every followed restaurant now (background priority); resolves when all is read and each
+   * change was handed to `onChange` (or, when it threw, is being tried again).
+   */
   settled(): Promise<void>;
   /** Starts the schedule (reading the restaurants first when `restaurantIds` was not given). */
   start(): Promise<void>;
@@ -77,9 +85,8 @@ const DEFAULT_INTERVAL_MS = 15 * 60_000;
 const DEFAULT_BUDGET_SHARE = 0.25;
 /** Reservations that started longer ago than this are no longer read (nor kept by the store). */
 export const LOOKBACK_MS = 7 * 24 * 60 * 60_000;
-/** How long a lease on one reservation lasts while its change is announced (renewed on each retry). */
-const ANNOUNCE_LEASE_MS = 60_000;
-const RESTAURANTS_REFRESH_MS = 60 * 60_000;
+/** Event times often have whole seconds: a delivery up to this much older than a page may still be newer. */
+const EVENT_TIME_SLACK_MS = 1000;
 const PAGE_SIZE = 100;
 const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
   RESERVATION_CONFIRMED: 'confirmed',
@@ -144,6 +151,27 @@ const startOf = (reservation: Reservation): number => {
   return Number.isFinite(at) ? at : Number.NaN;
 };
 
+/** True when `observation`, taken as the newest word, would change what `record` says. */
+const wouldChange = (record: SyncRecord, observation: Observation) =>
+  changeKind(record.reservation, fold(record.reservation, Number.NEGATIVE_INFINITY, observation)!) !== null;
+
+/** Reads one restaurant's list, page by page, each page with the time it was asked for. */
+async function readPages(reader: PartnerClient, clock: Clock, restaurantId: number, options: RequestOptions) {
+  const pages: Array<{ askedAt: number; items: Reservation[] }> = [];
+  let askedAt = clock.now();
+  let page = await reader.reservations.list(
+    restaurantId,
+    { start_time_after: new Date(askedAt - LOOKBACK_MS), page_size: PAGE_SIZE },
+    options,
+  );
+  for (;;) {
+    pages.push({ askedAt, items: page.items });
+    if (!page.hasNextPage()) return pages;
+    askedAt = clock.now();
+    page = await page.getNextPage();
+  }
+}
+
 /**
  * Creates a reservation sync: each change of your bookings handed to `onChange` once, in order,
  * never backwards, within `budgetShare` of your rate. Its guarantees, schedule and cost are in the
@@ -185,8 +213,10 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const chains = new Map<string, Promise<unknown>>();
   // One read at a time per restaurant.
   const reads = new Map<number, Promise<void>>();
-  // When each restaurant's list last arrived: a delivery older than that is older than what was read.
+  // When each restaurant's last read asked for its first page: a delivery older than that is older than what was read.
   const lastReadAt = new Map<number, number>();
+  const leases = createLeases(store, holder, clock);
+  const records = createRecords(store, clock, logger);
 
   const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' });
   const keep = <T>(work: Promise<T>): Promise<T> => {
@@ -200,40 +230,22 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const checkRunning = () => {
     if (stopped) throw new SyncStoppedError();
   };
+  const retries = createRetries({
+    clock,
+    logger,
+    tryAgain: (restaurantId, observation) => chained(restaurantId, observation),
+    signal: () => stopper.signal,
+    keep: (work) => void keep(work),
+  });
 
-  /** Hands one change over, again and again while `onChange` throws, until it resolves or the sync stops. */
-  async function handOver(change: ReservationChange, leaseKey: string): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      checkRunning();
-      try {
-        await onChange(change);
-        return;
-      } catch (error) {
-        const delay = Math.min(60_000, 1000 * 2 ** attempt);
-        logger.warn(
-          `onChange threw for reservation ${change.reservation.id} (${change.kind}); retrying in ${delay} ms`,
-          { error },
-        );
-        try {
-          await clock.sleep(delay, stopper.signal);
-        } catch {
-          throw new SyncStoppedError();
-        }
-        await store.claim(leaseKey, holder, clock.now(), ANNOUNCE_LEASE_MS + delay);
-      }
-    }
-  }
-
-  /** Waits for the lease on one reservation (another process may be announcing a change of it). */
-  async function lease(key: string): Promise<void> {
-    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      checkRunning();
-      if (await store.claim(key, holder, clock.now(), ANNOUNCE_LEASE_MS)) return;
-      try {
-        await clock.sleep(wait, stopper.signal);
-      } catch {
-        throw new SyncStoppedError();
-      }
+  /** The reservation as the service shows it now, or undefined when it is gone. */
+  async function retrieve(restaurantId: number, reservationId: number): Promise<Reservation | undefined> {
+    try {
+      return await reader.reservations.retrieve(restaurantId, reservationId, background());
+    } catch (error) {
+      if (stopped) throw new SyncStoppedError();
+      if (isNotFoundError(error)) return undefined;
+      throw error;
     }
   }
 
@@ -249,59 +261,83 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   }
 
   async function announce(restaurantId: number, observation: Observation): Promise<void> {
-    if (observation.source === 'reconcile') {
+    const reservationId = observation.fields.id;
+    if (observation.source === 'reconcile' && !records.unsaved(restaurantId, reservationId)) {
       // Most reservations of a read have not moved: that is told without taking a lease.
-      const seen = await store.get(restaurantId, observation.fields.id);
-      const { next } = foldInto(restaurantId, seen, observation);
-      if (seen && next && !changeKind(seen.reservation, next)) return;
+      const seen = await store.get(restaurantId, reservationId);
+      if (seen && !wouldChange(seen, observation)) return;
     }
-    const leaseKey = `reservation:${restaurantId}:${observation.fields.id}`;
-    await lease(leaseKey);
+    const leaseKey = `reservation:${restaurantId}:${reservationId}`;
     try {
-      const record = await store.get(restaurantId, observation.fields.id);
-      const { knownAt, next } = foldInto(restaurantId, record, observation);
-      if (!next) {
-        // Part of a reservation never seen: its restaurant's list will tell the rest.
-        schedule.soon(restaurantId);
-        return;
-      }
-      if (observation.source === 'webhook' && record && observation.observedAt <= knownAt) {
-        // A delivery that does not look newer than what was read (event times are often whole
-        // seconds) but says otherwise: the restaurant's list settles which is right, soon.
-        const ifNewer = fold(record.reservation, Number.NEGATIVE_INFINITY, observation);
-        if (ifNewer && !sameReservation(ifNewer, next)) schedule.soon(restaurantId);
-      }
-      const kind = changeKind(record?.reservation, next);
-      if (!kind) return;
-      const change: ReservationChange = {
-        kind,
-        restaurantId,
-        reservation: next,
-        previous: record?.reservation ?? null,
-        source: observation.source,
-        detectedAt: new Date(clock.now()).toISOString(),
-      };
-      await handOver(change, leaseKey);
-      const written: SyncRecord = {
-        restaurantId,
-        reservation: next,
-        observedAt: Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.observedAt),
-        revision: (record?.revision ?? 0) + 1,
-        expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
-      };
-      if (!(await store.put(written, clock.now()))) {
-        logger.warn(
-          `reservation ${next.id} was written by another process while this one announced it; the next read settles it`,
-        );
-      }
-      schedule.saw(restaurantId, next);
+      await leases.wait(leaseKey, stopper.signal);
+    } catch {
+      throw new SyncStoppedError();
+    }
+    try {
+      await leases.renewing(leaseKey, () => announceHolding(restaurantId, observation));
     } finally {
-      await store.release(leaseKey, holder).catch(() => undefined);
+      await leases.release(leaseKey);
     }
   }
 
+  /** `announce`, once this sync holds the reservation's lease. */
+  async function announceHolding(restaurantId: number, observed: Observation): Promise<void> {
+    let observation = observed;
+    const record = await records.latest(restaurantId, observation.fields.id);
+    if (
+      observation.source === 'reconcile' &&
+      record &&
+      record.observedAt > observation.observedAt - EVENT_TIME_SLACK_MS &&
+      wouldChange(record, observation)
+    ) {
+      // The page may be older than what the sync knows: a delivery that came while the list was
+      // read, or a clock set back. Read the reservation again: asked after all that was known, its
+      // answer is the newest word, and a page never undoes what a newer delivery showed.
+      const askedAt = clock.now();
+      const fresh = await retrieve(restaurantId, observation.fields.id);
+      if (!fresh) return;
+      observation = { fields: fresh, observedAt: Math.max(askedAt, record.observedAt), source: 'reconcile' };
+    }
+    const { knownAt, next } = foldInto(restaurantId, record, observation);
+    if (!next) {
+      // Part of a reservation never seen: its restaurant's list will tell the rest.
+      schedule.soon(restaurantId);
+      return;
+    }
+    if (observation.source === 'webhook' && record && observation.observedAt <= knownAt) {
+      // A delivery that does not look newer than what was read (event times are often whole
+      // seconds) but says otherwise: the restaurant's list settles which is right, soon.
+      const ifNewer = fold(record.reservation, Number.NEGATIVE_INFINITY, observation);
+      if (ifNewer && !sameReservation(ifNewer, next)) schedule.soon(restaurantId);
+    }
+    const kind = changeKind(record?.reservation, next);
+    if (!kind) return;
+    const change: ReservationChange = {
+      kind,
+      restaurantId,
+      reservation: next,
+      previous: record?.reservation ?? null,
+      source: observation.source,
+      detectedAt: new Date(clock.now()).toISOString(),
+    };
+    checkRunning();
+    try {
+      await onChange(change);
+    } catch (error) {
+      throw new ChangeNotHandedOverError(change, error);
+    }
+    await records.save({
+      restaurantId,
+      reservation: next,
+      observedAt: Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.observedAt),
+      revision: records.revisionAfter(record),
+      expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
+    });
+    schedule.saw(restaurantId, next);
+  }
+
   /** Runs `announce` after every earlier announcement of the same reservation in this process. */
-  function apply(restaurantId: number, observation: Observation): Promise<void> {
+  function chained(restaurantId: number, observation: Observation): Promise<void> {
     const key = `${restaurantId}:${observation.fields.id}`;
     const earlier = chains.get(key) ?? Promise.resolve();
     const mine = earlier.then(() => announce(restaurantId, observation));
@@ -313,41 +349,66 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     return keep(mine);
   }
 
-  /** Reads one restaurant's list and announces what moved. `forced` reads even when another process read it lately. */
+  /** `chained`; when onChange throws, it rejects, and the reservation is tried again on its own, so nothing else waits for it. */
+  function apply(restaurantId: number, observation: Observation): Promise<void> {
+    if (observation.source === 'reconcile' && retries.absorb(restaurantId, observation))
+      return Promise.resolve();
+    const done = chained(restaurantId, observation);
+    done.catch((error: unknown) => {
+      if (error instanceof ChangeNotHandedOverError && !stopped)
+        retries.failed(restaurantId, observation, error);
+    });
+    return done;
+  }
+
+  /** Reads one restaurant's list and announces what moved. */
+  async function readAndAnnounce(restaurantId: number): Promise<void> {
+    const pages = await readPages(reader, clock, restaurantId, background()).catch((error: unknown) => {
+      throw stopped ? new SyncStoppedError() : error;
+    });
+    // Each reservation as of the moment its page was asked for: a delivery that came between two
+    // pages is newer than the first page, whatever the time the whole read ended.
+    for (const { askedAt, items } of pages) {
+      for (const reservation of items) {
+        await apply(restaurantId, { fields: reservation, observedAt: askedAt, source: 'reconcile' }).catch(
+          (error: unknown) => {
+            // A change onChange refused is tried again on its own; the rest of the list goes on.
+            if (!(error instanceof ChangeNotHandedOverError)) throw error;
+          },
+        );
+      }
+    }
+    lastReadAt.set(restaurantId, pages[0]!.askedAt);
+    schedule.read(
+      restaurantId,
+      pages.flatMap((page) => page.items),
+      clock.now(),
+    );
+  }
+
+  /** Reads one restaurant (one read at a time each). `forced` reads even when another process read it lately. */
   function reconcile(restaurantId: number, forced: boolean): Promise<void> {
     const earlier = reads.get(restaurantId) ?? Promise.resolve();
     const mine = earlier
       .catch(() => undefined)
       .then(async () => {
         checkRunning();
-        const period = schedule.periodOf(restaurantId);
-        if (!forced && !(await store.claim(`restaurant:${restaurantId}`, holder, clock.now(), period))) {
-          // Another process holds this restaurant's turn: look again later.
-          schedule.deferred(restaurantId);
+        if (forced) return readAndAnnounce(restaurantId);
+        // This restaurant's turn: a short lease, renewed while the read goes on, so a process that
+        // dies mid-read holds it no longer than LEASE_MS; kept for the period once the read is done.
+        const turn = `restaurant:${restaurantId}`;
+        if (!(await leases.claim(turn))) {
+          schedule.deferred(restaurantId, LEASE_MS / 3);
           return;
         }
-        const startedAt = clock.now();
-        let listed: Reservation[];
         try {
-          listed = await reader.reservations
-            .list(
-              restaurantId,
-              { start_time_after: new Date(startedAt - LOOKBACK_MS), page_size: PAGE_SIZE },
-              background(),
-            )
-            .toArray();
+          await leases.renewing(turn, () => readAndAnnounce(restaurantId));
         } catch (error) {
-          if (stopped) throw new SyncStoppedError();
+          await leases.release(turn);
           throw error;
         }
-        const readAt = clock.now();
-        for (const reservation of listed)
-          await apply(restaurantId, { fields: reservation, observedAt: readAt, source: 'reconcile' });
-        lastReadAt.set(
-          restaurantId,
-          Math.max(lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY, readAt),
-        );
-        schedule.read(restaurantId, listed, readAt);
+        // Not kept (the store failed) only means another process may read it again sooner.
+        await leases.claim(turn, schedule.periodOf(restaurantId)).catch(() => false);
       });
     const settled = mine.catch(() => undefined);
     reads.set(restaurantId, settled);
@@ -407,7 +468,8 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     unsubscribe = client.reservations.onCreated((restaurantId, reservation) => {
       if (stopped) return;
       sync.track(restaurantId, reservation).catch((error: unknown) => {
-        if (!(error instanceof SyncStoppedError))
+        // A change onChange refused was reported, and is tried again.
+        if (!(error instanceof SyncStoppedError || error instanceof ChangeNotHandedOverError))
           logger.warn(`tracking reservation ${reservation.id} failed`, { error });
       });
     });
@@ -458,7 +520,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     },
 
     async get(restaurantId, reservationId) {
-      return (await store.get(restaurantId, reservationId))?.reservation;
+      return (await records.get(restaurantId, reservationId))?.reservation;
     },
 
     async settled() {
@@ -484,6 +546,8 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
       unsubscribe = undefined;
       stopper.abort(new SyncStoppedError());
       while (running.size > 0) await Promise.allSettled([...running]);
+      // A last try at what the store failed to write, so the next run does not announce it again.
+      await records.saveAll();
       loop = undefined;
       stopper = new AbortController();
     },

@@ -19,6 +19,8 @@ export const BUSY_READS_PER_PERIOD = 3;
 export const SOON_BEFORE_MS = 2 * 60 * 60_000;
 /** ...until this long after it. */
 export const SOON_AFTER_MS = 60 * 60_000;
+/** How often the restaurants list is read again when the sync follows every restaurant. */
+export const RESTAURANTS_REFRESH_MS = 60 * 60_000;
 
 interface Entry {
   /** When its list last arrived. */
@@ -27,6 +29,8 @@ interface Entry {
   earliestLiveStart: number | undefined;
   /** A read wanted earlier than the period says (a partial delivery), or later (another process holds it; a failure). */
   overrideAt: number | undefined;
+  /** How many times in a row another process held its turn. */
+  deferrals: number;
 }
 
 /** What to do next, and when. */
@@ -42,8 +46,8 @@ export interface ReconcileSchedule {
   /** Read this restaurant as soon as the budget allows. */
   soon(restaurantId: number): void;
   soonAll(): void;
-  /** Another process holds this restaurant's turn. */
-  deferred(restaurantId: number): void;
+  /** Another process holds this restaurant's turn: look again after `firstWaitMs`, then twice as long each time up to an eighth of the period. */
+  deferred(restaurantId: number, firstWaitMs: number): void;
   failed(restaurantId: number): void;
   /** A reservation was announced (it may start soon). */
   saw(restaurantId: number, reservation: Reservation): void;
@@ -90,7 +94,7 @@ export function createReconcileSchedule(settings: {
   const entryOf = (restaurantId: number) => {
     let entry = entries.get(restaurantId);
     if (!entry) {
-      entry = { lastReadAt: undefined, earliestLiveStart: undefined, overrideAt: undefined };
+      entry = { lastReadAt: undefined, earliestLiveStart: undefined, overrideAt: undefined, deferrals: 0 };
       entries.set(restaurantId, entry);
       wake();
     }
@@ -107,6 +111,19 @@ export function createReconcileSchedule(settings: {
     const entry = entryOf(restaurantId);
     entry.overrideAt = clock.now() + ms;
   };
+  /**
+   * A clock set back (by hand, or by a time sync) would leave reads "in the future" and none due
+   * until the clock caught up: a restaurant last read later than now is read again now, and a
+   * wait that ends further off than any the schedule sets ends now.
+   */
+  const followClockBack = (now: number) => {
+    for (const entry of entries.values()) {
+      if (entry.lastReadAt !== undefined && entry.lastReadAt > now) entry.lastReadAt = undefined;
+      if (entry.overrideAt !== undefined && entry.overrideAt > now + period) entry.overrideAt = now;
+    }
+    if (restaurantsDueAt !== undefined && restaurantsDueAt > now + RESTAURANTS_REFRESH_MS)
+      restaurantsDueAt = now;
+  };
 
   return {
     follow: (restaurantId) => void entryOf(restaurantId),
@@ -120,7 +137,12 @@ export function createReconcileSchedule(settings: {
     soonAll() {
       for (const entry of entries.values()) readSoon(entry);
     },
-    deferred: (restaurantId) => retryIn(restaurantId, period / 8),
+    deferred(restaurantId, firstWaitMs) {
+      // Short at first: the holder may have died mid-read, and its lease lapses within moments.
+      const entry = entryOf(restaurantId);
+      retryIn(restaurantId, Math.min(period / 8, firstWaitMs * 2 ** entry.deferrals));
+      entry.deferrals += 1;
+    },
     failed: (restaurantId) => retryIn(restaurantId, Math.min(period / 8, 60_000)),
     saw(restaurantId, reservation) {
       const entry = entryOf(restaurantId);
@@ -133,6 +155,7 @@ export function createReconcileSchedule(settings: {
       const entry = entryOf(restaurantId);
       entry.lastReadAt = readAt;
       entry.overrideAt = undefined;
+      entry.deferrals = 0;
       let earliest: number | undefined;
       for (const reservation of listed) {
         const start = Date.parse(reservation.start_time);
@@ -146,6 +169,7 @@ export function createReconcileSchedule(settings: {
       return entry && busyFrom(entry) <= clock.now() + busyPeriod ? busyPeriod : period;
     },
     next(fixedRestaurants) {
+      followClockBack(clock.now());
       let best: ScheduledWork = {
         what: 'restaurants',
         at: fixedRestaurants || restaurantsDueAt === undefined ? Number.POSITIVE_INFINITY : restaurantsDueAt,

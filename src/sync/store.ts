@@ -60,7 +60,7 @@ const SWEEP_EVERY = 256;
  */
 export function createMemorySyncStore(): SyncStore {
   const records = new Map<string, SyncRecord>();
-  const leases = new Map<string, { holder: string; until: number }>();
+  const leases = new Map<string, { holder: string; from: number; until: number }>();
   let writes = 0;
   const keyOf = (restaurantId: number, reservationId: number) => `${restaurantId}:${reservationId}`;
   const sweep = (now: number) => {
@@ -82,8 +82,14 @@ export function createMemorySyncStore(): SyncStore {
     },
     async claim(key, holder, now, ttlMs) {
       const lease = leases.get(key);
+      if (lease && lease.from > now) {
+        // Granted "after" now: the clock was set back since. It lasts its length from now, not
+        // until the clock catches up (an hour, for a clock set back an hour).
+        lease.until = now + (lease.until - lease.from);
+        lease.from = now;
+      }
       if (lease && lease.until > now && lease.holder !== holder) return false;
-      leases.set(key, { holder, until: now + ttlMs });
+      leases.set(key, { holder, from: now, until: now + ttlMs });
       return true;
     },
     async release(key, holder) {

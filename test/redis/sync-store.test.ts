@@ -74,3 +74,12 @@ it("a memory lease ends at its time on the caller's clock", async () => {
   expect(await store.claim('k', 'b', 1499, 500)).toBe(false);
   expect(await store.claim('k', 'b', 1500, 500)).toBe(true);
 });
+
+it('a memory lease granted before the clock was set back lasts its length, not until the clock catches up', async () => {
+  const store = createMemorySyncStore();
+  const hour = 3600_000;
+  expect(await store.claim('k', 'a', 10 * hour, 500)).toBe(true);
+  expect(await store.claim('k', 'b', 9 * hour, 500)).toBe(false);
+  expect(await store.claim('k', 'b', 9 * hour + 499, 500)).toBe(false);
+  expect(await store.claim('k', 'b', 9 * hour + 500, 500)).toBe(true);
+});
