@@ -5,6 +5,12 @@
  * @module
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
+import {
+  rememberWebhookToken,
+  rememberedWebhookTokens,
+  rememberedWebhookTokensVersion,
+  secretsPattern,
+} from '../transport/secrets.js';
 import { readLimited } from './body-collector.js';
 import { BodyDeadlines } from './body-deadlines.js';
 import { createDispatcher, isThenable, type Soon, withTimeLimit } from './dispatch.js';
@@ -272,8 +278,35 @@ async function readRequestBody(
   return bytes;
 }
 
-const redactTokens = (text: string, tokens: readonly string[]): string =>
-  tokens.reduce((result, token) => (token ? result.split(token).join('[redacted]') : result), text);
+// The pattern of the last token list seen: the list rarely changes, and redacting is for refusals only.
+let redaction: { tokens: readonly string[]; key: string; version: number; pattern: RegExp | undefined } = {
+  tokens: [],
+  key: '',
+  version: -1,
+  pattern: undefined,
+};
+
+/**
+ * `text` without the accepted tokens, nor any webhook token the client read from the service, in
+ * any letter case, percent-encoded or JSON-escaped (a handler's error may quote a token as a URL
+ * or a JSON body quoted it). Accepted tokens are redacted whatever their length: they are known
+ * to be secrets.
+ */
+const redactTokens = (text: string, tokens: readonly string[]): string => {
+  const version = rememberedWebhookTokensVersion();
+  if (redaction.tokens !== tokens || redaction.version !== version) {
+    const key = tokens.join('\n');
+    if (redaction.key !== key || redaction.version !== version) {
+      redaction = {
+        tokens,
+        key,
+        version,
+        pattern: secretsPattern([...tokens, ...rememberedWebhookTokens()], 1),
+      };
+    } else redaction = { ...redaction, tokens };
+  }
+  return redaction.pattern ? text.replace(redaction.pattern, '[redacted]') : text;
+};
 
 /** The reservation id a delivery is about, when it carries one. */
 function reservationIdOf(event: WebhookEvent): string | undefined {
@@ -369,6 +402,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
+    // From now on the partner client's errors and logs scrub it too (it may echo a webhook's URL).
+    rememberWebhookToken(tokens[index]);
     return new Verified(tokens, tokens[index]!);
   }
 
@@ -472,7 +507,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   function report(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): void {
     const details: Record<string, unknown> = { status: error.status, error: error.name };
-    if (event) Object.assign(details, { deliveryId: event.id, event: event.event });
+    // The delivery's own fields come from a verified sender, yet are text it chose: redacted too.
+    if (event)
+      Object.assign(details, {
+        deliveryId: redactTokens(event.id, tokens),
+        event: redactTokens(event.event, tokens),
+      });
     if (error.cause instanceof Error)
       details.cause = redactTokens(`${error.cause.name}: ${error.cause.message}`, tokens);
     const line = `Webhook delivery answered ${error.status}: ${redactTokens(error.message, tokens)}`;
