@@ -356,6 +356,7 @@ export class Deliveries implements DueWork {
         restaurantId: item.restaurantId,
         reservation: item.reservation as Reservation | null,
         createdAt: isoSeconds(item.createdAt),
+        webhookId: webhook.id,
       },
       // The token at the time of the attempt: "the old token stops being valid at regeneration".
       webhook.authToken,
