@@ -5,6 +5,7 @@
  * @module
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
+import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../transport/json-depth.js';
 import {
   rememberWebhookToken,
   rememberedWebhookTokens,
@@ -481,6 +482,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
+    // Parsed, a body of a few hundred KiB nesting `[[[[...` costs tens of MB: refused unparsed.
+    if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH))
+      throw new WebhookPayloadError(
+        `Webhook body is JSON nested more than ${MAX_READ_JSON_DEPTH} levels deep; a delivery nests 3`,
+      );
     let json: unknown;
     try {
       json = JSON.parse(text);
