@@ -7,7 +7,6 @@
 import { createConsoleLogger, type Logger } from '../logger.js';
 import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../transport/json-depth.js';
 import {
-  rememberWebhookToken,
   rememberedWebhookTokens,
   rememberedWebhookTokensVersion,
   secretsPattern,
@@ -421,8 +420,6 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
-    // From now on the partner client's errors and logs scrub it too (it may echo a webhook's URL).
-    rememberWebhookToken(tokens[index]);
     return new Verified(tokens, tokens[index]!);
   }
 
