@@ -134,12 +134,14 @@ async function readText(
 
 /**
  * A body as JSON when it is JSON, as text otherwise, and undefined when empty. JSON nested deeper
- * than {@link MAX_READ_JSON_DEPTH} is refused before it is parsed (see json-depth.ts): whatever its
- * status, such an answer is no answer of the service.
+ * than {@link MAX_READ_JSON_DEPTH} is never parsed (see json-depth.ts): a 2xx answer carrying it is
+ * refused, as no answer of the service; an error's body is kept as text, and its status still
+ * decides (a 429 or a 503 is retried as usual).
  */
-function parseBody(text: string, details: { method: string; url: string }): unknown {
+function parseBody(text: string, status: number, details: { method: string; url: string }): unknown {
   if (text.trim() === '') return undefined;
   if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH)) {
+    if (status < 200 || status >= 300) return text;
     throw new ResponseValidationError(
       [
         {
@@ -225,7 +227,7 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
       completed = true;
       return {
         response: answered,
-        body: parseBody(text, { method: attempt.method, url: attempt.safeUrl }),
+        body: parseBody(text, answered.status, { method: attempt.method, url: attempt.safeUrl }),
       };
     };
     // A custom fetch (or a test double) may ignore the signal: the attempt ends with it all the same.

@@ -6,7 +6,7 @@
  * deep-json.test.ts (slow lane).
  */
 import { describe, expect, it } from 'vitest';
-import { PartnerClient, ResponseValidationError, silentLogger } from 'restaurant-partner-sdk';
+import { PartnerClient, ResponseValidationError, ServerError, silentLogger } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { buildDelivery, createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 import { reservation, TOKEN } from '../webhooks/helpers.js';
@@ -19,8 +19,8 @@ const nestedObjects = (depth: number): unknown => {
   return value;
 };
 
-/** A client whose every call is answered 200 with `body`; counts the requests. */
-function clientAnswering(body: string) {
+/** A client whose every call is answered `status` with `body`; counts the requests. */
+function clientAnswering(body: string, status = 200) {
   const calls = { count: 0 };
   const client = new PartnerClient({
     baseUrl: 'https://api.partner.test',
@@ -30,7 +30,7 @@ function clientAnswering(body: string) {
     logger: silentLogger,
     fetch: (async () => {
       calls.count += 1;
-      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+      return new Response(body, { status, headers: { 'content-type': 'application/json' } });
     }) as typeof fetch,
   });
   return { client, calls };
@@ -46,6 +46,14 @@ describe('the client refuses an answer nested more than 128 levels deep, unparse
     ]);
     expect((error as ResponseValidationError).sent).toBe('yes');
     expect(calls.count).toBe(1);
+  });
+
+  it('an error status keeps its class, the deep body kept as text, unparsed: a 503 is a ServerError', async () => {
+    const body = nestedArrays(10_000);
+    const { client } = clientAnswering(body, 503);
+    const error = await client.profile.retrieve({ maxRetries: 0 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).body).toBe(body);
   });
 
   it('128 levels, and brackets inside strings (escaped quotes and backslashes too), read as usual', async () => {
