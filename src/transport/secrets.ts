@@ -55,7 +55,8 @@ function patternOf(secret: string): string {
   let pattern = '';
   for (const char of secret) {
     if (UNRESERVED.test(char)) {
-      pattern += char;
+      // Escaped: `.` must match a dot only.
+      pattern += escapeForPattern(char);
       continue;
     }
     const forms = [escapeForPattern(char)];

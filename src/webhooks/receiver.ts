@@ -361,7 +361,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   checkClaimLength(duplicateStore, handlerTimeoutMs);
   const ownWebhookId = options.webhookId === undefined ? undefined : String(options.webhookId);
   const handlersByType = new Map<string, WebhookHandler[]>();
-  // Fingerprints of webhook tokens (for keying deliveries without a reservation), computed once per token.
+  // Fingerprints of webhook tokens (keying deliveries that name no webhook), computed once per token.
   const fingerprints = new Map<string, Promise<string>>();
 
   function acceptedTokens(): readonly string[] | Promise<readonly string[]> {
