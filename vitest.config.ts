@@ -43,6 +43,8 @@ export const FULL_LANE_ONLY: Record<string, string> = {
     'spawns the bin through tsx (and curl) once per case: 10 s, and startup time on a busy machine trips it',
   'test/testing/delivery-limits.test.ts':
     'spawns Node with --expose-gc to collect garbage mid-delivery and waits out real time limits: 9 s',
+  'test/transport/deep-json.test.ts':
+    'spawns a Node process per case to measure its peak memory while a 9 MiB answer is read: 2-3 s each, and a loaded machine adds to the peak',
   'test/resources/exact-types.test.ts':
     "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
 };

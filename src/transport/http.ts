@@ -16,11 +16,13 @@ import {
   AbortError,
   ConnectionError,
   ResponseTooLargeError,
+  ResponseValidationError,
   strongerSent,
   TimeoutError,
   type RequestSent,
 } from '../errors.js';
 import { untilAborted } from './call.js';
+import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** One request to send. */
 export interface HttpAttempt {
@@ -130,9 +132,28 @@ async function readText(
   }
 }
 
-/** A body as JSON when it is JSON, as text otherwise, and undefined when empty. */
-function parseBody(text: string): unknown {
+/**
+ * A body as JSON when it is JSON, as text otherwise, and undefined when empty. JSON nested deeper
+ * than {@link MAX_READ_JSON_DEPTH} is never parsed (see json-depth.ts): a 2xx answer carrying it is
+ * refused, as no answer of the service; an error's body is kept as text, and its status still
+ * decides (a 429 or a 503 is retried as usual).
+ */
+function parseBody(text: string, status: number, details: { method: string; url: string }): unknown {
   if (text.trim() === '') return undefined;
+  if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH)) {
+    if (status < 200 || status >= 300) return text;
+    throw new ResponseValidationError(
+      [
+        {
+          field: '',
+          path: [],
+          code: 'too_deep',
+          message: `JSON nested more than ${MAX_READ_JSON_DEPTH} levels deep: refused unparsed (the service's answers nest 3 or 4 levels)`,
+        },
+      ],
+      details,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -204,12 +225,17 @@ export async function sendAttempt(attempt: HttpAttempt): Promise<HttpAnswer> {
         (bodyReader) => (reader = bodyReader),
       );
       completed = true;
-      return { response: answered, body: parseBody(text) };
+      return {
+        response: answered,
+        body: parseBody(text, answered.status, { method: attempt.method, url: attempt.safeUrl }),
+      };
     };
     // A custom fetch (or a test double) may ignore the signal: the attempt ends with it all the same.
     return await untilAborted(exchange(), signal);
   } catch (error) {
     if (tooLarge) throw tooLarge;
+    // An answer came, unreadable: not a failure of the connection.
+    if (error instanceof ResponseValidationError) throw error;
     if (attempt.signal?.aborted)
       throw new AbortError('The call was aborted', {
         cause: attempt.signal.reason,

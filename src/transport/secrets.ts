@@ -35,17 +35,68 @@ export function rememberWebhookToken(token: unknown): void {
 }
 
 /**
- * The forms a secret travels in: as is, percent-encoded (path or query, upper- or lower-case hex),
- * and form-encoded.
+ * Unreserved characters (RFC 3986): no encoder escapes them, so they only ever travel as they are.
+ * Every other character may be escaped, by one encoder and not another, even within one string
+ * (`new URL()` leaves `\` raw in a query where `encodeURIComponent` writes `%5C`).
  */
-function formsOf(secret: string): string[] {
-  const encoded = [
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    encodeURI(secret),
-  ];
-  const lowerHex = encoded.map((form) => form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-  return [...new Set([secret, ...encoded, ...lowerHex])];
+const UNRESERVED = /^[A-Za-z0-9_.~-]$/;
+const encoder = new TextEncoder();
+const hex = (value: number, digits: number): string => value.toString(16).padStart(digits, '0');
+const escapeForPattern = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/**
+ * A pattern (to be used case-insensitively) matching `secret` in every form it travels in, each
+ * character independently: as is, in any letter case; percent-encoded (`%2F`, `%2f`, a space as
+ * `+`); JSON-escaped (`\"`, `\\`, `\/`, `\u0022`), however many times (a JSON string inside a
+ * JSON string doubles the backslashes). Listing whole encoded forms missed mixed ones: a URL
+ * serializer that escapes `"` but keeps `\` produced a form no single encoder writes.
+ */
+function patternOf(secret: string): string {
+  let pattern = '';
+  for (const char of secret) {
+    if (UNRESERVED.test(char)) {
+      // Escaped: `.` must match a dot only.
+      pattern += escapeForPattern(char);
+      continue;
+    }
+    const forms = [escapeForPattern(char)];
+    // Each UTF-8 byte as %XX (the `i` flag takes either case of hex digits).
+    forms.push(Array.from(encoder.encode(char), (byte) => `%${hex(byte, 2)}`).join(''));
+    if (char === ' ') forms.push('\\+');
+    // A JSON string escapes `"` and `\` (and may escape `/`) with one backslash, or more when
+    // the JSON was itself put in a JSON string; any character may be written `\uXXXX`.
+    if (char === '"' || char === '/') forms.push(`\\\\*${escapeForPattern(char)}`);
+    if (char === '\\') forms.push('\\\\+');
+    let unicodeEscape = '';
+    for (let index = 0; index < char.length; index += 1)
+      unicodeEscape += `\\\\+u${hex(char.charCodeAt(index), 4)}`;
+    forms.push(unicodeEscape);
+    pattern += `(?:${forms.join('|')})`;
+  }
+  return pattern;
+}
+
+/**
+ * One case-insensitive pattern matching every form of every secret (see {@link patternOf}), or
+ * undefined when there is none. Longest secrets first, so a token inside `uuid:token` does not
+ * leave part of the credential behind.
+ */
+export function secretsPattern(secrets: Iterable<string>, minLength = MIN_SECRET_LENGTH): RegExp | undefined {
+  const kept = [...new Set(secrets)]
+    .filter((secret) => typeof secret === 'string' && secret.length >= minLength)
+    .sort((a, b) => b.length - a.length);
+  if (kept.length === 0) return undefined;
+  return new RegExp(kept.map(patternOf).join('|'), 'gi');
+}
+
+/** The webhook tokens this process has seen (from answers of the partner API), newest last. */
+export function rememberedWebhookTokens(): ReadonlySet<string> {
+  return webhookTokens;
+}
+
+/** Changes whenever a new webhook token is remembered: a pattern built before it is out of date. */
+export function rememberedWebhookTokensVersion(): number {
+  return webhookTokensVersion;
 }
 
 /** The secrets one client must never show, and the one place that scrubs them out. */
@@ -68,22 +119,13 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
   const encoded = base64(credential);
   // Without its padding, base64 also matches where a server echoed it unpadded; base64url too.
   const unpadded = encoded.replace(/=+$/, '');
-  const own = [credential, encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), apiToken]
-    .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
-    .flatMap(formsOf);
+  const own = [credential, encoded, unpadded, unpadded.replace(/\+/g, '-').replace(/\//g, '_'), apiToken];
   let pattern: RegExp | undefined;
   let formsVersion = -1;
   // One case-insensitive pattern of every form, rebuilt when a new webhook token is seen.
   const currentPattern = (): RegExp | undefined => {
     if (formsVersion !== webhookTokensVersion) {
-      // Longest first, so a token inside `uuid:token` does not leave part of it behind.
-      const forms = [...new Set([...own, ...[...webhookTokens].flatMap(formsOf)])]
-        .filter((form) => form.length >= MIN_SECRET_LENGTH)
-        .sort((a, b) => b.length - a.length);
-      pattern =
-        forms.length === 0
-          ? undefined
-          : new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+      pattern = secretsPattern([...own, ...webhookTokens]);
       formsVersion = webhookTokensVersion;
     }
     return pattern;

@@ -25,6 +25,11 @@ export interface DeliveryContent {
   restaurantId?: number | null;
   /** Unique per event (kept across retries of the same event), used to drop duplicates. */
   id?: string;
+  /**
+   * The webhook the delivery is sent for (`webhook_id` in the envelope; null when not given). The
+   * receiver keys duplicates by it, so give it when a test sends deliveries of several webhooks.
+   */
+  webhookId?: number | string | null;
   /** ISO 8601 time the event happened. */
   createdAt?: string;
 }
@@ -40,7 +45,7 @@ export interface BuiltDelivery {
 /**
  * Builds a delivery exactly as the fake sends it: `POST` with `Authorization: Bearer <token>`,
  * `Content-Type: application/json` and the envelope `{ id, event, created_at, restaurant_id,
- * reservation }`.
+ * reservation, webhook_id }`.
  *
  * @example
  * ```ts
@@ -56,6 +61,7 @@ export function buildDelivery(content: DeliveryContent, token: string): BuiltDel
     created_at: content.createdAt ?? new Date().toISOString(),
     restaurant_id: content.restaurantId ?? null,
     reservation: content.reservation ?? null,
+    webhook_id: content.webhookId ?? null,
   };
   return {
     id,

@@ -425,7 +425,7 @@ export function createDispatcher(options: DispatchOptions): {
   function recordFailed(event: WebhookEvent, tokens: readonly string[], cause: unknown): WebhookResult {
     log('error', 'The duplicate store failed to record a processed delivery', {
       deliveryId: event.id,
-      cause: cause instanceof Error ? options.redact(cause.message, tokens) : String(cause),
+      cause: options.redact(cause instanceof Error ? cause.message : String(cause), tokens),
     });
     return processed(event);
   }

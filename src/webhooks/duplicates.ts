@@ -111,8 +111,9 @@ export function createMemoryDuplicateStore(options: MemoryDuplicateStoreOptions 
 }
 
 // Ids up to this many characters, all below U+0100, are kept as bytes. A store key is the
-// reservation and delivery ids (`reservation-4021:evt_...`): a delivery id would have to pass 70
-// characters to be kept as a string, which costs what every id cost before (see `IdRing`).
+// webhook, event, reservation and delivery ids (`webhook-12:RESERVATION_CONFIRMED:4021:evt_...`):
+// a delivery id would have to pass 50 characters to be kept as a string, which costs what every
+// id cost before (see `IdRing`).
 const INLINE_ID_BYTES = 96;
 /** The end of a chain, or no entry. */
 const NONE = -1;

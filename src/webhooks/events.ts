@@ -42,6 +42,11 @@ export interface WebhookEventEnvelope {
   event: string;
   created_at?: string | null | undefined;
   restaurant_id?: number | null | undefined;
+  /**
+   * The webhook the delivery was sent for, when the envelope says (the fake always does; the live
+   * envelope is not published). Part of the duplicate key: see `duplicateStore`.
+   */
+  webhook_id?: number | string | null | undefined;
 }
 
 /** `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode). */
@@ -133,6 +138,20 @@ export function envelopeDeliveryId(json: unknown): string | number | undefined {
 const isDeliveryId = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || typeof value === 'number';
 
+/**
+ * The webhook a delivery says it was sent for, as a string: `webhook_id`, or `webhook` (its id,
+ * or an object with an `id`). The fake sends `webhook_id`; the live envelope is not published, so
+ * undefined when it carries none of these.
+ */
+export function envelopeWebhookId(event: WebhookEvent): string | undefined {
+  const envelope = event as unknown as Record<string, unknown>;
+  if (isDeliveryId(envelope.webhook_id)) return String(envelope.webhook_id);
+  const webhook = envelope.webhook;
+  if (isDeliveryId(webhook)) return String(webhook);
+  const nested = isPlainObject(webhook) ? webhook.id : undefined;
+  return isDeliveryId(nested) ? String(nested) : undefined;
+}
+
 /** Where the spec is silent, a few plausible spellings of the envelope are read as ours. */
 function normalizeEnvelope(
   envelope: Record<string, unknown>,
@@ -187,6 +206,9 @@ function isPlainDelivery(envelope: Record<string, unknown>): boolean {
         break;
       case 'restaurant_id':
         if (value !== null && !isInt(value)) return false;
+        break;
+      case 'webhook_id':
+        if (value !== null && !isInt(value) && !(typeof value === 'string' && value !== '')) return false;
         break;
       case 'reservation':
         if (!(value === null ? type === TEST_EVENT : isPlainReservation(value))) return false;

@@ -5,6 +5,12 @@
  * @module
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
+import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../transport/json-depth.js';
+import {
+  rememberedWebhookTokens,
+  rememberedWebhookTokensVersion,
+  secretsPattern,
+} from '../transport/secrets.js';
 import { readLimited } from './body-collector.js';
 import { BodyDeadlines } from './body-deadlines.js';
 import { createDispatcher, isThenable, type Soon, withTimeLimit } from './dispatch.js';
@@ -25,6 +31,7 @@ import {
 import { TEST_EVENT } from './delivery.js';
 import {
   envelopeDeliveryId,
+  envelopeWebhookId,
   parseWebhookEvent,
   RESERVATION_EVENT_TYPES,
   UNKNOWN_EVENT,
@@ -100,13 +107,23 @@ export interface WebhookReceiverOptions {
    * (`renewsClaims`) must hold a claim at least `handlerTimeoutMs` + 5 s, or the receiver
    * refuses it.
    *
-   * A delivery is keyed by its reservation and its id (`reservation-<id>:<delivery id>`): a
-   * reservation belongs to one partner, so two partners' receivers sharing one store never
-   * collide, while every instance of one receiver shares its duplicates, across token rotations
-   * too. A delivery without a reservation (a `TEST`) is keyed by a fingerprint of the webhook token
-   * that verified it (`webhook-<16 hex digits>:<delivery id>`, from a SHA-256 digest: never the token).
+   * A delivery is keyed by the webhook it was sent for, then its event, reservation id and
+   * delivery id (`webhook-12:RESERVATION_CONFIRMED:4021:evt_...`): two webhooks' deliveries never
+   * pass for each other's duplicates, even if their ids repeat, and a delivery retried after a
+   * token rotation is still a duplicate. The webhook's id is read from the delivery (`webhook_id`,
+   * as the fake sends it), else taken from the `webhookId` option. A delivery with neither is keyed
+   * by a fingerprint of the webhook token that verified it instead (`token-<16 hex digits>:...`,
+   * from a SHA-256 digest: never the token): each webhook has its own token, but a delivery
+   * retried with a rotated token is then run again.
    */
   duplicateStore?: DuplicateStore | false;
+  /**
+   * The id of the webhook this receiver serves (`webhook.id`), for deliveries that do not say
+   * which webhook they were sent for: it keys them in the duplicate store instead of the token,
+   * so a delivery retried after `regenerateToken` is still recognised. Leave it out when one
+   * receiver serves several webhooks (their deliveries are then told apart by token).
+   */
+  webhookId?: string | number;
   /**
    * Where refused deliveries and failed handlers are logged (any client `Logger`).
    * Default: `console.warn` / `console.error` for refusals and failures only; `false` for none.
@@ -273,13 +290,46 @@ async function readRequestBody(
   return bytes;
 }
 
-const redactTokens = (text: string, tokens: readonly string[]): string =>
-  tokens.reduce((result, token) => (token ? result.split(token).join('[redacted]') : result), text);
+// The pattern of the last token list seen: the list rarely changes, and redacting is for refusals only.
+let redaction: { tokens: readonly string[]; key: string; version: number; pattern: RegExp | undefined } = {
+  tokens: [],
+  key: '',
+  version: -1,
+  pattern: undefined,
+};
 
-/** The reservation id a delivery is about, when it carries one. */
-function reservationIdOf(event: WebhookEvent): string | undefined {
+/**
+ * `text` without the accepted tokens, nor any webhook token the client read from the service, in
+ * any letter case, percent-encoded or JSON-escaped (a handler's error may quote a token as a URL
+ * or a JSON body quoted it). Accepted tokens are redacted whatever their length: they are known
+ * to be secrets.
+ */
+const redactTokens = (text: string, tokens: readonly string[]): string => {
+  const version = rememberedWebhookTokensVersion();
+  if (redaction.tokens !== tokens || redaction.version !== version) {
+    const key = tokens.join('\n');
+    if (redaction.key !== key || redaction.version !== version) {
+      redaction = {
+        tokens,
+        key,
+        version,
+        pattern: secretsPattern([...tokens, ...rememberedWebhookTokens()], 1),
+      };
+    } else redaction = { ...redaction, tokens };
+  }
+  return redaction.pattern ? text.replace(redaction.pattern, '[redacted]') : text;
+};
+
+/**
+ * The delivery within its webhook: its event name, its reservation's id (empty without one) and
+ * its id. A retry repeats all three, and ids that repeat across event types or reservations (a
+ * service numbering each kind apart) still make two keys. Encoded, so that a `:` in what the
+ * sender wrote cannot run into the next part.
+ */
+function deliveryPart(event: WebhookEvent): string {
   const id = (event.reservation as { id?: unknown } | null | undefined)?.id;
-  return typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : undefined;
+  const reservationId = typeof id === 'number' || (typeof id === 'string' && id !== '') ? String(id) : '';
+  return `${encodeURIComponent(event.event)}:${encodeURIComponent(reservationId)}:${event.id}`;
 }
 
 /**
@@ -310,8 +360,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
   checkClaimLength(duplicateStore, handlerTimeoutMs);
+  const ownWebhookId = options.webhookId === undefined ? undefined : String(options.webhookId);
   const handlersByType = new Map<string, WebhookHandler[]>();
-  // Fingerprints of webhook tokens (for keying deliveries without a reservation), computed once per token.
+  // Fingerprints of webhook tokens (keying deliveries that name no webhook), computed once per token.
   const fingerprints = new Map<string, Promise<string>>();
 
   function acceptedTokens(): readonly string[] | Promise<readonly string[]> {
@@ -429,6 +480,11 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
+    // Parsed, a body of a few hundred KiB nesting `[[[[...` costs tens of MB: refused unparsed.
+    if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH))
+      throw new WebhookPayloadError(
+        `Webhook body is JSON nested more than ${MAX_READ_JSON_DEPTH} levels deep; a delivery nests 3`,
+      );
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -445,8 +501,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
   function duplicateKey(event: WebhookEvent, token: string): string | Promise<string> {
-    const reservationId = reservationIdOf(event);
-    if (reservationId !== undefined) return `reservation-${reservationId}:${event.id}`;
+    const webhookId = envelopeWebhookId(event) ?? ownWebhookId;
+    if (webhookId !== undefined) return `webhook-${encodeURIComponent(webhookId)}:${deliveryPart(event)}`;
     return tokenKey(event, token);
   }
 
@@ -460,7 +516,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       if (fingerprints.size >= 64) fingerprints.clear();
       fingerprints.set(token, fingerprint);
     }
-    return `webhook-${await fingerprint}:${event.id}`;
+    return `token-${await fingerprint}:${deliveryPart(event)}`;
   }
 
   function log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void {
@@ -473,7 +529,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   function report(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): void {
     const details: Record<string, unknown> = { status: error.status, error: error.name };
-    if (event) Object.assign(details, { deliveryId: event.id, event: event.event });
+    // The delivery's own fields come from a verified sender, yet are text it chose: redacted too.
+    if (event)
+      Object.assign(details, {
+        deliveryId: redactTokens(event.id, tokens),
+        event: redactTokens(event.event, tokens),
+      });
     if (error.cause instanceof Error)
       details.cause = redactTokens(`${error.cause.name}: ${error.cause.message}`, tokens);
     const line = `Webhook delivery answered ${error.status}: ${redactTokens(error.message, tokens)}`;
@@ -760,6 +821,7 @@ const RECEIVER_OPTIONS: ReadonlySet<string> = new Set<keyof WebhookReceiverOptio
   'handlerTimeoutMs',
   'tokensTimeoutMs',
   'onError',
+  'webhookId',
 ]);
 
 function validateOptions(options: WebhookReceiverOptions): TokenSource {
@@ -804,6 +866,15 @@ function validateOptions(options: WebhookReceiverOptions): TokenSource {
         `createWebhookReceiver: ${name} must be a number of milliseconds between 1 and 2147483647`,
       );
     }
+  }
+  const { webhookId } = options;
+  if (
+    webhookId !== undefined &&
+    !((typeof webhookId === 'string' && webhookId !== '') || Number.isSafeInteger(webhookId))
+  ) {
+    throw new WebhookConfigurationError(
+      "createWebhookReceiver: webhookId must be the webhook's id (a non-empty string or an integer)",
+    );
   }
   if (tokenHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(tokenHeader)) {
     throw optionsRefused('createWebhookReceiver: tokenHeader must be a valid header name');

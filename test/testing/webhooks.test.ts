@@ -191,6 +191,7 @@ describe('deliveries', () => {
       created_at: '2026-12-01T08:05:00Z',
       restaurant_id: null,
       reservation: null,
+      webhook_id: webhook.id,
     });
     expect(driver.fake.deliveries).toEqual([
       expect.objectContaining({
@@ -254,6 +255,7 @@ describe('deliveries', () => {
       created_at: '2026-12-01T08:00:00Z',
       restaurant_id: restaurantId,
       reservation: cancelled.body,
+      webhook_id: all.id,
     });
     expect((await driver.send('GET', `/webhooks/${all.id}/`)).body).toMatchObject({
       last_response_status_code: 200,

@@ -165,7 +165,7 @@ describe('duplicates', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
-  it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by reservation (or webhook) and delivery id', async () => {
+  it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by webhook, event, reservation and delivery id', async () => {
     const keys = new Set<string>();
     const store: DuplicateStore = {
       has: vi.fn(async (key: string) => keys.has(key)),
@@ -182,22 +182,24 @@ describe('duplicates', () => {
       reservation: reservation({ id: 77 }),
       restaurantId: 1,
       id: 'evt_ok',
+      webhookId: 12,
     });
     await deliver(receiver, {
       event: 'RESERVATION_CONFIRMED',
       reservation: reservation({ id: 77 }),
       restaurantId: 1,
       id: 'evt_bad',
+      webhookId: 12,
     });
     await deliver(receiver, { event: 'TEST', id: 'evt_test' });
-    expect(store.has).toHaveBeenCalledWith('reservation-77:evt_ok');
-    expect(store.has).toHaveBeenCalledWith('reservation-77:evt_bad');
-    const [reservationKey, testKey, ...rest] = [...keys];
+    expect(store.has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_ok');
+    expect(store.has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_bad');
+    const [webhookKey, tokenKey, ...rest] = [...keys];
     expect(rest).toEqual([]);
-    expect(reservationKey).toBe('reservation-77:evt_ok');
-    // No reservation: the webhook's token fingerprint keeps partners apart; the key never holds the token.
-    expect(testKey).toMatch(/^webhook-[0-9a-f]{16}:evt_test$/);
-    expect(testKey).not.toContain(TOKEN);
+    expect(webhookKey).toBe('webhook-12:RESERVATION_CONFIRMED:77:evt_ok');
+    // No webhook id in the delivery: the token's fingerprint stands for the webhook, never the token.
+    expect(tokenKey).toMatch(/^token-[0-9a-f]{16}:TEST::evt_test$/);
+    expect(tokenKey).not.toContain(TOKEN);
   });
 
   it('keeps two partners apart on one store and shares duplicates between two receivers of one partner', async () => {

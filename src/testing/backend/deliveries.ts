@@ -12,6 +12,7 @@
  * at once, so no call waits for more than one time limit.
  * @module
  */
+import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../../transport/json-depth.js';
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
@@ -356,6 +357,7 @@ export class Deliveries implements DueWork {
         restaurantId: item.restaurantId,
         reservation: item.reservation as Reservation | null,
         createdAt: isoSeconds(item.createdAt),
+        webhookId: webhook.id,
       },
       // The token at the time of the attempt: "the old token stops being valid at regeneration".
       webhook.authToken,
@@ -407,7 +409,9 @@ export class Deliveries implements DueWork {
       status = answer.status;
       const { text, truncated } = await readCapped(answer, MAX_DELIVERY_RESPONSE_BYTES);
       let response: unknown = text === '' ? null : text;
-      if (!truncated && text !== '') {
+      // An answer nested past the SDK's bound is kept as text: the webhook's `last_response`
+      // must stay readable by the client (which refuses such JSON).
+      if (!truncated && text !== '' && !nestsDeeperThan(text, MAX_READ_JSON_DEPTH)) {
         try {
           response = JSON.parse(text) as unknown;
         } catch {

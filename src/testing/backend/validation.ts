@@ -3,32 +3,15 @@
  * name the field and the rule, thrown as one 400 {@link FakeError} with every field at once.
  * @module
  */
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../transport/json-depth.js';
 import { invalid, type FieldErrors } from './fake-error.js';
 
 /**
- * Deepest nesting of objects and arrays a body may have. The fake walks bodies recursively (the
- * idempotency fingerprint, copies of metadata), and a body within the size limit can nest deep
- * enough to overflow the stack: that must be a 400, never a 500.
+ * Deepest nesting of objects and arrays a body may have: the SDK's own bound. The fake walks
+ * bodies recursively (the idempotency fingerprint, copies of metadata), and a body within the
+ * size limit can nest deep enough to overflow the stack: that must be a 400, never a 500.
  */
-export const MAX_JSON_DEPTH = 100;
-
-/** Whether JSON `text` nests objects and arrays deeper than `limit` (a scan, no recursion). */
-function nestsDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === 0x5c)
-        index++; // backslash: skip the escaped character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) inString = true;
-    else if (char === 0x7b || char === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (char === 0x7d || char === 0x5d) depth--;
-  }
-  return false;
-}
+export { MAX_JSON_DEPTH };
 
 /** Parses a JSON body; empty means `undefined`. Malformed JSON is a 400 naming the problem. */
 export function parseJsonText(text: string): unknown {
