@@ -37,7 +37,9 @@ export { systemClock, type Clock } from './transport/clock.js';
 export { redactUrl } from './transport/error-from-response.js';
 export {
   IDEMPOTENCY_METADATA_KEY,
+  REBOOK_METADATA_KEY,
   type CreateReservationOptions,
+  type RebookOptions,
   type WaitForConfirmationOptions,
   Reservations,
 } from './resources/reservations.js';
