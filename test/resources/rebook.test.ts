@@ -24,8 +24,7 @@ function world(mode: 'sync' | 'async' = 'sync') {
   const partner = fake.addPartner();
   const restaurant = fake.addRestaurant({
     partnerIds: [partner.partnerId],
-    confirmation_mode:
-      mode === 'async' ? 'CONFIRMATION_MODE_ASYNCHRONOUS' : 'CONFIRMATION_MODE_SYNCHRONOUS',
+    confirmation_mode: mode === 'async' ? 'CONFIRMATION_MODE_ASYNCHRONOUS' : 'CONFIRMATION_MODE_SYNCHRONOUS',
   });
   const client = new PartnerClient(fake.clientOptions(partner));
   const rid = restaurant.id;
@@ -140,16 +139,19 @@ describe('reservations.rebook', () => {
     fake.dispose();
   });
 
-  it.each([
-    ['cancelled', (fake: ReturnType<typeof world>['fake'], rid: number, id: number) => fake.asCustomer.cancel(rid, id)],
-    ['arrived', (_fake: unknown, _rid: number, _id: number, client?: PartnerClient) => client!.reservations.markArrived(_rid, _id)],
-    ['no_show', (_fake: unknown, _rid: number, _id: number, client?: PartnerClient) => client!.reservations.markNoShow(_rid, _id)],
-  ] as const)(
+  type World = ReturnType<typeof world>;
+  const makeOld: Record<'cancelled' | 'arrived' | 'no_show', (w: World, id: number) => Promise<unknown>> = {
+    cancelled: (w, id) => w.fake.asCustomer.cancel(w.rid, id),
+    arrived: (w, id) => w.client.reservations.markArrived(w.rid, id),
+    no_show: (w, id) => w.client.reservations.markNoShow(w.rid, id),
+  };
+  it.each([['cancelled'], ['arrived'], ['no_show']] as const)(
     'an old booking already %s is refused after one read: nothing booked or cancelled',
-    async (state, make) => {
-      const { fake, client, rid, live, writes, bookOld } = world();
+    async (state) => {
+      const w = world();
+      const { fake, client, rid, live, writes, bookOld } = w;
       const old = await bookOld();
-      await make(fake, rid, old.id, client);
+      await makeOld[state](w, old.id);
       const liveBefore = live();
       const before = writes().length;
       const error = await client.reservations
@@ -174,9 +176,14 @@ describe('reservations.rebook', () => {
     const { fake, client, rid } = world();
     const before = fake.requests.length;
     const error = await client.reservations
-      .rebook(rid, 41, input as typeof NEW_INPUT, { idempotencyKey: 'change-7', ...options } as {
-        idempotencyKey: string;
-      })
+      .rebook(
+        rid,
+        41,
+        input as typeof NEW_INPUT,
+        { idempotencyKey: 'change-7', ...options } as {
+          idempotencyKey: string;
+        },
+      )
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect((error as InputValidationError).field).toBe(field);
