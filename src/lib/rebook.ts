@@ -177,6 +177,8 @@ class Rebook {
   #oldId: number | string = '';
   #key = '';
   #signal: AbortSignal | undefined;
+  /** Set when the old booking was found cancelled (or arrived, no-show) by someone else during the wait. */
+  #oldGone = false;
 
   constructor(context: ResourceContext, steps: RebookSteps) {
     this.#context = context;
@@ -213,6 +215,7 @@ class Rebook {
       awaitsConfirmation(created) || created.cancelled === true
         ? await this.#confirm(created, deadlineMs)
         : created;
+    if (this.#oldGone) return confirmed;
     try {
       await this.#steps.cancel(rid, oldId, call);
     } catch (error) {
@@ -336,11 +339,18 @@ class Rebook {
           created.id,
         );
       try {
+        // The old booking cancelled meanwhile (by the customer or the restaurant): cancelling the
+        // new one would leave none, so it is kept, and is the answer, confirmed or not.
+        const old = await this.#steps.retrieve(this.#rid, this.#oldId, { signal: this.#signal });
+        if (old.cancelled === true || old.arrived === true || old.no_show === true) {
+          this.#oldGone = true;
+          return await this.#steps.retrieve(this.#rid, created.id, { signal: this.#signal });
+        }
         await this.#steps.cancel(this.#rid, created.id, { signal: this.#signal });
       } catch (cancelError) {
         throw this.#incomplete(
           'cancel-new',
-          `The restaurant did not confirm the new booking ${created.id} in time, and cancelling it failed, so it may still be live`,
+          `The restaurant did not confirm the new booking ${created.id} in time, and cancelling it failed (or the old booking could not be read first), so it may still be live`,
           cancelError,
           created.id,
         );

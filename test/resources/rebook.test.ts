@@ -108,6 +108,36 @@ describe('reservations.rebook', () => {
     fake.dispose();
   });
 
+  it('without confirmationDeadlineMs it waits 5 minutes, then keeps the old booking', async () => {
+    const { fake, client, rid, live, bookOld } = world('async');
+    const old = await bookOld();
+    const startedAt = fake.clock.now();
+    const error = await client.reservations
+      .rebook(rid, old.id, NEW_INPUT, { idempotencyKey: 'change-3b' })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: 'RebookNotConfirmedError', reason: 'deadline' });
+    const waited = fake.clock.now() - startedAt;
+    expect(waited).toBeGreaterThanOrEqual(5 * 60_000);
+    expect(waited).toBeLessThan(5 * 60_000 + 15_000);
+    expect(live()).toEqual([old.id]);
+    fake.dispose();
+  });
+
+  it('the customer cancels the old booking while the rebook waits, and the new one is not confirmed in time: the new one is kept, never none', async () => {
+    const { fake, client, rid, live, bookOld } = world('async');
+    const old = await bookOld();
+    const rebook = client.reservations.rebook(rid, old.id, NEW_INPUT, {
+      idempotencyKey: 'change-3c',
+      confirmationDeadlineMs: 60_000,
+    });
+    while (fake.allReservations(rid).length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+    await fake.asCustomer.cancel(rid, old.id);
+    const kept = await rebook;
+    expect(kept.confirmed).toBe(false);
+    expect(live()).toEqual([kept.id]);
+    fake.dispose();
+  });
+
   it('the restaurant refuses the new booking while the rebook waits: RebookNotConfirmedError, the old one kept', async () => {
     const { fake, client, rid, live, bookOld } = world('async');
     const old = await bookOld();
