@@ -24,10 +24,9 @@ import {
   findReservationByKey,
   type CreateReservationOptions,
 } from '../lib/idempotent-create.js';
+import { rebookReservation, type RebookOptions } from '../lib/rebook.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
-
-import { rebookReservation, type RebookOptions } from '../lib/rebook.js';
 
 export { IDEMPOTENCY_METADATA_KEY, type CreateReservationOptions } from '../lib/idempotent-create.js';
 export { REBOOK_METADATA_KEY, type RebookOptions } from '../lib/rebook.js';
