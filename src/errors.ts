@@ -604,3 +604,121 @@ export class RateLimitWaitTooLongError extends PartnerSdkError {
 /** True when a call was refused because its rate-limit wait would outlast its deadline. */
 export const isRateLimitWaitTooLongError = (error: unknown): error is RateLimitWaitTooLongError =>
   error instanceof RateLimitWaitTooLongError;
+
+/** The state that keeps a reservation from being rebooked. */
+export type UnrebookableState = 'cancelled' | 'arrived' | 'no_show';
+
+/**
+ * `reservations.rebook` refused the reservation to move: it is already cancelled, the guest
+ * arrived, or was marked a no-show (`state` says which). Nothing was booked or cancelled; only the
+ * reservation was read (and, when it is cancelled, your key looked up, in case an earlier rebook
+ * with it already finished). Repeating will not help.
+ */
+export class ReservationNotRebookableError extends PartnerSdkError {
+  override name = 'ReservationNotRebookableError';
+  readonly restaurantId: number | string;
+  readonly reservationId: number | string;
+  readonly state: UnrebookableState;
+  constructor(details: {
+    restaurantId: number | string;
+    reservationId: number | string;
+    state: UnrebookableState;
+  }) {
+    const what = { cancelled: 'is cancelled', arrived: 'is marked arrived', no_show: 'is marked a no-show' };
+    super(
+      `Reservation ${details.reservationId} ${what[details.state]}, so it cannot be rebooked; nothing was booked or cancelled`,
+      { sent: 'yes' },
+    );
+    this.restaurantId = details.restaurantId;
+    this.reservationId = details.reservationId;
+    this.state = details.state;
+  }
+}
+
+/**
+ * `reservations.rebook` booked the new time but the restaurant did not confirm it: the new booking
+ * was cancelled before it was confirmed (`reason: 'cancelled'`: the restaurant refused it, or an
+ * earlier rebook with this key cancelled it past its deadline), or it was not confirmed before
+ * `confirmationDeadlineMs` (`reason: 'deadline'`: the client then cancelled it). Either way the old booking is untouched and the only live one. Repeating the rebook
+ * with the same key ends the same way; to try again, rebook with a new key.
+ */
+export class RebookNotConfirmedError extends PartnerSdkError {
+  override name = 'RebookNotConfirmedError';
+  readonly reason: 'cancelled' | 'deadline';
+  readonly idempotencyKey: string;
+  readonly restaurantId: number | string;
+  /** The old booking, still live. */
+  readonly reservationId: number | string;
+  /** The new booking, cancelled. */
+  readonly newReservationId: number;
+  constructor(
+    message: string,
+    details: {
+      reason: 'cancelled' | 'deadline';
+      idempotencyKey: string;
+      restaurantId: number | string;
+      reservationId: number | string;
+      newReservationId: number;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: details.cause, sent: 'yes' });
+    this.reason = details.reason;
+    this.idempotencyKey = details.idempotencyKey;
+    this.restaurantId = details.restaurantId;
+    this.reservationId = details.reservationId;
+    this.newReservationId = details.newReservationId;
+  }
+}
+
+/** The step at which a rebook stopped: booking the new time, waiting for its confirmation, cancelling the new one (not confirmed in time), or cancelling the old one. */
+export type RebookStep = 'create' | 'confirm' | 'cancel-new' | 'cancel-old';
+
+/**
+ * `reservations.rebook` stopped midway (a failure whose outcome is unknown, your abort, the
+ * restaurant's service unreachable) and may have left two live bookings: the old one and the new
+ * one. **Repeat the rebook with the same `idempotencyKey`** (later, from your queue's retry): it
+ * picks the saga up where it stopped, books nothing more, and ends with exactly one live booking.
+ * `step` says where it stopped; `newReservationId` is the new booking once known; `cause` is the
+ * failure.
+ */
+export class RebookIncompleteError extends PartnerSdkError {
+  override name = 'RebookIncompleteError';
+  readonly step: RebookStep;
+  readonly idempotencyKey: string;
+  readonly restaurantId: number | string;
+  /** The old booking. */
+  readonly reservationId: number | string;
+  /** The new booking, when it is known to exist. */
+  readonly newReservationId: number | undefined;
+  constructor(
+    message: string,
+    details: {
+      step: RebookStep;
+      idempotencyKey: string;
+      restaurantId: number | string;
+      reservationId: number | string;
+      newReservationId?: number | undefined;
+      cause?: unknown;
+      sent?: RequestSent | undefined;
+    },
+  ) {
+    // Retryable: repeating the rebook with the same key finishes it.
+    super(message, { cause: details.cause, sent: details.sent ?? 'maybe', retryable: true });
+    this.step = details.step;
+    this.idempotencyKey = details.idempotencyKey;
+    this.restaurantId = details.restaurantId;
+    this.reservationId = details.reservationId;
+    this.newReservationId = details.newReservationId;
+  }
+}
+
+/** True for a {@link ReservationNotRebookableError}. */
+export const isReservationNotRebookableError = (error: unknown): error is ReservationNotRebookableError =>
+  error instanceof ReservationNotRebookableError;
+/** True for a {@link RebookNotConfirmedError}. */
+export const isRebookNotConfirmedError = (error: unknown): error is RebookNotConfirmedError =>
+  error instanceof RebookNotConfirmedError;
+/** True for a {@link RebookIncompleteError}: repeat the rebook with the same key. */
+export const isRebookIncompleteError = (error: unknown): error is RebookIncompleteError =>
+  error instanceof RebookIncompleteError;

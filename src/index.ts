@@ -38,7 +38,9 @@ export { redactUrl } from './transport/error-from-response.js';
 export {
   IDEMPOTENCY_METADATA_KEY,
   FINGERPRINT_METADATA_KEY,
+  REBOOK_METADATA_KEY,
   type CreateReservationOptions,
+  type RebookOptions,
   type WaitForConfirmationOptions,
   Reservations,
 } from './resources/reservations.js';

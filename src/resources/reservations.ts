@@ -24,6 +24,7 @@ import {
   findReservationByKey,
   type CreateReservationOptions,
 } from '../lib/idempotent-create.js';
+import { rebookReservation, type RebookOptions } from '../lib/rebook.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
 import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
 
@@ -32,6 +33,7 @@ export {
   FINGERPRINT_METADATA_KEY,
   type CreateReservationOptions,
 } from '../lib/idempotent-create.js';
+export { REBOOK_METADATA_KEY, type RebookOptions } from '../lib/rebook.js';
 
 /** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
 export interface WaitForConfirmationOptions {
@@ -142,6 +144,36 @@ export class Reservations extends Resource {
     options?: CreateReservationOptions,
   ): ApiPromise<Reservation> {
     return createReservation(this.context, this, restaurantId, input, options);
+  }
+
+  /**
+   * Moves a booking to a new time or party (the service has no modify operation for partners):
+   * books `input` with the key `${idempotencyKey}:new`, waits for the restaurant's confirmation
+   * where it confirms by hand (up to `confirmationDeadlineMs`, 5 minutes by default), then cancels
+   * the old booking, and resolves with the new one. It ends with exactly one live booking: the new
+   * one, or the old one untouched when the new time is refused or not confirmed. A rebook that
+   * stops midway (a crash, an unknown outcome, your abort) is finished by repeating it with the
+   * same key: it books nothing more.
+   *
+   * @throws {@link InputValidationError} before any request when the input or options break a rule.
+   * @throws {@link ReservationNotRebookableError} when the old booking is cancelled, arrived or a no-show (nothing sent but reads).
+   * @throws {@link NoAvailabilityError} when the restaurant has no table at the new time; the old booking is untouched.
+   * @throws {@link RebookNotConfirmedError} when the new booking was refused or not confirmed in time; it is cancelled, the old one kept.
+   * @throws {@link RebookIncompleteError} when the rebook stopped midway: repeat it with the same key.
+   * @example
+   * ```ts
+   * const moved = await client.reservations.rebook(restaurantId, booking.id, {
+   *   start_time: { date: '2026-12-05', time: '21:00' }, adults: 2, first_name: 'Ada',
+   * }, { idempotencyKey: `change-${change.id}` });
+   * ```
+   */
+  rebook(
+    restaurantId: number | string,
+    reservationId: number | string,
+    input: ReservationCreateInput,
+    options: RebookOptions,
+  ): ApiPromise<Reservation> {
+    return rebookReservation(this.context, this, restaurantId, reservationId, input, options);
   }
 
   /**
