@@ -22,7 +22,7 @@ import {
   type RequestSent,
 } from '../errors.js';
 import { untilAborted } from './call.js';
-import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { unreadableJson } from './json-depth.js';
 
 /** One request to send. */
 export interface HttpAttempt {
@@ -140,19 +140,10 @@ async function readText(
  */
 function parseBody(text: string, status: number, details: { method: string; url: string }): unknown {
   if (text.trim() === '') return undefined;
-  if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH)) {
+  const unreadable = unreadableJson(text);
+  if (unreadable) {
     if (status < 200 || status >= 300) return text;
-    throw new ResponseValidationError(
-      [
-        {
-          field: '',
-          path: [],
-          code: 'too_deep',
-          message: `JSON nested more than ${MAX_READ_JSON_DEPTH} levels deep: refused unparsed (the service's answers nest 3 or 4 levels)`,
-        },
-      ],
-      details,
-    );
+    throw new ResponseValidationError([{ field: '', path: [], ...unreadable }], details);
   }
   try {
     return JSON.parse(text);

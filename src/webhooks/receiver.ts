@@ -5,7 +5,7 @@
  * @module
  */
 import { createConsoleLogger, type Logger } from '../logger.js';
-import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../transport/json-depth.js';
+import { unreadableJson } from '../transport/json-depth.js';
 import {
   rememberedWebhookTokens,
   rememberedWebhookTokensVersion,
@@ -481,10 +481,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
     // Parsed, a body of a few hundred KiB nesting `[[[[...` costs tens of MB: refused unparsed.
-    if (nestsDeeperThan(text, MAX_READ_JSON_DEPTH))
-      throw new WebhookPayloadError(
-        `Webhook body is JSON nested more than ${MAX_READ_JSON_DEPTH} levels deep; a delivery nests 3`,
-      );
+    const unreadable = unreadableJson(text);
+    if (unreadable) throw new WebhookPayloadError(`Webhook body refused: ${unreadable.message}`);
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -117,7 +117,10 @@ describe('BullMQ workers, SIGKILL mid-create, redelivery', () => {
       for (let order = 1; order <= ORDERS; order++) {
         await queue.add(
           'book',
-          { orderId: order, input: { start_time: '2026-12-05T19:30:00', adults: 2, first_name: `Guest ${order}` } },
+          {
+            orderId: order,
+            input: { start_time: '2026-12-05T19:30:00', adults: 2, first_name: `Guest ${order}` },
+          },
           { jobId: `order-${order}`, attempts: 30, backoff: { type: 'custom' } },
         );
       }

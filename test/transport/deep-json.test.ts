@@ -19,9 +19,21 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const NINE_MIB = 9 * 1024 * 1024;
 const PEAK_LIMIT_BYTES = 256 * 1024 * 1024;
 
-const bodies: Record<string, string> = {
-  arrays: '['.repeat(NINE_MIB / 2) + ']'.repeat(NINE_MIB / 2),
-  objects: '{"a":'.repeat(Math.floor(NINE_MIB / 6)) + '1' + '}'.repeat(Math.floor(NINE_MIB / 6)),
+/** Each shape's body and the rule its refusal names. */
+const bodies: Record<string, { body: string; rule: RegExp }> = {
+  'nested arrays': {
+    body: '['.repeat(NINE_MIB / 2) + ']'.repeat(NINE_MIB / 2),
+    rule: /JSON nested more than 128 levels deep/,
+  },
+  'nested objects': {
+    body: '{"a":'.repeat(Math.floor(NINE_MIB / 6)) + '1' + '}'.repeat(Math.floor(NINE_MIB / 6)),
+    rule: /JSON nested more than 128 levels deep/,
+  },
+  // Wide instead of deep: three million empty objects peaked at 1.3 GB once parsed.
+  'wide, empty objects': {
+    body: `[${'{},'.repeat(Math.floor(NINE_MIB / 3) - 1)}{}]`,
+    rule: /more than 200000 objects and arrays/,
+  },
 };
 
 interface ChildReport {
@@ -52,7 +64,7 @@ function runClient(url: string): Promise<ChildReport> {
   });
 }
 
-describe('a 9 MiB deeply nested JSON answer', () => {
+describe('a 9 MiB JSON answer built to blow memory', () => {
   let server: HostileServer;
   beforeAll(async () => {
     server = await startHostileServer(createInstantClock());
@@ -60,9 +72,9 @@ describe('a 9 MiB deeply nested JSON answer', () => {
   afterAll(() => server.close());
 
   for (const shape of Object.keys(bodies)) {
-    it(`nested ${shape} is refused as a ResponseValidationError naming the rule, at under 256 MB of peak memory`, async () => {
+    it(`${shape}: refused as a ResponseValidationError naming the rule, at under 256 MB of peak memory`, async () => {
       server.setHandler((_request, tools) => {
-        const body = bodies[shape]!;
+        const { body } = bodies[shape]!;
         tools.response.writeHead(200, {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
@@ -75,7 +87,7 @@ describe('a 9 MiB deeply nested JSON answer', () => {
       );
       expect(report.peakBytes).toBeLessThan(PEAK_LIMIT_BYTES);
       expect(report.name).toBe('ResponseValidationError');
-      expect(report.message).toMatch(/JSON nested more than 128 levels deep/);
+      expect(report.message).toMatch(bodies[shape]!.rule);
     }, 60_000);
   }
 });
