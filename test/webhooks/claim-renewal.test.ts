@@ -24,23 +24,30 @@ it("renews a store's short claim every third of claimTtlMs while the handler run
   try {
     const calls: string[] = [];
     let stillHeld = true;
+    // The delivery's key (a digest of the token) is computed off the event loop, in real time:
+    // the fake clock moves only once the claim is made.
+    let claimed = Promise.withResolvers<void>();
     const renewingStore: DuplicateStore = {
       has: () => false,
       add: () => {},
       claimTtlMs: 300,
       renewsClaims: true,
-      claim: async () => ({
-        status: 'claimed',
-        renew: async () => (calls.push('renew'), stillHeld),
-        complete: async () => void calls.push('complete'),
-        release: async () => void calls.push('release'),
-      }),
+      claim: async () => (
+        claimed.resolve(),
+        {
+          status: 'claimed',
+          renew: async () => (calls.push('renew'), stillHeld),
+          complete: async () => void calls.push('complete'),
+          release: async () => void calls.push('release'),
+        }
+      ),
     };
     const logger = captureLogger();
     // A claim far shorter than the handler time limit is accepted: it is renewed.
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger, duplicateStore: renewingStore });
     receiver.on('*', () => new Promise<void>((resolve) => setTimeout(resolve, 950)));
     const answer = deliver(receiver, 'evt_renewed');
+    await claimed.promise;
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await answer).status).toBe(200);
     // At 100, 200, ... 900 ms; then the completion, and nothing more.
@@ -50,7 +57,9 @@ it("renews a store's short claim every third of claimTtlMs while the handler run
 
     calls.length = 0;
     stillHeld = false;
+    claimed = Promise.withResolvers<void>();
     const lost = deliver(receiver, 'evt_ran_out');
+    await claimed.promise;
     await vi.advanceTimersByTimeAsync(2_000);
     expect((await lost).status).toBe(200);
     expect(calls).toEqual(['renew', 'complete']);
