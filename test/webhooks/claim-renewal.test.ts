@@ -10,6 +10,13 @@ import {
 } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger, reservation, TOKEN } from './helpers.js';
 
+/** A promise and the function that resolves it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
 const deliver = (receiver: { handle(request: Request): Promise<Response> }, id: string) =>
   receiver.handle(
     buildDeliveryRequest(
@@ -26,7 +33,7 @@ it("renews a store's short claim every third of claimTtlMs while the handler run
     let stillHeld = true;
     // The delivery's key (a digest of the token) is computed off the event loop, in real time:
     // the fake clock moves only once the claim is made.
-    let claimed = Promise.withResolvers<void>();
+    let claimed = deferred();
     const renewingStore: DuplicateStore = {
       has: () => false,
       add: () => {},
@@ -57,7 +64,7 @@ it("renews a store's short claim every third of claimTtlMs while the handler run
 
     calls.length = 0;
     stillHeld = false;
-    claimed = Promise.withResolvers<void>();
+    claimed = deferred();
     const lost = deliver(receiver, 'evt_ran_out');
     await claimed.promise;
     await vi.advanceTimersByTimeAsync(2_000);
