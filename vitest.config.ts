@@ -27,6 +27,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/fairness.test.ts',
   'test/redis/priority.test.ts',
   'test/redis/duplicate-store-stalls.test.ts',
+  'test/redis/crash-recovery.test.ts',
 ];
 
 /**

@@ -13,6 +13,7 @@ import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, wellBehaved } from '../support/hostile-server.js';
 import { CLIENT_KINDS, connectionsOf } from './support/clients.js';
+import { startLedgerProcess } from './support/ledger-processes.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
 
 const HOLD_MS = 60_000;
@@ -211,54 +212,8 @@ async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Starts test/redis/support/ledger-process.mjs with `env` (on this file's Redis); `nextLine(match)`
- * takes the first line it printed that matches, waiting up to `timeoutMs` (20 s) for it.
- */
-function startProcess(env: Record<string, string>) {
-  const source = fileURLToPath(new URL('../../src', import.meta.url));
-  const script = fileURLToPath(new URL('./support/ledger-process.mjs', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, SDK_SOURCE: source, REDIS_URL: own.url, ...env },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines: string[] = [];
-  let closed = false;
-  const waiters: (() => void)[] = [];
-  const wake = () => waiters.splice(0).forEach((waiter) => waiter());
-  const reader = createInterface({ input: child.stdout });
-  reader.on('line', (line) => {
-    lines.push(line);
-    wake();
-  });
-  reader.on('close', () => {
-    closed = true;
-    wake();
-  });
-  const nextLine = async (match: (line: string) => boolean, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = lines.find(match);
-      if (found !== undefined) {
-        lines.splice(lines.indexOf(found), 1);
-        return found;
-      }
-      if (Date.now() > deadline || closed)
-        throw new Error(`no such line from the process (${lines.join(' | ')}): ${stderr.slice(-500)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  };
-  const exited = () =>
-    new Promise((resolve) =>
-      child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve),
-    );
-  return { child, nextLine, lines, exited };
-}
+/** Starts test/redis/support/ledger-process.mjs with `env` on this file's Redis. */
+const startProcess = (env: Record<string, string>) => startLedgerProcess(own.url, env);
 
 describe('a holder process frozen past its lease (SIGSTOP)', () => {
   const connect = connectionsOf('ioredis', () => own.url);
