@@ -128,6 +128,15 @@ function isDefinitiveRefusal(error: unknown): boolean {
   );
 }
 
+/** Two refusals with one status: the call itself is refused, whatever it asks. */
+function sameRefusal(first: unknown, second: unknown): boolean {
+  return (
+    isDefinitiveRefusal(first) &&
+    isDefinitiveRefusal(second) &&
+    (first as PartnerApiError).status === (second as PartnerApiError).status
+  );
+}
+
 /** `reservations.create`. */
 export function createReservation(
   context: ResourceContext,
@@ -166,6 +175,20 @@ function announced(
   return result;
 }
 
+/** The key travels in a header, so it must be printable ASCII, and header values lose outer spaces. */
+function checkKey(key: unknown, field: string): string {
+  if (typeof key === 'string' && key.length <= 255 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key))
+    return key;
+  throw new InputValidationError([
+    {
+      field,
+      path: [field],
+      code: 'invalid_string',
+      message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces',
+    },
+  ]);
+}
+
 /** `reservations.findByIdempotencyKey`. */
 export function findReservationByKey(
   context: ResourceContext,
@@ -177,7 +200,7 @@ export function findReservationByKey(
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
-    const result = await lookUpByKey(reads, rid, key, context.transport.call(options));
+    const result = await lookUpByKey(reads, rid, checkKey(key, 'key'), context.transport.call(options));
     if (result.state === 'unknown') throw result.cause;
     return { data: result.state === 'found' ? result.reservation : null, response: null };
   })
@@ -287,22 +310,7 @@ class IdempotentCreate {
     // Checked here too, as the timezone look-up below may spend a request first.
     checkRequestOptions(options ?? {});
     const ownKey = options?.idempotencyKey !== undefined;
-    const key = (this.#key = options?.idempotencyKey ?? crypto.randomUUID());
-    // The key travels in a header, so it must be printable ASCII, and header values lose outer spaces.
-    if (
-      typeof key !== 'string' ||
-      key.length > 255 ||
-      !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)
-    ) {
-      throw new InputValidationError([
-        {
-          field: 'idempotencyKey',
-          path: ['idempotencyKey'],
-          code: 'invalid_string',
-          message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces',
-        },
-      ]);
-    }
+    const key = (this.#key = checkKey(options?.idempotencyKey ?? crypto.randomUUID(), 'idempotencyKey'));
     // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
     const call = (this.#call = this.#transport.call(options));
     const timezone =
@@ -310,7 +318,10 @@ class IdempotentCreate {
         ? checkTimezone(options.timezone, 'timezone')
         : await context.timezoneFor(rid, call);
     const startTime = toServiceStartTime(parsed.start_time, timezone);
-    const start = readStartTime({ start_time: startTime }, timezone);
+    // A restaurant without a timezone gets a local time without offset: read it in UTC, as it was
+    // written, so every worker's fingerprint agrees whatever its host's zone.
+    const zone = timezone ?? 'UTC';
+    const start = readStartTime({ start_time: startTime }, zone);
     const fingerprint = fingerprintOf(rid, parsed, start.toUTC().toISO() ?? startTime);
     this.#digest = await digestOf(fingerprint);
     const body: Record<string, unknown> = { ...parsed, start_time: startTime };
@@ -328,7 +339,7 @@ class IdempotentCreate {
       if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
-          this.#checkSameBooking(earlier.reservation, parsed, start.toMillis(), timezone);
+          this.#checkSameBooking(earlier.reservation, parsed, start.toMillis(), zone);
           return { data: earlier.reservation, response: null };
         }
         if (earlier.state === 'unknown') {
@@ -393,7 +404,8 @@ class IdempotentCreate {
   ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const ledger = context.bookingLedger;
-    const slot = ledgerSlot(context.service, context.partnerId, this.#key);
+    // A UUID names one partner however it is spelt.
+    const slot = ledgerSlot(context.service, context.partnerId.toLowerCase(), this.#key);
     const token = crypto.randomUUID();
     let waitMs = FIRST_WAIT_MS;
     for (;;) {
@@ -403,7 +415,7 @@ class IdempotentCreate {
           fingerprint,
           leaseMs: LEASE_MS,
           now: this.#transport.clock.now(),
-          holdMs: context.ambiguousHoldMs,
+          holdMs: this.#holdMs(),
           fresh,
         }),
       );
@@ -415,8 +427,7 @@ class IdempotentCreate {
           fields: differingFields(entry.fingerprint, fingerprint),
         });
       }
-      if (entry.state === 'booked')
-        return this.#reads.retrieve(this.#rid, entry.reservationId, this.#call).withResponse();
+      if (entry.state === 'booked') return this.#readBooking(entry.reservationId);
       // Held: after an ambiguous end, or a holder that died after sending (its lease lapsed while
       // this call waited). Look the key up rather than repeat the holder's answer: it may show now.
       if (entry.state === 'ambiguous') {
@@ -438,6 +449,23 @@ class IdempotentCreate {
   }
 
   /**
+   * The booking the ledger says the key made. A read that fails is no reason to book again, nor a
+   * refusal of the create: the booking exists, so the create ends ambiguous, nothing sent.
+   */
+  async #readBooking(reservationId: string): Promise<WithResponse<Reservation>> {
+    try {
+      return await this.#reads.retrieve(this.#rid, reservationId, this.#call).withResponse();
+    } catch (error) {
+      if (error instanceof AbortError) throw error;
+      throw this.#ambiguous(
+        `This idempotency key booked reservation ${reservationId}, which could not be read; nothing was sent`,
+        error,
+        0,
+      );
+    }
+  }
+
+  /**
    * Holds the claim (renewed) while `create` runs, then records its outcome for every other create
    * with the key. Before each POST, `fence` renews the claim with the hold a lapse would start
    * (write-ahead: the ledger says "maybe sent" before anything is), and refuses to send when the
@@ -450,10 +478,10 @@ class IdempotentCreate {
     fresh: boolean,
     create: (fence: () => Promise<void>) => Promise<WithResponse<Reservation>>,
   ): Promise<WithResponse<Reservation>> {
-    const { bookingLedger: ledger, ambiguousHoldMs } = this.#context;
+    const ledger = this.#context.bookingLedger;
     const clock = this.#transport.clock;
     // Until when the key is held should this claim lapse now: nothing sent yet, no hold.
-    const until = () => clock.now() + (this.#posted ? LEASE_MS + ambiguousHoldMs : 0);
+    const until = () => clock.now() + (this.#posted ? LEASE_MS + this.#holdMs() : 0);
     const renewal = setInterval(
       () => void ledger.renew(slot, token, LEASE_MS, until()).catch(() => undefined),
       LEASE_MS / 3,
@@ -486,7 +514,7 @@ class IdempotentCreate {
     } catch (error) {
       if (error instanceof AmbiguousCreateError && this.#posted) {
         // The hold the error announced, so a repeat while held carries the same one.
-        const heldUntil = error.holdUntil?.getTime() ?? clock.now() + ambiguousHoldMs;
+        const heldUntil = error.holdUntil?.getTime() ?? clock.now() + this.#holdMs();
         await record(
           { state: 'ambiguous', fingerprint, until: heldUntil },
           Math.max(1, heldUntil - clock.now()),
@@ -585,6 +613,11 @@ class IdempotentCreate {
               { ...where, body: answer },
             );
           }
+          // A service that honours the key answers a repeat with the key's first booking: it is
+          // this create's only when it booked this input.
+          const digest = created.metadata?.[FINGERPRINT_METADATA_KEY];
+          if (context.idempotencyMetadata && typeof digest === 'string' && digest !== this.#digest)
+            throw new IdempotencyKeyReuseError({ idempotencyKey: key, restaurantId: this.#rid, fields: ['(input)'] });
           return created;
         },
         isRetryable: (error) =>
@@ -618,7 +651,9 @@ class IdempotentCreate {
       if (isDefinitiveRefusal(error) && context.idempotencyMetadata && !mayHaveBooked) {
         const look = await this.#lookOverWindow(error, tried);
         if (look.state === 'found') return { data: look.reservation, response: null };
-        if (look.state === 'absent' || isDefinitiveRefusal(look.cause)) throw error;
+        // Reads refused the same way as the create (bad credentials, no such restaurant) tell
+        // nothing was booked either; any other doubt is ambiguous.
+        if (look.state === 'absent' || sameRefusal(look.cause, error)) throw error;
         throw this.#ambiguous(
           `The create was refused (${(error as PartnerApiError).status}) and the look-up by its idempotency key could not tell whether an earlier attempt booked it`,
           look.cause,
@@ -671,8 +706,11 @@ class IdempotentCreate {
     const clock = this.#transport.clock;
     const windowMs = context.createLookupWindowMs;
     const startedAt = clock.now();
-    const search = new KeySearch(this.#reads, this.#rid, this.#key, this.#call);
+    const search = new KeySearch(this.#reads, this.#rid, this.#key, this.#call, true);
     let last: LookUp & { final: boolean } = { state: 'unknown', cause, final: false };
+    // "Absent" counts only from reads spread over the whole window: a deadline that cuts it short
+    // leaves the reads so far too close together to say the booking will not show.
+    let wholeWindow = windowMs === 0;
     for (const share of SETTLE_SCHEDULE) {
       const waitMs = startedAt + share * windowMs - clock.now();
       const left = this.#call.remainingMs();
@@ -690,6 +728,7 @@ class IdempotentCreate {
         }
       }
       last = await search.look();
+      if (share === 1) wholeWindow = true;
       if (last.state === 'found') return last;
       if (last.state === 'unknown' && last.final) break;
     }
@@ -703,7 +742,17 @@ class IdempotentCreate {
         attempts,
       );
     }
+    if (answer.state === 'absent' && !wholeWindow) return { state: 'unknown', cause };
     return answer;
+  }
+
+  /**
+   * How long a key that ended ambiguous is held. With `idempotencyMetadata` off no look-up can
+   * ever tell, so the hold cannot end in a look-up: the key stays held as long as the ledger
+   * remembers bookings, and a repeat never sends it again.
+   */
+  #holdMs(): number {
+    return this.#context.idempotencyMetadata ? this.#context.ambiguousHoldMs : REMEMBER_BOOKING_MS;
   }
 
   /**
@@ -712,8 +761,7 @@ class IdempotentCreate {
    * and found no hold (a look-up that could not tell before the first send) leaves none.
    */
   #ambiguous(message: string, cause: unknown, attempts: number, holdUntil?: number): AmbiguousCreateError {
-    const until =
-      holdUntil ?? (this.#posted ? this.#transport.clock.now() + this.#context.ambiguousHoldMs : undefined);
+    const until = holdUntil ?? (this.#posted ? this.#transport.clock.now() + this.#holdMs() : undefined);
     // No attempt of this call: it sent nothing (an earlier create, a hold, or a look-up left it in doubt).
     return new AmbiguousCreateError(message, {
       idempotencyKey: this.#key,

@@ -60,6 +60,7 @@ async function readPass(
   rid: number | string,
   key: string,
   call: Call,
+  afterSend: boolean,
 ): Promise<Pass> {
   let page = await reads.list(rid, undefined, call);
   const counts: (number | undefined)[] = [];
@@ -67,6 +68,8 @@ async function readPass(
   const ids: string[] = [];
   const seenIds = new Set<string>();
   let duplicate = false;
+  // Whether the list shows `metadata` at all: a list that leaves it out cannot show the key.
+  let showsMetadata = false;
   for (;;) {
     counts.push(page.count);
     sizes.push(page.items.length);
@@ -74,6 +77,9 @@ async function readPass(
       const id = String(reservation.id);
       // A reservation read twice: the list moved between pages, or a page came back under another URL.
       if (seenIds.has(id)) duplicate = true;
+      // After this client's own create may have committed (with its metadata), a list where no
+      // reservation carries any (a list view that drops it) cannot show the key either.
+      if (afterSend ? reservation.metadata != null : reservation.metadata !== undefined) showsMetadata = true;
       seenIds.add(id);
       ids.push(id);
       if (reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key) return { state: 'found', reservation };
@@ -86,6 +92,11 @@ async function readPass(
   const count = counts[0];
   let why: { code: string; message: string } | undefined;
   if (duplicate) why = { code: 'pagination_repeat', message: 'a reservation was listed twice' };
+  else if (ids.length > 0 && !showsMetadata)
+    why = {
+      code: 'list_without_metadata',
+      message: 'no reservation in the list shows its metadata, so the list cannot show the key',
+    };
   else if (!counted && counts.some((each) => each !== undefined))
     why = { code: 'list_without_count', message: 'some pages report no count' };
   else if (counted && !sameCount)
@@ -126,20 +137,23 @@ export class KeySearch {
   readonly #rid: number | string;
   readonly #key: string;
   readonly #call: Call;
+  readonly #afterSend: boolean;
   #last: Extract<Pass, { state: 'read' }> | undefined;
 
-  constructor(reads: ReservationReads, rid: number | string, key: string, call: Call) {
+  /** `afterSend`: this client's create with the key may have committed (see {@link readPass}). */
+  constructor(reads: ReservationReads, rid: number | string, key: string, call: Call, afterSend = false) {
     this.#reads = reads;
     this.#rid = rid;
     this.#key = key;
     this.#call = call;
+    this.#afterSend = afterSend;
   }
 
   /** One more read. `final` says whether another read could change the answer. */
   async look(): Promise<LookUp & { final: boolean }> {
     let pass: Pass;
     try {
-      pass = await readPass(this.#reads, this.#rid, this.#key, this.#call);
+      pass = await readPass(this.#reads, this.#rid, this.#key, this.#call, this.#afterSend);
     } catch (error) {
       this.#last = undefined;
       return { state: 'unknown', cause: error, final: true };

@@ -140,6 +140,8 @@ export function createSecrets(partnerId: string, apiToken: string): Secrets {
     if (typeof value === 'string') return scrubText(value);
     if (typeof value !== 'object' || value === null) return value;
     if (value instanceof Error) return scrubError(value, seen);
+    // A time carries no secret, and a caller reads it as a Date (`AmbiguousCreateError.holdUntil`).
+    if (value instanceof Date) return new Date(value.getTime());
     if (seen.has(value)) return '[Circular]';
     if (depth >= MAX_DEPTH) return '[Truncated]';
     seen.add(value);
