@@ -175,16 +175,23 @@ function announced(
   return result;
 }
 
-/** The key travels in a header, so it must be printable ASCII, and header values lose outer spaces. */
-function checkKey(key: unknown, field: string): string {
-  if (typeof key === 'string' && key.length <= 255 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key))
+/**
+ * An idempotency key as the service can carry it: it travels in a header, so printable ASCII,
+ * without outer spaces (header values lose them), at most `maxLength` characters.
+ */
+export function checkIdempotencyKey(key: unknown, field: string, maxLength = 255): string {
+  if (
+    typeof key === 'string' &&
+    key.length <= maxLength &&
+    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)
+  )
     return key;
   throw new InputValidationError([
     {
       field,
       path: [field],
       code: 'invalid_string',
-      message: 'expected 1 to 255 printable ASCII characters, without leading or trailing spaces',
+      message: `expected 1 to ${maxLength} printable ASCII characters, without leading or trailing spaces`,
     },
   ]);
 }
@@ -200,7 +207,12 @@ export function findReservationByKey(
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
-    const result = await lookUpByKey(reads, rid, checkKey(key, 'key'), context.transport.call(options));
+    const result = await lookUpByKey(
+      reads,
+      rid,
+      checkIdempotencyKey(key, 'key'),
+      context.transport.call(options),
+    );
     if (result.state === 'unknown') throw result.cause;
     return { data: result.state === 'found' ? result.reservation : null, response: null };
   })
@@ -310,7 +322,10 @@ class IdempotentCreate {
     // Checked here too, as the timezone look-up below may spend a request first.
     checkRequestOptions(options ?? {});
     const ownKey = options?.idempotencyKey !== undefined;
-    const key = (this.#key = checkKey(options?.idempotencyKey ?? crypto.randomUUID(), 'idempotencyKey'));
+    const key = (this.#key = checkIdempotencyKey(
+      options?.idempotencyKey ?? crypto.randomUUID(),
+      'idempotencyKey',
+    ));
     // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
     const call = (this.#call = this.#transport.call(options));
     const timezone =
@@ -617,7 +632,11 @@ class IdempotentCreate {
           // this create's only when it booked this input.
           const digest = created.metadata?.[FINGERPRINT_METADATA_KEY];
           if (context.idempotencyMetadata && typeof digest === 'string' && digest !== this.#digest)
-            throw new IdempotencyKeyReuseError({ idempotencyKey: key, restaurantId: this.#rid, fields: ['(input)'] });
+            throw new IdempotencyKeyReuseError({
+              idempotencyKey: key,
+              restaurantId: this.#rid,
+              fields: ['(input)'],
+            });
           return created;
         },
         isRetryable: (error) =>

@@ -34,7 +34,12 @@ import { toServiceStartTime } from '../time.js';
 import { ReservationCreateInput, type Reservation } from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, type ResourceContext } from '../resources/resource.js';
 import type { WaitForConfirmationOptions } from '../resources/reservations.js';
-import { createReservation, findReservationByKey, type ReservationReads } from './idempotent-create.js';
+import {
+  checkIdempotencyKey,
+  createReservation,
+  findReservationByKey,
+  type ReservationReads,
+} from './idempotent-create.js';
 
 /**
  * The `metadata` key under which the new booking names the booking it replaces, so a key reused
@@ -132,18 +137,7 @@ function checkOptions(options: RebookOptions | undefined): {
     );
   const { idempotencyKey: key, confirmationDeadlineMs, signal } = options;
   checkRequestOptions({ signal });
-  if (
-    typeof key !== 'string' ||
-    key.length > MAX_KEY_LENGTH ||
-    // Printable ASCII without outer spaces, as the create's key (it travels in a header).
-    !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key)
-  ) {
-    refuse(
-      'idempotencyKey',
-      'invalid_string',
-      `expected 1 to ${MAX_KEY_LENGTH} printable ASCII characters, without leading or trailing spaces`,
-    );
-  }
+  checkIdempotencyKey(key, 'idempotencyKey', MAX_KEY_LENGTH);
   const deadlineMs = confirmationDeadlineMs ?? DEFAULT_CONFIRMATION_DEADLINE_MS;
   if (!(
     typeof deadlineMs === 'number' &&

@@ -15,7 +15,6 @@ import {
   isIdempotencyKeyReuseError,
   PartnerClient,
   PartnerSdkError,
-  type BookingLedger,
 } from 'restaurant-partner-sdk';
 import {
   HOSTILE_API,
@@ -26,7 +25,7 @@ import {
   type HostileHandler,
   type HostileRequest,
 } from '../support/hostile-server.js';
-import { hostileProofs, settle } from './support/balance.js';
+import { forgetfulLedger, hostileProofs, settle } from './support/balance.js';
 
 const PARTNER_ID = '5b0c9e2a-3d4f-4a1b-8c7d-6e5f4a3b2c1d';
 const API_TOKEN = 'exactly-once-token-7f6e5d4c3b2a';
@@ -40,13 +39,6 @@ const { setUp, expectBalanced, counts } = hostileProofs(
 
 const isList = (request: HostileRequest) =>
   request.method === 'GET' && request.path.endsWith('/reservations/');
-
-/** A ledger that remembers nothing: what a process without a shared ledger sees. */
-const forgetfulLedger: BookingLedger = {
-  claim: async () => undefined,
-  renew: async () => true,
-  settle: async () => undefined,
-};
 
 describe('a 429 answered after the booking was committed (a gateway throttling after forwarding)', () => {
   it('every POST answered 429 after committing: the first booking is found by its key, one POST, one booking, success', async () => {

@@ -12,7 +12,6 @@ import {
   IdempotencyKeyReuseError,
   InputValidationError,
   PartnerSdkError,
-  type BookingLedger,
 } from 'restaurant-partner-sdk';
 import {
   HOSTILE_API,
@@ -23,7 +22,7 @@ import {
   type HostileRequest,
   type HostileTools,
 } from '../support/hostile-server.js';
-import { hostileProofs, settle } from './support/balance.js';
+import { forgetfulLedger, hostileProofs, settle } from './support/balance.js';
 
 const PARTNER_ID = '8d2f4b6a-1c3e-4a5b-9c7d-0e1f2a3b4c5d';
 const API_TOKEN = 'no-holes-token-1a2b3c4d5e6f';
@@ -38,13 +37,6 @@ const { setUp, expectBalanced } = hostileProofs(
 const isList = (request: HostileRequest) =>
   request.method === 'GET' && /\/restaurants\/\d+\/reservations\/$/.test(request.path);
 const posts = (requests: HostileRequest[]) => requests.filter((request) => request.method === 'POST');
-
-/** What another process sees: a ledger that remembers nothing between calls. */
-const anotherProcess: BookingLedger = {
-  claim: async () => undefined,
-  renew: async () => true,
-  settle: async () => undefined,
-};
 
 describe("the README's recipe: a repeat with error.idempotencyKey", () => {
   it('a create without a key gets a 504 and commits 25 s later; the repeat 3 s after the error sends nothing until the booking shows, then returns it', async () => {
@@ -236,7 +228,7 @@ describe('the fingerprint is the booking', () => {
     const booked = await client.reservations.create(1, input, { idempotencyKey: 'order-10' });
     // The restaurant seats five instead of two.
     server.bookings[0]!.body = { ...server.bookings[0]!.body, adults: 5 };
-    const elsewhere = client.withOptions({ bookingLedger: anotherProcess });
+    const elsewhere = client.withOptions({ bookingLedger: forgetfulLedger });
 
     for (const [name, each] of [
       ['this process', client],

@@ -12,7 +12,6 @@ import {
   InputValidationError,
   PartnerClient,
   silentLogger,
-  type BookingLedger,
 } from 'restaurant-partner-sdk';
 import {
   HOSTILE_API,
@@ -21,7 +20,7 @@ import {
   wellBehaved,
   type HostileRequest,
 } from '../support/hostile-server.js';
-import { hostileProofs, settle } from './support/balance.js';
+import { forgetfulLedger, hostileProofs, settle } from './support/balance.js';
 
 const PARTNER_ID = '3c9e1f7a-2b4d-4e6f-8a1c-5d7e9f0a1b2c';
 const API_TOKEN = 'review-attack-token-9z8y7x6w';
@@ -36,13 +35,6 @@ const isList = (request: HostileRequest) =>
   request.method === 'GET' && /\/restaurants\/\d+\/reservations\/$/.test(request.path);
 const isRetrieve = (request: HostileRequest) =>
   request.method === 'GET' && /\/restaurants\/\d+\/reservations\/\d+\/$/.test(request.path);
-
-/** What another process sees: a ledger that remembers nothing between calls. */
-const anotherProcess: BookingLedger = {
-  claim: async () => undefined,
-  renew: async () => true,
-  settle: async () => undefined,
-};
 
 describe('a deadline shorter than the settle window', () => {
   it('deadlineMs 2500, a 429 whose origin commits 1.5 s later: reads cut short by the deadline never count as absent, nothing resent', async () => {
@@ -196,7 +188,7 @@ describe('idempotencyKeyHonoured: true skips the fingerprint check', () => {
     );
     const three = await client.reservations.create(1, { ...input, adults: 3 }, { idempotencyKey: 'order-h' });
     expect(three.adults).toBe(3);
-    const elsewhere = client.withOptions({ bookingLedger: anotherProcess });
+    const elsewhere = client.withOptions({ bookingLedger: forgetfulLedger });
     const two = await settle(() => elsewhere.reservations.create(1, input, { idempotencyKey: 'order-h' }));
     expect(server.bookings).toHaveLength(1);
     expect(

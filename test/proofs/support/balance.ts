@@ -13,6 +13,7 @@ import {
   AmbiguousCreateError,
   PartnerClient,
   PartnerSdkError,
+  type BookingLedger,
   type ClientOptions,
   type Reservation,
 } from 'restaurant-partner-sdk';
@@ -95,3 +96,10 @@ export function hostileProofs(
 
   return { setUp, expectBalanced, counts, servers };
 }
+
+/** What another process (or a restart) sees of the ledger: nothing, between calls. */
+export const forgetfulLedger: BookingLedger = {
+  claim: async () => undefined,
+  renew: async () => true,
+  settle: async () => undefined,
+};
