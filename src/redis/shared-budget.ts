@@ -314,7 +314,10 @@ export class SharedBudget implements RedisRateLimiter {
     const slots = this.#ownSlots;
     if (!slots || (slots.cycle % 2 === 0 && slots.next % 2 !== 0)) {
       if (now >= this.#retryRedisAt) await this.#take();
-      else if (this.#mode === 'recovering' || (this.#clock.known && now < this.#outageSince + LONG_OUTAGE_TRIES * this.#settings.retryRedisAfterMs))
+      else if (
+        this.#mode === 'recovering' ||
+        (this.#clock.known && now < this.#outageSince + LONG_OUTAGE_TRIES * this.#settings.retryRedisAfterMs)
+      )
         // The budget is shared, and every slot belongs to a process pacing alone: wait for Redis
         // (a long outage is another matter: calls must go on, at the fallback rate).
         await this.#sleep(this.#retryRedisAt - now);
@@ -393,9 +396,9 @@ export class SharedBudget implements RedisRateLimiter {
     } else {
       // Granted in Redis, but the caller left meanwhile: nothing goes in this slot.
       this.#reservation = undefined;
-      void this.#runner.run(END, [this.#keys[0]!], [reservation.index, 'unsent', this.#window]).catch(
-        () => undefined,
-      );
+      void this.#runner
+        .run(END, [this.#keys[0]!], [reservation.index, 'unsent', this.#window])
+        .catch(() => undefined);
     }
   }
 

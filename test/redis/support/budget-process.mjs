@@ -28,8 +28,8 @@ import { pathToFileURL } from 'node:url';
 
 const env = process.env;
 // A partner's process does not share its CPU with the service it calls: the proofs run the strict
-// server at a higher priority (a child inherits its parent's), and each partner process back at
-// the priority given here (default 0, the ordinary one), beside whatever else loads the machine.
+// server at a higher priority (a child inherits its parent's), and each partner process at the
+// niceness given here (budget-run.mjs's judgeAbovePartners), beside whatever else loads the machine.
 try {
   setPriority(Number(env.WORKER_NICE ?? 0));
 } catch {
