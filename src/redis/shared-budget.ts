@@ -114,9 +114,9 @@ export class SharedBudget implements RedisRateLimiter {
     const { requestsPerSecond, commandTimeoutMs, retryRedisAfterMs, logger } = settings;
     this.requestsPerSecond = requestsPerSecond;
     const interval = 1000 / requestsPerSecond;
-    // Wider than one process's margin: consecutive slots go to different processes, whose
-    // requests reach the service with independent delays (CPU scheduling, connection state), seen
-    // up to about 30 ms apart on a busy host. 3 % of the interval, at most 30 ms: 97 % at best.
+    // The slots' pace: 3 % over the interval, at most 30 ms (97 % at best). It is not what keeps
+    // requests a window apart at the service (a busy host delays a request by far more): the
+    // chain does (see GO), and pacing alone uses every other slot.
     this.#spacing = Math.max(grantSpacingMs(requestsPerSecond), interval + Math.min(interval * 0.03, 30));
     // How late the head may come for its slot before Redis takes it as missed, or an idle lattice
     // starts again: half the margin the service's window allows.
