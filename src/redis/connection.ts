@@ -80,7 +80,9 @@ function detect(redis: unknown): 'ioredis' | 'node-redis' {
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeoutError(timeoutMs)), timeoutMs);
+    // After a stall of the whole process (a busy host), the timer and the answer are both due:
+    // timers run before the event loop reads sockets, so the answer gets its turn first.
+    timer = setTimeout(() => setImmediate(() => reject(new RedisTimeoutError(timeoutMs))), timeoutMs);
   });
   // The command itself may still answer later (the client keeps it queued); nobody waits for it.
   promise.catch(() => undefined);

@@ -5,23 +5,35 @@
  * The budget is a lattice of slots `anchor + index × spacing` (Redis milliseconds). Each process
  * with calls waiting holds one ticket in a queue (interactive tickets before background ones,
  * each in arrival order). The head ticket reserves the next slot as soon as the slot before it has
- * come, so a reservation is known up to one spacing ahead and the process sends at its slot's time
- * on its own clock. Since slots go in queue order, every process can work out from its last answer
- * which slot would be its own; that is what it uses when Redis stops answering (see the limiter).
+ * come. At its slot the process asks to send ({@link GO}): Redis lets it only once the request of
+ * the slot before has been reported ended ({@link END}) a whole window ago, so two requests reach
+ * the service a window apart however late either left its process (a busy host holds a process
+ * for hundreds of milliseconds). Since slots go in queue order, every process can work out from
+ * its last answer which slot would be its own; that is what it uses when Redis stops answering
+ * (see the limiter).
+ *
+ * The lattice hash also records the chain: `sent`, the last slot granted, `goAt`, when, and
+ * `ended`, when its request was reported ended (absent while it is out). A lattice found empty (the
+ * keys expired, `FLUSHALL`, a restart) assumes a request went just before: its `ended` lies
+ * `ARGV[12]` ms ahead, so the first grant comes a window and that much later.
  * @module
  */
 import { luaScript } from './connection.js';
 
 /**
- * KEYS: the lattice (hash: anchor, last reserved index, end of a recovery), the interactive and
- * the background queue (sorted sets of process ids by expected slot index), the pause flag.
+ * KEYS: the lattice (hash: anchor, last reserved index, end of a recovery, the chain), the
+ * interactive and the background queue (sorted sets of process ids by expected slot index), the
+ * pause flag.
  * ARGV: 1 process id, 2 priority of its head call ('' when none), 3 priority of its next call
  * after the head ('' when none), 4 spacing, 5 the caller's deadline on the Redis clock ('' when
  * unknown), 6 the slot index the caller, pacing alone, would use next ('' when it paces in the
  * shared budget), 7 the anchor it paced on, 8 its cycle (slots between two of its own), 9 how long
- * a recovery lasts, 10 how late a slot may still be used, 11 how long idle keys live, 12 how far
- * to move later slots back when the caller's request is its first (0 otherwise), 13 how long after
- * the slot before it has come the head may reserve its own (time for a late sender to say so).
+ * a recovery lasts, 10 how late a slot may still be used, 11 how long idle keys live, 12 how long
+ * a request sent without Redis's knowledge (before the state was lost, or pacing alone) may still
+ * take to reach the service, 13 how long after the slot before it has come the head may reserve
+ * its own (time for that slot's process to send first), 14 how long ago the caller last sent
+ * without Redis (pacing alone; '' when it has not since its last answer), 15 the service's window
+ * as for {@link GO}.
  *
  * Answers (numbers that may have fractions travel as strings):
  * - `{'reserved', index, anchor, now, total, position, slot}`: the caller's slot is `index`, at `slot`;
@@ -45,12 +57,23 @@ local anchor = tonumber(redis.call('HGET', KEYS[1], 'anchor'))
 local last = tonumber(redis.call('HGET', KEYS[1], 'last'))
 local switch = tonumber(redis.call('HGET', KEYS[1], 'switch')) or 0
 local fresh = anchor == nil or last == nil
+local assumeOut = tonumber(ARGV[12])
+local function fmt(value) return string.format('%.3f', value) end
 if fresh then
   anchor = now
   last = -1
+  -- The state is gone (expired, flushed, a restarted Redis): a request may have been granted just
+  -- before and still be on its way. The first grant waits for it as for any request still out.
+  redis.call('HSET', KEYS[1], 'sent', -1, 'goAt', fmt(now), 'ended', fmt(now + assumeOut))
 end
 local function at(index) return anchor + index * spacing end
-local function fmt(value) return string.format('%.3f', value) end
+if ARGV[14] ~= '' then
+  -- The caller sent without Redis: no grant before that request has reached the service a window ago.
+  local untilAt = now - tonumber(ARGV[14]) + assumeOut + tonumber(ARGV[15])
+  if untilAt > (tonumber(redis.call('HGET', KEYS[1], 'aloneUntil')) or 0) then
+    redis.call('HSET', KEYS[1], 'aloneUntil', fmt(untilAt))
+  end
+end
 local function save()
   redis.call('HSET', KEYS[1], 'anchor', fmt(anchor), 'last', last, 'switch', fmt(switch))
   for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
@@ -88,6 +111,9 @@ if ARGV[6] ~= '' then
     switch = now + tonumber(ARGV[9])
     last = math.ceil((switch - anchor) / spacing) - 1
     redis.call('DEL', interactive, background)
+    -- The slots up to the switch are sent without Redis's knowledge: the queue's first grant
+    -- waits a window after the last of them may have reached the service.
+    redis.call('HSET', KEYS[1], 'sent', last, 'goAt', fmt(at(last)), 'ended', fmt(at(last) + assumeOut))
   end
   if now < switch then
     local claim, cycle = tonumber(ARGV[6]), math.max(1, tonumber(ARGV[8]))
@@ -134,9 +160,6 @@ if slot < now - tolerance then
   slot = now
 end
 last = last + 1
--- A process's first request reaches the service later after its slot (connection set-up) than
--- later ones: the slots after it move back by that much.
-anchor = anchor + tonumber(ARGV[12])
 redis.call('ZREM', interactive, me)
 redis.call('ZREM', background, me)
 if queues[more] then place(queues[more], back(queues[more])) end
@@ -145,16 +168,66 @@ return {'reserved', last, fmt(anchor), fmt(now), total(), position(), fmt(slot)}
 `);
 
 /**
- * Sent by a process whose request left `ARGV[2]` ms after its slot `ARGV[1]` (a busy host can hold a
- * process that long between its slot and its request): the slots not reserved yet move back by as
- * much, so the next request still reaches the service a whole interval after this one.
- * KEYS[1] the lattice.
+ * Asked by a process at its reserved slot: may it send now? KEYS as {@link TAKE}.
+ * ARGV: 1 the slot index, 2 the caller's deadline on the Redis clock ('' when unknown), 3 spacing,
+ * 4 the service's window (ms between two requests as it counts them, with a rounding margin),
+ * 5 how long a request may stay out unreported before it is taken to have reached the service
+ * (its process died or stalled), 6 how long idle keys live.
+ *
+ * Answers:
+ * - `{'go', now, anchor}`: send now. The slot is recorded as sent; its request is out until END.
+ * - `{'hold', now, ms}`: not yet: ask again in `ms` (0: when the request before is reported ended).
+ * - `{'lost', now}`: the slot is no longer the caller's (the state was lost, or a later slot went
+ *   first): ask for a new one.
+ * - `{'paused', ms}`, `{'expired'}`: as for {@link TAKE}.
  */
-export const LATE = luaScript(`
+export const GO = luaScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+if ARGV[2] ~= '' and now > tonumber(ARGV[2]) then return {'expired'} end
+local function fmt(value) return string.format('%.3f', value) end
+local index, spacing, window = tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local anchor = tonumber(redis.call('HGET', KEYS[1], 'anchor'))
 local last = tonumber(redis.call('HGET', KEYS[1], 'last'))
-if last == nil or last ~= tonumber(ARGV[1]) then return 0 end
-local anchor = tonumber(redis.call('HGET', KEYS[1], 'anchor')) + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 'anchor', string.format('%.3f', anchor))
+local sent = tonumber(redis.call('HGET', KEYS[1], 'sent'))
+if anchor == nil or last == nil or sent == nil or index > last or index <= sent then
+  return {'lost', fmt(now)}
+end
+local paused = redis.call('PTTL', KEYS[4])
+if paused > 0 then return {'paused', paused} end
+local ended = tonumber(redis.call('HGET', KEYS[1], 'ended'))
+local earliest
+if ended then
+  earliest = ended + window
+elseif now >= tonumber(redis.call('HGET', KEYS[1], 'goAt')) + tonumber(ARGV[5]) then
+  -- Never reported (its process died or stalled): taken to have reached the service by now.
+  earliest = tonumber(redis.call('HGET', KEYS[1], 'goAt')) + tonumber(ARGV[5]) + window
+else
+  return {'hold', fmt(now), 0}
+end
+local slot = anchor + index * spacing
+local at = math.max(earliest, slot, tonumber(redis.call('HGET', KEYS[1], 'aloneUntil')) or 0)
+if at > now then return {'hold', fmt(now), fmt(at - now)} end
+-- The slots after this one keep their spacing from when it really went.
+anchor = anchor + (now - slot)
+redis.call('HSET', KEYS[1], 'anchor', fmt(anchor), 'sent', index, 'goAt', fmt(now))
+redis.call('HDEL', KEYS[1], 'ended')
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[6])) end
+return {'go', fmt(now), fmt(anchor)}
+`);
+
+/**
+ * Sent by the process of slot `ARGV[1]` when its request ended: answered or failed (it reached
+ * the service by now, if ever), or never sent (`ARGV[2]` is `unsent`: the next may go at once).
+ * ARGV[3] the window, as for {@link GO}. KEYS[1] the lattice.
+ */
+export const END = luaScript(`
+local sent = tonumber(redis.call('HGET', KEYS[1], 'sent'))
+if sent == nil or sent ~= tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'ended') == 1 then return 0 end
+local time = redis.call('TIME')
+local ended = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+if ARGV[2] == 'unsent' then ended = tonumber(redis.call('HGET', KEYS[1], 'goAt')) - tonumber(ARGV[3]) end
+redis.call('HSET', KEYS[1], 'ended', string.format('%.3f', ended))
 return 1
 `);
 

@@ -5,14 +5,17 @@
  * in Redis decides who gets each: every process with calls waiting holds one place in it
  * (interactive calls' places before background ones, each in arrival order), so processes take
  * turns instead of racing, and a guest's booking in one process goes before a sync job in another.
- * The head of the queue reserves the next slot as soon as the slot before it has come, and sends
- * at its slot's time. Each process keeps its own line of waiting calls; only its head is in Redis.
+ * The head of the queue reserves the next slot as soon as the slot before it has come; at its slot
+ * it sends once Redis says the request before it was answered a whole interval ago, so a request
+ * held up in its process (a busy host) never lets the next one crowd it at the service. Each
+ * process keeps its own line of waiting calls; only its head is in Redis.
  *
  * Since slots go in queue order, each process knows from Redis's last answer which slots would be
- * its own. When Redis stops answering (paused, down, restarting), every process sends in those
- * slots on its own: no two meet, and the rate stays whole. When Redis is back, processes keep to
- * those slots until every one of them has found Redis again, then the queue takes over in the
- * order they were in. A command Redis runs after its caller gave up on it changes nothing.
+ * its own. When Redis stops answering (paused, down, restarting), every process sends on its own
+ * in every other of those slots: no two meet, and a whole interval lies between them. When Redis
+ * is back, processes keep to those slots until every one of them has found Redis again, then the
+ * queue takes over in the order they were in. A command Redis runs after its caller gave up on it
+ * changes nothing.
  * @module
  */
 import { consoleLogger, type Logger } from '../logger.js';
@@ -29,7 +32,7 @@ export interface RedisRateLimiterOptions {
   partnerId: string;
   /** The partner's limit. Default 1 (the service's limit). */
   requestsPerSecond?: number;
-  /** Prefix of the two keys the limiter uses. Default `restaurant-partner-sdk:rate:`. */
+  /** Prefix of the four keys the limiter uses (they expire a minute after the last call). Default `restaurant-partner-sdk:rate:`. */
   keyPrefix?: string;
   /** Most calls of this process allowed to wait at once; one more is refused with `RateLimitQueueFullError`. Default 1000. */
   maxQueue?: number;
@@ -38,8 +41,9 @@ export interface RedisRateLimiterOptions {
   /** Longest wait for one Redis command before this process paces on its own. Default 500 ms. */
   commandTimeoutMs?: number;
   /**
-   * This process's own limit while Redis is unreachable: a conservative share of the budget,
-   * since the other processes fall back too. Default a quarter of `requestsPerSecond`.
+   * This process's own limit while Redis is unreachable and it knows no slot of its own (it never
+   * reached Redis, or the outage has lasted ten tries at Redis): a conservative share of the
+   * budget, since the other processes fall back too. Default a quarter of `requestsPerSecond`.
    */
   fallbackRequestsPerSecond?: number;
   /** How often to try Redis again while it is unreachable. Default 1000 ms. */
@@ -58,10 +62,15 @@ export interface RedisRateLimiter extends PacedRateLimiter {
  * Creates a limiter that shares the partner's budget through Redis. Pass it to every
  * `PartnerClient` of the partner, in every process: together they stay within the limit.
  *
+ * Each grant comes with a slot: report the request's end on it (`slot.end('answered')`), as
+ * `PartnerClient` does. The next request of the budget goes a whole interval after that report;
+ * a grant never reported holds the next one up to one and a half intervals.
+ *
  * When Redis is unreachable (down, restarting, too slow), calls keep going: this process paces
- * alone at `fallbackRequestsPerSecond`, logs one warning, and rejoins the shared budget as soon
- * as Redis answers again. No call waits on Redis longer than `commandTimeoutMs`, nor past its own
- * signal.
+ * alone, at half the limit in the slots the queue would have given it (or at
+ * `fallbackRequestsPerSecond` when it knows none), logs one warning, and rejoins the shared budget
+ * as soon as Redis answers again. No call waits on Redis longer than `commandTimeoutMs`, nor past
+ * its own signal.
  *
  * @example
  * ```ts

@@ -1,8 +1,15 @@
 /**
  * One process's side of the shared budget in Redis (see `rate-limiter.ts` for the idea, and
  * `rate-limiter-scripts.ts` for what runs in Redis). It keeps the process's line of waiting calls,
- * asks Redis for its turn on behalf of the head, sends in the slots Redis reserves for it, and
- * paces alone in its own slots while Redis does not answer.
+ * asks Redis for its turn on behalf of the head, sends in the slots Redis reserves for it once
+ * Redis says the request before has ended a window ago, reports when its own request ended, and
+ * paces alone in its own slots, at half the rate, while Redis does not answer.
+ *
+ * Why the chain: a slot is a time on Redis's clock, but a request leaves its process later, and on
+ * a loaded host much later (measured: 40 ms typical, 300 ms at worst between a grant and the answer
+ * beside one CPU-bound process on 2 cores). Two processes' requests whose slots were a spacing
+ * apart then reach the service closer than its window. Counting the window from when the request
+ * before was reported ended (an answer came, so the service had it) holds however late it left.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -12,7 +19,6 @@ import { WaitingLine } from '../transport/waiting-line.js';
 import {
   createRateLimiter,
   grantSpacingMs,
-  idleExtraMs,
   prepareFirstRequest,
   RateLimitQueueFullError,
   serviceWindow,
@@ -20,7 +26,8 @@ import {
 } from '../transport/throttle.js';
 import { createScriptRunner, type RedisClient, type ScriptRunner } from './connection.js';
 import type { RedisRateLimiter } from './rate-limiter.js';
-import { LATE, PAUSE, PEEK, TAKE } from './rate-limiter-scripts.js';
+import { END, GO, PAUSE, PEEK, TAKE } from './rate-limiter-scripts.js';
+import type { RateLimitSlot } from '../transport/rate-limiter.js';
 
 /** The checked options of one shared budget. */
 export interface SharedBudgetSettings {
@@ -42,6 +49,15 @@ export interface SharedBudgetSettings {
  */
 const HEARTBEAT_MS = 250;
 
+/** How often a process whose slot has come asks again while the request before it is still out. */
+const HOLD_POLL_MS = 20;
+
+/** After this many tries at Redis, a process with no slot of its own paces at the fallback rate. */
+const LONG_OUTAGE_TRIES = 10;
+
+/** A grant nobody reports on (pacing alone: Redis is not there to hear it). */
+const UNREPORTED: RateLimitSlot = { end: () => undefined };
+
 /** This process's slots on the lattice (local clock): the next one, and how many slots apart they come. */
 interface OwnSlots {
   anchor: number;
@@ -55,7 +71,14 @@ export class SharedBudget implements RedisRateLimiter {
   readonly #spacing: number;
   readonly #tolerance: number;
   readonly #reserveAfter: number;
-  readonly #idleExtra: number;
+  /** The service's window between two requests, as the chain counts it (a rounding margin on top). */
+  readonly #window: number;
+  /** How long a request granted without Redis's knowledge may still take to reach the service. */
+  readonly #assumeOut: number;
+  /** How long a request may stay out unreported before the next goes (its process died or stalled). */
+  readonly #holdMax: number;
+  /** How late a slot may still be used when pacing alone. */
+  readonly #aloneTolerance: number;
   readonly #recoveryMs: number;
   readonly #keyTtlMs: number;
   readonly #keys: string[];
@@ -63,7 +86,7 @@ export class SharedBudget implements RedisRateLimiter {
   readonly #runner: ScriptRunner;
   /** Paces this process when it knows no slot of its own (Redis never answered, or it had no place in the queue). */
   readonly #local: LocalRateLimiter;
-  readonly #line = new WaitingLine();
+  readonly #line = new WaitingLine<RateLimitSlot>();
   readonly #clock = new RedisClock();
   #serving = false;
   #mode: 'shared' | 'alone' | 'recovering' = 'shared';
@@ -71,6 +94,12 @@ export class SharedBudget implements RedisRateLimiter {
   #freshProcess = true;
   #retryRedisAt = 0;
   #pausedUntil = Number.NEGATIVE_INFINITY;
+  /** Pacing alone sends nothing before this (local clock): what went in the queue has reached the service. */
+  #aloneFrom = Number.NEGATIVE_INFINITY;
+  /** When this process last sent without Redis (local clock), until Redis has heard of it. */
+  #lastAloneGrant: number | undefined;
+  /** When the current outage began (local clock). */
+  #outageSince = 0;
   /** From Redis's last answer: what this process uses when Redis stops answering. */
   #ownSlots: OwnSlots | undefined;
   /** A slot Redis reserved for this process: its index, and when it is on the local clock. */
@@ -85,22 +114,30 @@ export class SharedBudget implements RedisRateLimiter {
     const { requestsPerSecond, commandTimeoutMs, retryRedisAfterMs, logger } = settings;
     this.requestsPerSecond = requestsPerSecond;
     const interval = 1000 / requestsPerSecond;
-    // Wider than one process's margin: consecutive slots go to different processes, whose
-    // requests reach the service with independent delays (CPU scheduling, connection state), seen
-    // up to about 30 ms apart on a busy host. 3 % of the interval, at most 30 ms: 97 % at best.
+    // The slots' pace: 3 % over the interval, at most 30 ms (97 % at best). It is not what keeps
+    // requests a window apart at the service (a busy host delays a request by far more): the
+    // chain does (see GO), and pacing alone uses every other slot.
     this.#spacing = Math.max(grantSpacingMs(requestsPerSecond), interval + Math.min(interval * 0.03, 30));
-    // How late a request may still leave in its slot: half the margin the service's window allows.
+    // How late the head may come for its slot before Redis takes it as missed, or an idle lattice
+    // starts again: half the margin the service's window allows.
     this.#tolerance = Math.max(1, 0.5 * (this.#spacing - interval) * serviceWindow(requestsPerSecond).count);
-    // The head reserves its slot this long after the slot before it has come: time for that
-    // slot's process to say its request left late, so this slot moves back before anyone is told.
+    // The head reserves its slot this long after the slot before it has come.
     this.#reserveAfter = Math.min(this.#spacing / 4, 150);
-    // A process's first request leaves later after its slot than the next ones (its connection is
-    // set up then); the time it takes to leave is reported as lateness, which leaves the connection.
-    this.#idleExtra = Math.min(25, idleExtraMs(requestsPerSecond));
+    // Requests a whole interval apart on the service's clock (it stamps whole milliseconds).
+    this.#window = interval + 2;
+    // Longer than a request was ever seen to take from its grant to its answer on a loaded host
+    // (300 ms beside a CPU-bound process on 2 cores), at most half an interval.
+    this.#assumeOut = Math.min(500, interval / 2);
+    this.#holdMax = this.#assumeOut;
+    // Pacing alone keeps a whole interval between two processes' slots (every other slot):
+    // a timer that much late still leaves most of it.
+    this.#aloneTolerance = Math.min(200, interval / 5);
     // After an outage, processes keep to their own slots until every one of them has had time to
     // find Redis again (each asks every retryRedisAfterMs, each ask bounded by commandTimeoutMs).
     this.#recoveryMs = 2 * retryRedisAfterMs + 2 * commandTimeoutMs + this.#spacing;
-    this.#keyTtlMs = Math.ceil(Math.max(5000, 4 * this.#spacing));
+    // An empty lattice costs the next grant a wait (it may follow a request just sent): the keys
+    // outlive a minute of silence.
+    this.#keyTtlMs = Math.ceil(Math.max(60_000, 4 * this.#spacing));
     // One hash tag, so the keys live on one slot of a Redis Cluster.
     const base = `${settings.keyPrefix}{${settings.partnerId}}`;
     this.#keys = [`${base}:lattice`, `${base}:interactive`, `${base}:background`, `${base}:pause`];
@@ -116,7 +153,7 @@ export class SharedBudget implements RedisRateLimiter {
     this.#line.onEmpty = () => this.#sleeper?.controller.abort();
   }
 
-  acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
+  acquire(acquireOptions: AcquireOptions = {}): Promise<RateLimitSlot> {
     const { signal } = acquireOptions;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const { maxQueue } = this.#settings;
@@ -200,9 +237,15 @@ export class SharedBudget implements RedisRateLimiter {
     return slots.anchor + slots.next * this.#spacing;
   }
 
-  #grantHead(): void {
-    this.#line.grantHead();
+  #grantHead(slot: RateLimitSlot = UNREPORTED): void {
+    this.#line.grantHead(slot);
     this.#freshProcess = false;
+  }
+
+  /** Grants the head without Redis; Redis hears of it with this process's next ask. */
+  #grantAlone(slot: RateLimitSlot = UNREPORTED): void {
+    this.#lastAloneGrant = Date.now();
+    this.#grantHead(slot);
   }
 
   #backInQueue(): void {
@@ -218,10 +261,18 @@ export class SharedBudget implements RedisRateLimiter {
   #enterOutage(error: unknown): void {
     const { retryRedisAfterMs, logger, partnerId } = this.#settings;
     this.#retryRedisAt = Date.now() + retryRedisAfterMs;
+    this.#reservation = undefined;
+    // A request granted in the queue just before may still be on its way (and one more may have
+    // been granted to another process while this one's command was out): nothing goes alone
+    // before they have reached the service a window ago.
+    if (this.#mode === 'shared') {
+      this.#aloneFrom = Date.now() + this.#window + this.#assumeOut;
+      this.#outageSince = Date.now();
+    }
     if (this.#mode === 'shared' && !this.#ownSlots) {
       // No slot of its own known: a command that timed out may still have taken one in Redis, and
-      // a slow moment often passes by the next try; no local grant before one spacing and one retry.
-      this.#local.pause(Math.max(this.#spacing, retryRedisAfterMs));
+      // a slow moment often passes by the next try; no local grant before one window and one retry.
+      this.#local.pause(this.#window + this.#assumeOut + retryRedisAfterMs);
     }
     this.#mode = 'alone';
     // A recovery that was under way is over: this process's own slots are all its own again.
@@ -242,8 +293,7 @@ export class SharedBudget implements RedisRateLimiter {
     head.signal?.addEventListener('abort', onLeave, { once: true });
     const timer = setTimeout(onLeave, Math.max(0, this.#retryRedisAt - Date.now()));
     try {
-      await this.#local.acquire({ signal: stopAt.signal });
-      this.#grantHead();
+      this.#grantAlone(await this.#local.acquire({ signal: stopAt.signal }));
     } catch {
       // The head left, or Redis is worth trying again: the loop decides.
     } finally {
@@ -254,18 +304,28 @@ export class SharedBudget implements RedisRateLimiter {
 
   /**
    * Without Redis: sends in this process's own slots of the lattice, the ones the queue would
-   * have given it, so processes pacing alone never meet and the rate stays whole.
+   * have given it, and only in the even ones: no two processes meet, and a whole interval lies
+   * between two of them however late a request leaves its process. A process that has no such
+   * slot but knows the budget is shared sends nothing until Redis is back; one that never heard
+   * from Redis paces on its own at the fallback rate.
    */
   async #paceAlone(): Promise<void> {
     const now = Date.now();
     const slots = this.#ownSlots;
-    if (!slots) {
+    if (!slots || (slots.cycle % 2 === 0 && slots.next % 2 !== 0)) {
       if (now >= this.#retryRedisAt) await this.#take();
-      else if (this.#mode === 'recovering') await this.#sleep(this.#retryRedisAt - now);
+      else if (
+        this.#mode === 'recovering' ||
+        (this.#clock.known && now < this.#outageSince + LONG_OUTAGE_TRIES * this.#settings.retryRedisAfterMs)
+      )
+        // The budget is shared, and every slot belongs to a process pacing alone: wait for Redis
+        // (a long outage is another matter: calls must go on, at the fallback rate).
+        await this.#sleep(this.#retryRedisAt - now);
       else await this.#serveLocally();
       return;
     }
-    while (this.#slotAt(slots) < now - this.#tolerance) slots.next += slots.cycle;
+    const earliest = Math.max(now - this.#aloneTolerance, this.#aloneFrom);
+    while (this.#slotAt(slots) < earliest || slots.next % 2 !== 0) slots.next += slots.cycle;
     const at = this.#slotAt(slots);
     const { commandTimeoutMs } = this.#settings;
     // Asking Redis can take up to commandTimeoutMs: ask when that cannot make this process miss
@@ -280,27 +340,81 @@ export class SharedBudget implements RedisRateLimiter {
     await this.#sleep((wakeForRedis ? this.#retryRedisAt : at) - now);
     if (wakeForRedis || this.#line.size === 0) return;
     const granted = Date.now();
-    if (granted - at <= this.#tolerance && granted >= this.#pausedUntil) this.#grantHead();
+    if (granted - at <= this.#aloneTolerance && granted >= this.#pausedUntil) this.#grantAlone();
     slots.next += slots.cycle;
   }
 
-  /** Waits for the reserved slot, then grants it to whoever heads the line (a late slot is let go). */
-  async #useReservation({ index, at }: { index: number; at: number }): Promise<void> {
-    await this.#sleep(at - Date.now());
+  /**
+   * Waits for the reserved slot, then asks Redis whether the request before it has ended a
+   * window ago; grants the slot to whoever heads the line once it has, however late that is.
+   */
+  async #useReservation(reservation: { index: number; at: number }): Promise<void> {
+    await this.#sleep(reservation.at - Date.now());
     if (this.#line.size === 0) return;
-    this.#reservation = undefined;
-    const now = Date.now();
-    // A slot come too late for the service's window to absorb is let go: with Redis paused, the
-    // next process would not hear of it, and its request would come less than an interval after.
-    if (now < this.#pausedUntil || now - at > this.#tolerance) return;
-    this.#grantHead();
-    // Once the caller has had its turn to send (its request is written in this turn of the event
-    // loop), a request that left late moves the next slots back, before the next head reserves.
-    setTimeout(() => {
-      const late = Date.now() - at;
-      if (late > this.#tolerance)
-        void this.#runner.run(LATE, [this.#keys[0]!], [index, late.toFixed(3)]).catch(() => undefined);
-    }, 0);
+    if (Date.now() < this.#pausedUntil) {
+      this.#reservation = undefined;
+      return;
+    }
+    const { commandTimeoutMs } = this.#settings;
+    const clock = this.#clock;
+    const sentAt = Date.now();
+    let answer: unknown[];
+    try {
+      answer = (await this.#runner.run(GO, this.#keys, [
+        reservation.index,
+        clock.known ? (clock.toRedis(sentAt) + commandTimeoutMs - 10).toFixed(3) : '',
+        this.#spacing,
+        this.#window,
+        this.#holdMax,
+        this.#keyTtlMs,
+      ])) as unknown[];
+    } catch (error) {
+      this.#enterOutage(error);
+      return;
+    }
+    const receivedAt = Date.now();
+    const kind = String(answer[0]);
+    if (kind === 'expired') {
+      this.#enterOutage(new Error(`Redis ran the command after ${commandTimeoutMs} ms`));
+      return;
+    }
+    if (kind === 'paused') {
+      this.#reservation = undefined;
+      this.#pausedUntil = Math.max(this.#pausedUntil, receivedAt + Number(answer[1]));
+      return;
+    }
+    clock.observe(Number(answer[1]), receivedAt);
+    if (kind === 'lost') {
+      this.#reservation = undefined;
+    } else if (kind === 'hold') {
+      // Redis's wait, counted from when its answer came: no earlier than Redis meant.
+      const ms = Number(answer[2]);
+      reservation.at = receivedAt + (ms > 0 ? ms : HOLD_POLL_MS);
+    } else if (this.#line.size > 0) {
+      this.#reservation = undefined;
+      this.#grantHead(this.#reportTo(reservation.index));
+    } else {
+      // Granted in Redis, but the caller left meanwhile: nothing goes in this slot.
+      this.#reservation = undefined;
+      void this.#runner
+        .run(END, [this.#keys[0]!], [reservation.index, 'unsent', this.#window])
+        .catch(() => undefined);
+    }
+  }
+
+  /** The slot handed to the caller: when its request ends, Redis hears of it and the next may go. */
+  #reportTo(index: number): RateLimitSlot {
+    let reported = false;
+    return {
+      end: (outcome) => {
+        if (reported) return;
+        reported = true;
+        // A report that does not reach Redis holds the next request back (at most #holdMax).
+        void this.#runner
+          .run(END, [this.#keys[0]!], [index, outcome === 'unsent' ? 'unsent' : '', this.#window])
+          .catch(() => undefined);
+      },
+    };
   }
 
   /** Which priority this process's queue place should have once its head is served. */
@@ -336,8 +450,10 @@ export class SharedBudget implements RedisRateLimiter {
         this.#recoveryMs,
         this.#tolerance,
         this.#keyTtlMs,
-        this.#freshProcess ? this.#idleExtra : 0,
+        this.#assumeOut,
         this.#reserveAfter,
+        this.#lastAloneGrant === undefined ? '' : (sentAt - this.#lastAloneGrant).toFixed(3),
+        this.#window,
       ])) as unknown[];
     } catch (error) {
       this.#enterOutage(error);
@@ -345,6 +461,9 @@ export class SharedBudget implements RedisRateLimiter {
     }
     const receivedAt = Date.now();
     const kind = String(answer[0]);
+    // Redis has heard of the requests this process sent alone before this ask.
+    if (kind !== 'expired' && this.#lastAloneGrant !== undefined && this.#lastAloneGrant <= sentAt)
+      this.#lastAloneGrant = undefined;
     if (kind === 'expired')
       this.#enterOutage(new Error(`Redis ran the command after ${commandTimeoutMs} ms`));
     else if (kind === 'paused') {

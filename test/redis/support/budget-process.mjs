@@ -23,9 +23,18 @@
  * bound); {"warn": message} per warning; {"done": {...}} at the end.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 const env = process.env;
+// A partner's process does not share its CPU with the service it calls: the proofs run the strict
+// server at a higher priority (a child inherits its parent's), and each partner process at the
+// niceness given here (budget-run.mjs's judgeAbovePartners), beside whatever else loads the machine.
+try {
+  setPriority(Number(env.WORKER_NICE ?? 0));
+} catch {
+  // Not allowed to change it here: it keeps the parent's.
+}
 const realNow = Date.now.bind(Date);
 const skew = Number(env.SKEW_MS ?? 0);
 if (skew) Date.now = () => realNow() + skew;

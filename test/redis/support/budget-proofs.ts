@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import {
+  judgeAbovePartners,
   runBudgetProcesses,
   serverFigures,
   type ProcessSpec,
@@ -23,27 +24,39 @@ const source = fileURLToPath(new URL('../../../src', import.meta.url));
 export interface ProofWorld {
   redis: TestRedis;
   server: RunningFakeServer;
+  /** The partner processes' niceness: the server (this process) runs at a higher priority. */
+  workerNice: number;
   stop(): Promise<void>;
 }
 
 /** The fake at 1 request/second beside `redis`, its journal long enough for every run of a file. */
-async function startProofWorld(redis: TestRedis): Promise<ProofWorld> {
+async function startProofWorld(redis: TestRedis, workerNice: number): Promise<ProofWorld> {
   const server = await startFakeServer({ rateLimit: 1, journalLimit: 20_000 });
   // The server's own first-request work (in this process) is done before any counted request.
   await fetch(new URL('/api/v1/partnership/profile/', server.url)).then((response) =>
     response.body?.cancel(),
   );
-  return { redis, server, stop: async () => void (await Promise.all([redis.stop(), server.close()])) };
+  return {
+    redis,
+    server,
+    workerNice,
+    stop: async () => void (await Promise.all([redis.stop(), server.close()])),
+  };
 }
 
 /**
  * The proof world of one test file: the Redis `startRedis` starts (the file passes
  * `startRedisServer`, so it shows what it starts) and the fake, started before the file's tests
- * and stopped after them. The object is filled in once they are up.
+ * and stopped after them. The object is filled in once they are up. The server (and Redis, which
+ * this process starts) runs at a higher priority than the partner processes: a remote service
+ * does not share their CPU, and what it records is then the partners' timing, not the machine's.
  */
 export function proofWorldForFile(startRedis: () => Promise<TestRedis>): ProofWorld {
   const world = {} as ProofWorld;
-  beforeAll(async () => void Object.assign(world, await startProofWorld(await startRedis())));
+  beforeAll(async () => {
+    const workerNice = judgeAbovePartners();
+    Object.assign(world, await startProofWorld(await startRedis(), workerNice));
+  });
   afterAll(async () => {
     await world.stop?.();
   });
@@ -71,6 +84,7 @@ export async function runProof(
     baseUrl: world.server.url,
     partner,
     redisUrl: world.redis.url,
+    workerNice: world.workerNice,
     ...options,
   });
   const entries = world.server.fake.requests.filter(

@@ -96,7 +96,11 @@ export function runBudgetProcesses(options: {
   during?: (run: { kill(index: number): void; startedAt: number }) => Promise<void>;
   worker?: string;
   env?: Record<string, string>;
+  workerNice?: number;
 }): Promise<RunResult>;
+
+export function judgeAbovePartners(): number;
+export function startCpuNeighbours(count?: number, nice?: number): { count: number; stop(): void };
 
 export function summarise(reports: ProcessReport[], rate?: number): RunSummary;
 export function serverFigures(

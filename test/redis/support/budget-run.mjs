@@ -5,6 +5,7 @@
  * proofs (processes, faults, fairness, priority).
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism, getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
@@ -23,6 +24,55 @@ function callersOf(spec) {
   return Array.from({ length: spec.callers ?? 3 }, () => caller);
 }
 
+/** How much higher than the partner processes the judging server (this process) runs. */
+const JUDGE_ABOVE = 10;
+
+/**
+ * Puts the strict server (the calling process: its main thread, which answers the requests) at a
+ * higher scheduling priority than the partner processes, as a remote service does not share their
+ * CPU: its record of when each request came is then not the machine's load but the partners'
+ * timing. Raises this process where allowed (root); otherwise the partner processes run lower.
+ * Returns the niceness the partner processes take (budget-process.mjs reads WORKER_NICE).
+ * Call it before starting Redis and the server: what this process starts inherits its priority.
+ */
+let partnersNice;
+export function judgeAbovePartners() {
+  if (partnersNice !== undefined) return partnersNice;
+  const own = getPriority();
+  try {
+    setPriority(Math.max(-20, own - JUDGE_ABOVE));
+    partnersNice = own;
+  } catch {
+    // Not allowed to raise it: the partners go lower instead.
+    partnersNice = Math.min(19, own + JUDGE_ABOVE);
+  }
+  return partnersNice;
+}
+
+/**
+ * Starts `count` CPU-bound neighbours (Node busy loops) at the ordinary priority of the partner
+ * processes, keeping the machine's load above its core count; `stop()` ends them.
+ * @param {number} [count] default one per core, plus one
+ * @param {number} [nice] their niceness (the partners', default 0)
+ */
+export function startCpuNeighbours(count = availableParallelism() + 1, nice = 0) {
+  const hogs = Array.from({ length: count }, () => {
+    const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    try {
+      if (hog.pid !== undefined) setPriority(hog.pid, nice);
+    } catch {
+      // It keeps this process's priority.
+    }
+    return hog;
+  });
+  return {
+    count,
+    stop: () => {
+      for (const hog of hogs) hog.kill('SIGKILL');
+    },
+  };
+}
+
 /**
  * @param {object} options
  * @param {{ dist?: string, source?: string }} options.sdk where the package is (built, or source run under tsx)
@@ -36,6 +86,7 @@ function callersOf(spec) {
  * @param {(run: { kill(index: number): void, startedAt: number }) => Promise<void>} [options.during] runs while the processes do
  * @param {string} [options.worker] another process script speaking the same lines (the bench's Bottleneck side)
  * @param {Record<string, string>} [options.env] more environment for every process
+ * @param {number} [options.workerNice] the processes' niceness (what {@link judgeAbovePartners} returned)
  */
 export async function runBudgetProcesses({
   sdk,
@@ -48,6 +99,7 @@ export async function runBudgetProcesses({
   during,
   worker = defaultWorker,
   env = {},
+  workerNice = 0,
 }) {
   const loader = sdk.dist ? [] : ['--import', 'tsx'];
   const spawnedAt = Date.now();
@@ -67,6 +119,7 @@ export async function runBudgetProcesses({
         RUN_MS: String(runMs),
         RATE: String(rate),
         CALLERS: JSON.stringify(callersOf(spec)),
+        WORKER_NICE: String(workerNice),
         ...env,
       },
     });
