@@ -19,8 +19,9 @@ const PROOF_TIMEOUT_MS = 90_000;
 // 500 ms), waits until whatever the queue granted has reached the service a window ago (1.5 s),
 // then sends in its next even slot (every other slot is left empty while pacing alone: up to
 // 2 s). Under 4.1 s; the rest is load (a process under tsx on a 2-core machine shared by several
-// sessions, beside a CPU-bound one, wakes late).
-const MAX_GAP_MS = 5000;
+// sessions, beside a CPU-bound one, wakes late): one run in five of the lane on such a machine saw
+// 6.4 s after the second of two pauses in a row. The bound is about going on, never about a 429.
+const MAX_GAP_MS = 8000;
 
 const processes = [
   { client: 'ioredis' as const },
@@ -32,7 +33,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const world = proofWorldForFile(startRedisServer);
 
-/** What every fault must leave: every process exited cleanly, no 429, no gap over 5 s, no failed call. */
+/** What every fault must leave: every process exited cleanly, no 429, no gap over 8 s, no failed call. */
 function expectCalm(proof: ProofRun): string {
   const context = describeProof(proof);
   expect(
@@ -152,7 +153,7 @@ describe('processes beside CPU-bound neighbours (real time, strict 1 request per
   // A loaded host holds a process between its grant and its request for hundreds of milliseconds:
   // two processes' requests whose slots were an interval apart would reach the service closer.
   it(
-    'one CPU-bound neighbour: no 429, and the four processes use at least 70 % of the limit',
+    'one CPU-bound neighbour: no 429, and the four processes use at least 80 % of the limit',
     async () => {
       const neighbours = startCpuNeighbours(1);
       try {
@@ -162,7 +163,7 @@ describe('processes beside CPU-bound neighbours (real time, strict 1 request per
         // (load 17); 76 % with a second CPU-bound process beside the lane. Each request goes a
         // second after the one before was answered: the answer's trip and the waits for the CPU
         // come on top of each interval.
-        expect(proof.server.efficiency, context).toBeGreaterThanOrEqual(0.7);
+        expect(proof.server.efficiency, context).toBeGreaterThanOrEqual(0.8);
       } finally {
         neighbours.stop();
       }
