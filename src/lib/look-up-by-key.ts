@@ -78,8 +78,9 @@ async function readPass(
       // A reservation read twice: the list moved between pages, or a page came back under another URL.
       if (seenIds.has(id)) duplicate = true;
       // After this client's own create may have committed (with its metadata), a list where no
-      // reservation carries any (a list view that drops it) cannot show the key either.
-      if (afterSend ? reservation.metadata != null : reservation.metadata !== undefined) showsMetadata = true;
+      // reservation carries any (a list view that drops it) cannot show the key. Before any send,
+      // such a list is a partner's bookings made without metadata: nothing to tell from it.
+      if (!afterSend || reservation.metadata != null) showsMetadata = true;
       seenIds.add(id);
       ids.push(id);
       if (reservation.metadata?.[IDEMPOTENCY_METADATA_KEY] === key) return { state: 'found', reservation };
