@@ -30,7 +30,6 @@ import {
   TimeoutError,
 } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
-import type { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import {
   neverReachedServer,
@@ -45,7 +44,6 @@ import {
   Reservation,
   ReservationCreateInput,
   type ReservationCreateBody,
-  type ReservationListFilters,
 } from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, singleObject, type ResourceContext } from '../resources/resource.js';
 import { ledgerSlot, type BookingLedgerEntry } from './booking-ledger.js';

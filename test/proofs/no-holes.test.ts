@@ -16,7 +16,6 @@ import {
 import {
   HOSTILE_API,
   KEY_FIELD,
-  bookingWire,
   restaurantWire,
   wellBehaved,
   type HostileRequest,

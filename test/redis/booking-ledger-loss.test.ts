@@ -4,9 +4,6 @@
  * longer knows for one hold instead of reading it as new, for every ledger that had seen it, and
  * a holder process frozen (SIGSTOP) past its lease leaves its key held as ambiguous, not free.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BookingLedgerClaim } from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';

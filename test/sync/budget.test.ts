@@ -6,9 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReservationSync, type ReservationSync } from 'restaurant-partner-sdk/sync';
-import { createWorld, type World } from './support/world.js';
+import { createWorld, quietLogger, type World } from './support/world.js';
 
-const quietLogger = { warn: () => undefined, error: () => undefined };
 let world: World;
 let sync: ReservationSync | undefined;
 

@@ -12,9 +12,8 @@ import {
   type ReservationSync,
   type SyncStore,
 } from 'restaurant-partner-sdk/sync';
-import { createWorld, truthOf, type World } from './support/world.js';
+import { createWorld, quietLogger, truthOf, type World } from './support/world.js';
 
-const quietLogger = { warn: () => undefined, error: () => undefined };
 let world: World;
 let syncs: ReservationSync[] = [];
 

@@ -82,3 +82,6 @@ export function truthOf(world: World): Map<string, Reservation> {
   }
   return truth;
 }
+
+/** A logger that says nothing: the sync's warnings are expected in these tests. */
+export const quietLogger = { warn: () => undefined, error: () => undefined };
