@@ -46,6 +46,16 @@ const REDIS = srcFolder(
   'Nothing imports the Redis entry: it is loaded by partners who ask for it (and brings ioredis or redis).',
 );
 const BIN = srcFolder('bin', 'Nothing imports the bin.');
+const CLI = srcFolder('cli', 'Only the bin imports the command line (src/cli).');
+const POSTGRES = srcFolder(
+  'postgres',
+  'Nothing imports the Postgres entry: it is loaded by partners who ask for it (and brings their driver).',
+);
+const OTEL = srcFolder(
+  'otel',
+  'Nothing imports the OpenTelemetry entry: the SDK publishes diagnostics channels; /otel subscribes to them.',
+);
+const ENTRIES = [BIN, CLI, POSTGRES, OTEL];
 
 /** `no-restricted-imports` for the files of one layer: the common patterns plus the layer's own. */
 const layer = (files, patterns, ignores = []) => ({
@@ -84,14 +94,26 @@ export default tseslint.config(
   // ---- Layers ----
   layer(
     ['src/**'],
-    [FAKE, RECEIVER, SYNC, REDIS, BIN],
-    ['src/testing/**', 'src/webhooks/**', 'src/sync/**', 'src/redis/**', 'src/bin/**'],
+    [FAKE, RECEIVER, SYNC, REDIS, ...ENTRIES],
+    [
+      'src/testing/**',
+      'src/webhooks/**',
+      'src/sync/**',
+      'src/redis/**',
+      'src/bin/**',
+      'src/cli/**',
+      'src/postgres/**',
+      'src/otel/**',
+    ],
   ),
-  layer(['src/webhooks/**'], [FAKE, SYNC, REDIS, BIN]),
-  layer(['src/sync/**'], [FAKE, REDIS, BIN]),
-  layer(['src/redis/**'], [FAKE, BIN]),
-  layer(['src/testing/**'], [SYNC, REDIS, BIN]),
-  layer(['src/bin/**'], [SYNC, REDIS]),
+  layer(['src/webhooks/**'], [FAKE, SYNC, REDIS, ...ENTRIES]),
+  layer(['src/sync/**'], [FAKE, REDIS, ...ENTRIES]),
+  layer(['src/redis/**'], [FAKE, ...ENTRIES]),
+  layer(['src/postgres/**'], [FAKE, REDIS, ...ENTRIES]),
+  layer(['src/otel/**'], [FAKE, SYNC, REDIS, BIN, CLI, POSTGRES]),
+  layer(['src/testing/**'], [SYNC, REDIS, ...ENTRIES]),
+  layer(['src/cli/**'], [BIN]),
+  layer(['src/bin/**'], [SYNC, REDIS, POSTGRES, OTEL]),
   {
     files: ['test/**', 'examples/**', 'scripts/**', 'ecosystem-tests/**'],
     rules: {

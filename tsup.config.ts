@@ -10,6 +10,7 @@ export default defineConfig({
     'testing/node': 'src/testing/node.ts',
     'redis/index': 'src/redis/index.ts',
     'sync/index': 'src/sync/index.ts',
+    'bin/restaurant-partner': 'src/bin/restaurant-partner.ts',
     'bin/restaurant-partner-fake': 'src/bin/restaurant-partner-fake.ts',
   },
   format: ['esm'],

@@ -116,7 +116,7 @@ describe('restaurant-partner-fake bin', () => {
       timeout: 10_000,
     });
     expect(result.status).toBe(0);
-    const source = readFileSync(`${root}src/bin/restaurant-partner-fake.ts`, 'utf8');
+    const source = readFileSync(`${root}src/cli/fake.ts`, 'utf8');
     const options = [...source.matchAll(/^\s+'?([a-z-]+)'?: \{ type: '(?:string|boolean)'/gm)].map(
       (match) => match[1]!,
     );

@@ -1,0 +1,126 @@
+/**
+ * `restaurant-partner fake` (alias `restaurant-partner-fake`): the fake service as a standalone
+ * HTTP server (README, "Standalone, for suites in any language").
+ *
+ * Prints ONE JSON line on stdout once listening (`{"url", "partners", "restaurants"}`) so a script
+ * in any language can read the seeded credentials; human-readable logs go to stderr.
+ * It imports the core and the node:http adapter only (never msw, an optional peer dependency).
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { DIALECT_VALUES, parseDialectArguments } from '../testing/backend/dialects.js';
+import { startFakeServer } from '../testing/node.js';
+
+/** `key=a|b` for every dialect key, the default first: written from the table the fake checks with. */
+const dialectHelp = Object.entries(DIALECT_VALUES)
+  .map(([key, values]) => `${key}=${values.join('|')}`)
+  .join(', ');
+
+const usage = `Usage: restaurant-partner fake [--port N] [--host 127.0.0.1] [--seed demo|none]
+                               [--rate-limit RPS|off] [--dialect key=value ...]
+                               [--allow-remote-control] [--allowed-host NAME ...]
+                               [--max-sandboxes N]
+                               [--sandbox-idle-minutes N] [--quiet] [--help]
+
+Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
+Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
+Open /_fake/ui in a browser to act as the restaurant (the simulator page).
+The control API answers loopback callers addressing this server by its own host name, and no page
+of another origin; --allow-remote-control lifts all three guards (it has no credentials).
+The partner API answers under IP addresses and localhost; other host names (a container's
+name, say) must be allowed with --allowed-host NAME (repeatable; .example.test takes its
+subdomains too, * any name), a guard against pages that rebind their own name to this machine.
+--rate-limit takes requests per second per partner, fractions included (2.5), or off.
+POST /_fake/sandboxes creates isolated worlds for parallel suites: at most --max-sandboxes
+(default 50), each ending after --sandbox-idle-minutes without a request (default 15).
+Dialect keys (default first): ${dialectHelp}.`;
+
+function fail(message: string): never {
+  process.stderr.write(`restaurant-partner fake: ${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+/** Runs `restaurant-partner fake` with `args` (the words after the command name). */
+export async function run(args: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        // A fixed default port lets a newcomer paste the README's curl line; --port 0 picks a free one.
+        port: { type: 'string', default: '4010' },
+        host: { type: 'string', default: '127.0.0.1' },
+        seed: { type: 'string', default: 'demo' },
+        'rate-limit': { type: 'string', default: '1' },
+        dialect: { type: 'string', multiple: true, default: [] },
+        'allow-remote-control': { type: 'boolean', default: false },
+        'allowed-host': { type: 'string', multiple: true, default: [] },
+        'max-sandboxes': { type: 'string', default: '50' },
+        'sandbox-idle-minutes': { type: 'string', default: '15' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    fail(`--port must be 0..65535 (got "${values.port}")`);
+  if (values.seed !== 'demo' && values.seed !== 'none')
+    fail(`--seed must be demo or none (got "${values.seed}")`);
+  const rateText = values['rate-limit'];
+  const rateLimit = rateText === 'off' ? false : Number(rateText);
+  if (rateLimit !== false && !(rateLimit > 0 && Number.isFinite(rateLimit)))
+    fail(`--rate-limit must be a positive number or off (got "${rateText}")`);
+  const maxSandboxes = Number(values['max-sandboxes']);
+  if (!Number.isInteger(maxSandboxes) || maxSandboxes < 0 || maxSandboxes > 10_000)
+    fail(`--max-sandboxes must be 0..10000 (got "${values['max-sandboxes']}")`);
+  const idleMinutes = Number(values['sandbox-idle-minutes']);
+  if (!(idleMinutes > 0 && idleMinutes <= 7 * 24 * 60))
+    fail(
+      `--sandbox-idle-minutes must be a positive number of minutes up to a week (got "${values['sandbox-idle-minutes']}")`,
+    );
+  let dialect;
+  try {
+    dialect = parseDialectArguments(values.dialect);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const server = await startFakeServer({
+    port,
+    host: values.host,
+    seed: values.seed,
+    rateLimit,
+    dialect,
+    allowRemoteControl: values['allow-remote-control'],
+    allowedHosts: values['allowed-host'],
+    sandboxes: { max: maxSandboxes, idleTimeoutMs: idleMinutes * 60_000 },
+    logger: values.quiet ? undefined : log,
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // Signals are handled before the start line is printed: a script may stop us as soon as it reads it.
+  const seed = server.fake.describeSeed();
+  process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);
+  log(
+    `restaurant-partner-fake listening on ${server.url} (rate limit ${rateLimit === false ? 'off' : `${rateLimit}/s`}); control API at ${server.url}/_fake/, simulator page at ${server.url}/_fake/ui`,
+  );
+}
