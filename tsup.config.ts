@@ -10,6 +10,8 @@ export default defineConfig({
     'testing/node': 'src/testing/node.ts',
     'redis/index': 'src/redis/index.ts',
     'sync/index': 'src/sync/index.ts',
+    'postgres/index': 'src/postgres/index.ts',
+    'otel/index': 'src/otel/index.ts',
     'bin/restaurant-partner': 'src/bin/restaurant-partner.ts',
     'bin/restaurant-partner-fake': 'src/bin/restaurant-partner-fake.ts',
   },
@@ -22,7 +24,18 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // Every dependency stays external: partners' bundlers dedupe them, and msw must never be bundled.
-  external: [/^node:/, 'zod', 'p-retry', 'luxon', 'msw', 'esbuild'],
+  external: [
+    /^node:/,
+    'zod',
+    'p-retry',
+    'luxon',
+    'msw',
+    'esbuild',
+    'pg',
+    'postgres',
+    /^@electric-sql\//,
+    /^@opentelemetry\//,
+  ],
   // The simulator page's assets (GET /_fake/ui), built for the browser and shipped as files.
   async onSuccess() {
     const assets = await buildSimulatorAssets('src/testing/ui/page');

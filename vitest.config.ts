@@ -11,6 +11,7 @@ const source = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.m
  */
 export const NEEDS_SYSTEM_PROGRAMS = [
   'test/redis/**/*.test.ts',
+  'test/postgres/**/*.test.ts',
   'test/ui/simulator-page.test.ts',
   'test/testing/browser-origin.test.ts',
 ];
@@ -66,7 +67,10 @@ export default defineConfig({
     alias: [
       { find: /^restaurant-partner-sdk$/, replacement: source('index.ts') },
       { find: /^restaurant-partner-sdk\/testing\/node$/, replacement: source('testing/node.ts') },
-      { find: /^restaurant-partner-sdk\/(webhooks|testing|redis|sync)$/, replacement: source('$1/index.ts') },
+      {
+        find: /^restaurant-partner-sdk\/(webhooks|testing|redis|sync|postgres|otel)$/,
+        replacement: source('$1/index.ts'),
+      },
     ],
   },
   test: {
