@@ -36,12 +36,13 @@ try {
     run(npmCommand, [...npmPrefix, 'pack', '--dry-run', '--json', '--silent'], root),
   )[0].files.map((file) => file.path);
   const unexpected = files.filter(
-    (path) => !/^(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path),
+    (path) =>
+      !/^(dist\/|docs\/[^/]+\.md$|examples\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path),
   );
   if (unexpected.length)
     throw new Error(`the tarball holds files a user does not need: ${unexpected.join(', ')}`);
   console.log(
-    `tarball ${tarball}: ${files.length} files, only dist/, README, CHANGELOG, LICENSE and package.json`,
+    `tarball ${tarball}: ${files.length} files, only dist/, docs/, examples/, README, CHANGELOG, LICENSE and package.json`,
   );
 
   writeFileSync(

@@ -171,7 +171,7 @@ function distIsFresh() {
 }
 
 /**
- * Packs the package (building dist/ first through its `prepare` script unless it is fresh), or takes
+ * Packs the package (building dist/ first through its `prepack` script unless it is fresh), or takes
  * the tarball given with --tarball (a release candidate), then installs it.
  */
 function installPackedPackage(givenTarball) {
