@@ -107,6 +107,23 @@ export function noDeliveryWithin(
   );
 }
 
+/**
+ * Which face of the fake a path reaches, after any `/sandboxes/<id>` prefix: `partner` wherever
+ * `/api/v1/partnership/` appears in it (any path prefix, `/_fake/...` included), `control` for
+ * `/_fake` and below, `other` for the rest. `handle` routes by it, and the `node:http` adapter
+ * chooses its guard by it, so no path reaches the partner API under the control API's guard.
+ */
+export function faceOfPath(pathname: string): 'partner' | 'control' | 'other' {
+  let path = pathname;
+  if (path.startsWith(SANDBOX_PREFIX)) {
+    const end = path.indexOf('/', SANDBOX_PREFIX.length);
+    path = end < 0 ? '/' : path.slice(end);
+  }
+  if (path.includes(`${API_ROOT}/`) || path.endsWith(`${API_ROOT}/profile`)) return 'partner';
+  if (path === '/_fake' || path.startsWith('/_fake/')) return 'control';
+  return 'other';
+}
+
 /** The backend behind each fake, for the adapters of this package (never part of the public API). */
 const backends = new WeakMap<FakeService, FakeBackend>();
 
@@ -274,13 +291,14 @@ export class FakeService {
     let partnerId: string | null = null;
     let response: Response;
     try {
-      const apiIndex = path.indexOf(`${API_ROOT}/`);
-      if (apiIndex >= 0 || path.endsWith(`${API_ROOT}/profile`)) {
+      const reached = faceOfPath(path);
+      if (reached === 'partner') {
         face = 'partner';
+        const apiIndex = path.indexOf(`${API_ROOT}/`);
         const rest = apiIndex >= 0 ? path.slice(apiIndex + API_ROOT.length) : '/profile';
         const outcome = await handleApi(backend, request, url, rest, this.#onFakeClock.has(request));
         ({ response, operation, partnerId } = outcome);
-      } else if (path === '/_fake' || path.startsWith('/_fake/')) {
+      } else if (reached === 'control') {
         face = 'control';
         if (context.controlAllowed === false)
           response = errorResponse(
