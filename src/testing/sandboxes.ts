@@ -7,6 +7,7 @@
  */
 import { FakeBackend, type BackendOptions } from './backend/backend.js';
 import { FakeError, invalid } from './backend/fake-error.js';
+import { realClearTimeout, realSetTimeout } from './backend/fake-clock.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
 import { MAX_SANDBOX_RESERVATIONS } from './backend/world-limits.js';
@@ -36,6 +37,8 @@ export class Sandboxes implements SandboxHost {
   readonly #max: number;
   readonly #idleTimeoutMs: number;
   #sweptAt = 0;
+  /** Ends idle sandboxes when no request comes to sweep them (unref'd; cleared on dispose). */
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     options: SandboxOptions,
@@ -99,6 +102,7 @@ export class Sandboxes implements SandboxHost {
     }
     backend.seedNow();
     this.#sandboxes.set(id, { backend, lastUsedAt: performance.now() });
+    this.#armExpiry();
     return this.#describe(id, backend, origin, true);
   }
 
@@ -117,7 +121,28 @@ export class Sandboxes implements SandboxHost {
 
   /** Ends every sandbox (the server stops). */
   dispose(): void {
+    realClearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
     for (const id of [...this.#sandboxes.keys()]) this.remove(id);
+  }
+
+  /**
+   * One timer for the earliest idle end: a sandbox nobody calls any more must still end on time
+   * (its clock, retries and deliveries stop with it), not wait for the next request to sweep it.
+   * A sandbox used since fires the timer early; the sweep then finds nothing and re-arms.
+   */
+  #armExpiry(): void {
+    if (this.#expiryTimer !== undefined || this.#sandboxes.size === 0) return;
+    let earliest = Infinity;
+    for (const sandbox of this.#sandboxes.values()) earliest = Math.min(earliest, sandbox.lastUsedAt);
+    const delay = Math.min(Math.max(0, earliest + this.#idleTimeoutMs - performance.now()) + 1, 2 ** 31 - 1);
+    const timer = realSetTimeout(() => {
+      this.#expiryTimer = undefined;
+      this.#expire();
+      this.#armExpiry();
+    }, delay);
+    (timer as { unref?: () => void }).unref?.();
+    this.#expiryTimer = timer;
   }
 
   #describe(id: string, backend: FakeBackend, origin: string, withData: boolean): Record<string, unknown> {

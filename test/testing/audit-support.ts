@@ -2,13 +2,15 @@
  * The standalone fake as the raw-HTTP audit drives it: a server started in-process on loopback
  * (frozen clock, demo seed, no rate limit unless asked), and requests written byte for byte.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
 import {
   startFakeServer,
   type FakeServerOptions,
   type RunningFakeServer,
 } from 'restaurant-partner-sdk/testing/node';
-import { START, basic } from './helpers.js';
+import { API, START, basic } from './helpers.js';
 import { httpText, rawJson, rawRequest, type RawAnswer } from './raw-http.js';
 
 export const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
@@ -64,4 +66,65 @@ export async function startAudit(options: FakeServerOptions = {}): Promise<Audit
     return { status: answer.status, body: rawJson(answer) };
   };
   return { server, host, send, control };
+}
+
+/** A webhook receiver on loopback: counts what arrives, answers with `status`, or never when `silent`. */
+export interface Receiver {
+  url: string;
+  /** Bodies received, in arrival order. */
+  bodies: string[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(options: { status?: number; silent?: boolean } = {}): Promise<Receiver> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      if (options.silent) return;
+      response.writeHead(options.status ?? 200, { 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    bodies,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Books a table at restaurant 1 of the demo seed (under `prefix`) and answers its id. */
+export async function book(
+  audit: AuditServer,
+  prefix = '',
+  startTime = '2026-12-09T19:00:00',
+): Promise<number> {
+  const answer = await audit.send(
+    'POST',
+    `${prefix}${API}/restaurants/1/reservations/`,
+    { authorization: demoAuth },
+    JSON.stringify({ start_time: startTime, adults: 2 }),
+  );
+  if (answer.status !== 201) throw new Error(`booking failed: ${answer.text}`);
+  return rawJson(answer).id as number;
+}
+
+/** Registers a webhook at `url` for every event (under `prefix`) and answers its id. */
+export async function subscribe(audit: AuditServer, url: string, prefix = ''): Promise<number> {
+  const answer = await audit.send(
+    'POST',
+    `${prefix}${API}/webhooks/`,
+    { authorization: demoAuth },
+    JSON.stringify({ url }),
+  );
+  if (answer.status !== 201) throw new Error(`webhook failed: ${answer.text}`);
+  return rawJson(answer).id as number;
 }
