@@ -73,18 +73,21 @@ export interface Receiver {
   url: string;
   /** Bodies received, in arrival order. */
   bodies: string[];
+  /** How it answers from now on (change it between steps). */
+  mode: { status?: number; silent?: boolean };
   close(): Promise<void>;
 }
 
 export async function startReceiver(options: { status?: number; silent?: boolean } = {}): Promise<Receiver> {
   const bodies: string[] = [];
+  const mode = { ...options };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       bodies.push(Buffer.concat(chunks).toString('utf8'));
-      if (options.silent) return;
-      response.writeHead(options.status ?? 200, { 'content-type': 'application/json' });
+      if (mode.silent) return;
+      response.writeHead(mode.status ?? 200, { 'content-type': 'application/json' });
       response.end('{"ok":true}');
     });
   });
@@ -93,6 +96,7 @@ export async function startReceiver(options: { status?: number; silent?: boolean
   return {
     url: `http://127.0.0.1:${port}/hook`,
     bodies,
+    mode,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
