@@ -316,6 +316,7 @@ export class FakeBackend implements World {
   restore(snapshot: StateCopy): void {
     const state = copies.get(snapshot);
     if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
+    this.deliveries.abortInFlight('the state was restored');
     this.#state = structuredClone(state);
     this.touch();
     this.clock.rearm();
@@ -326,6 +327,7 @@ export class FakeBackend implements World {
    * journal, and the rate limit given at start. The clock and delivery handlers stay.
    */
   reset(): void {
+    this.deliveries.abortInFlight('the fake was reset');
     this.#state = emptyState();
     this.deliveries.setChaos(null);
     this.faults.clear();

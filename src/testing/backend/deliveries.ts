@@ -339,9 +339,17 @@ export class Deliveries implements DueWork {
   /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
   seal(): void {
     this.#sealed = true;
-    for (const controller of this.#inFlight) controller.abort(new Error('the fake was disposed'));
-    this.#inFlight.clear();
+    this.abortInFlight('the fake was disposed');
     this.getState().pendingDeliveries = [];
+  }
+
+  /**
+   * Ends every attempt in flight (the state they belong to is being replaced by a reset or a
+   * restore): none is logged, none retried, and none writes `last_response` into the new state.
+   */
+  abortInFlight(reason: string): void {
+    for (const controller of this.#inFlight) controller.abort(new Error(reason));
+    this.#inFlight.clear();
   }
 
   /** One attempt, within the time limit; undefined when the world was sealed meanwhile (nothing recorded). */
@@ -359,10 +367,13 @@ export class Deliveries implements DueWork {
       webhook.authToken,
     );
     const attemptedAt = this.clock.now();
+    const state = this.getState();
     const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
-    if (this.#sealed) return undefined;
-    // The webhook may have been deleted or the state restored while the attempt was in flight.
-    const current = this.getState().webhooks.get(webhook.id);
+    // Sealed, reset or restored meanwhile: the attempt belonged to a world that is gone, and a
+    // webhook of the new state may carry the same id.
+    if (this.#sealed || this.getState() !== state) return undefined;
+    // The webhook may have been deleted while the attempt was in flight.
+    const current = state.webhooks.get(webhook.id);
     if (current) {
       current.lastUseAt = attemptedAt;
       current.lastResponseStatusCode = outcome.status;
