@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { createFakeService, faceOfPath, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+import { realClearTimeout, realSetTimeout } from '../backend/fake-clock.js';
 import { JsonResponse } from '../http.js';
 import { isSimulatorPath, serveSimulatorPage } from '../ui/serve.js';
 
@@ -34,6 +35,11 @@ export interface FakeServerOptions extends FakeServiceOptions {
    * address (DNS rebinding) is refused, since its requests carry that name as `Host`.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Milliseconds a connection has to send a request's headers (default 10,000): one that sends
+   * nothing at all in that time is closed too, so idle sockets never pile up.
+   */
+  headersTimeoutMs?: number;
 }
 
 /** A running standalone fake. */
@@ -351,8 +357,18 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   };
   server.keepAliveTimeout = 5_000;
   // A client that sends headers or a body slowly holds a socket, never the process: bounded waits.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = Math.max(60_000, headersTimeoutMs);
+  // Node's header timer starts with the first byte: a connection that never sends one would stay
+  // open for ever. Closed once that long has passed with nothing read from it.
+  server.on('connection', (socket: Socket) => {
+    const timer = realSetTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, headersTimeoutMs);
+    timer.unref();
+    socket.once('close', () => realClearTimeout(timer));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
