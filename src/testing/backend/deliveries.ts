@@ -16,6 +16,7 @@ import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../../transport/json-depth
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { DeliveryCursor } from './delivery-cursor.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -108,6 +109,8 @@ export class Deliveries implements DueWork {
   /** Attempts in flight, ended at once when the world is sealed. */
   readonly #inFlight = new Set<AbortController>();
   #sealed = false;
+  /** Marks in the log, for readers that want only what is new. */
+  readonly cursor = new DeliveryCursor();
 
   constructor(
     private readonly getState: () => FakeState,
@@ -477,7 +480,10 @@ export class Deliveries implements DueWork {
   }
 
   #record(entry: DeliveryLogEntry): void {
-    const log = this.getState().deliveries;
+    const state = this.getState();
+    const log = state.deliveries;
+    // Counted before the push: a state's first count starts from the entries it already holds.
+    this.cursor.logged(state);
     log.push(entry);
     // Bounded: the oldest attempts go first once the log is full.
     if (log.length > MAX_DELIVERY_LOG) log.splice(0, log.length - MAX_DELIVERY_LOG);

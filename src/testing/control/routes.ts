@@ -19,6 +19,7 @@ import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
+import { deliveryChanges, MAX_DELIVERY_WAIT_MS } from './delivery-changes.js';
 import { liveState, removeFault } from './live-state.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
@@ -221,6 +222,13 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       await call.backend.clock.runDue();
       return ok(structuredClone(call.backend.state.deliveries));
     },
+  },
+  {
+    method: 'GET',
+    path: '/_fake/deliveries/changes',
+    body: '?after=MARK&event=E&waitMs=MS',
+    does: `the attempts logged after \`after\` (the \`mark\` of an earlier answer; every attempt kept without it), of \`event\` when given, as \`{mark, deliveries}\`; with \`waitMs\` (at most ${MAX_DELIVERY_WAIT_MS}) and nothing new yet, it answers as soon as one is logged`,
+    run: deliveryChanges,
   },
   {
     method: 'GET',
