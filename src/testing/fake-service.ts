@@ -29,6 +29,7 @@ import {
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
 import { seedDemo } from './backend/seed.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
 import { CONTROL_ROUTES, handleControl } from './control/routes.js';
 import { errorResponse, nearestRoute } from './http.js';
 import { SANDBOX_PREFIX, Sandboxes, type SandboxOptions } from './sandboxes.js';
@@ -56,6 +57,11 @@ export interface FakeServiceOptions {
   journalLimit?: number;
   /** Limits of the sandboxes `POST /_fake/sandboxes` creates. */
   sandboxes?: SandboxOptions;
+  /**
+   * Bytes of data one world (this fake, or one sandbox) may hold, and all of them together
+   * (estimated; default 256 MiB and 1 GiB). A write past either is refused with a 409 naming it.
+   */
+  memoryLimits?: MemoryLimits;
 }
 
 /** Per-request facts an adapter knows and the fake cannot (the caller's address, its headers' origin). */
@@ -199,7 +205,16 @@ export class FakeService {
     const seed = options.seed ?? 'none';
     if (seed !== 'demo' && seed !== 'none' && typeof seed !== 'function')
       throw new RangeError(`seed must be "demo", "none" or a function (got "${String(seed)}")`);
+    const memory = resolveMemoryLimits(options.memoryLimits);
     this.#backend = new FakeBackend({
+      memory,
+      // This world and the sandboxes share the server's total.
+      room: {
+        sharedBytes: () => ({
+          held: this.#backend.heldBytes + this.#sandboxes.heldBytes(),
+          limit: memory.totalBytes,
+        }),
+      },
       seed: seed === 'demo' ? seedDemo : typeof seed === 'function' ? () => seed(this) : undefined,
       rateLimit: options.rateLimit,
       dialect: options.dialect,
@@ -214,6 +229,8 @@ export class FakeService {
       deliveries: options.deliveries,
       logger: options.logger,
       seed: seed === 'demo' ? 'demo' : 'none',
+      memory,
+      serverWorldBytes: () => this.#backend.heldBytes,
     });
     this.clock = this.#backend.clock;
     this.dialect = this.#backend.dialect;

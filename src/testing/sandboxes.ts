@@ -11,6 +11,7 @@ import { realClearTimeout, realSetTimeout } from './backend/fake-clock.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
 import { MAX_SANDBOX_RESERVATIONS } from './backend/world-limits.js';
+import type { MemoryLimits } from './backend/memory.js';
 import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';
 import type { SandboxHost } from './control/call.js';
 
@@ -43,7 +44,12 @@ export class Sandboxes implements SandboxHost {
   constructor(
     options: SandboxOptions,
     /** What every sandbox inherits from its server (delivery settings, logger, and its seed as the default). */
-    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'> & { seed: 'demo' | 'none' },
+    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'> & {
+      seed: 'demo' | 'none';
+      memory: Required<MemoryLimits>;
+      /** Bytes the server's own world holds (it shares the server's total with the sandboxes). */
+      serverWorldBytes: () => number;
+    },
   ) {
     this.#max = options.max ?? DEFAULT_MAX_SANDBOXES;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SANDBOX_IDLE_MS;
@@ -93,7 +99,14 @@ export class Sandboxes implements SandboxHost {
         rateLimit: rateLimit as RateLimitSetting,
         dialect: body.dialect as Record<string, never> | undefined,
         // The sandboxes of a server share one pool of reservations, so fifty of them cannot hold fifty fakes' worth.
-        room: { sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld() },
+        room: {
+          sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld(),
+          sharedBytes: () => ({
+            held: this.inherited.serverWorldBytes() + this.heldBytes(),
+            limit: this.inherited.memory.totalBytes,
+          }),
+        },
+        memory: this.inherited.memory,
       });
     } catch (error) {
       // An unknown dialect key or value: the message names the key and the allowed values.
@@ -153,6 +166,13 @@ export class Sandboxes implements SandboxHost {
       controlUrl: `${url}/_fake`,
       ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}),
     };
+  }
+
+  /** Estimated bytes all sandboxes hold together. */
+  heldBytes(): number {
+    let held = 0;
+    for (const sandbox of this.#sandboxes.values()) held += sandbox.backend.heldBytes;
+    return held;
   }
 
   /** Reservations all sandboxes hold together. */

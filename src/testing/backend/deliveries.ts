@@ -17,6 +17,7 @@ import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
 import { DeliveryCursor } from './delivery-cursor.js';
+import { logEntryBytes, pendingDeliveryBytes } from './memory.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -98,6 +99,22 @@ interface AttemptOutcome {
   truncated: boolean;
 }
 
+/** How much of its world's memory the deliveries may take. */
+export interface DeliveryRoom {
+  /** false once the world holds its limit of bytes: new deliveries waiting for an attempt are dropped (logged). */
+  hasRoom(): boolean;
+  /** Bytes the log keeps at most (oldest attempts dropped first). */
+  logBytes: number;
+}
+
+/** Estimated bytes by pending delivery and log entry (each computed once). */
+const sizes = new WeakMap<object, number>();
+const sizeOf = <Item extends object>(item: Item, estimate: (item: Item) => number): number => {
+  let bytes = sizes.get(item);
+  if (bytes === undefined) sizes.set(item, (bytes = estimate(item)));
+  return bytes;
+};
+
 /** The delivery queue and log of one fake. */
 export class Deliveries implements DueWork {
   readonly #handlers = new Map<string, DeliveryHandler>();
@@ -109,6 +126,10 @@ export class Deliveries implements DueWork {
   /** Attempts in flight, ended at once when the world is sealed. */
   readonly #inFlight = new Set<AbortController>();
   #sealed = false;
+  /** The bytes of the queue as last counted. */
+  #queueBytes: { queue: PendingDelivery[]; length: number; bytes: number } | undefined;
+  /** The bytes of each log, kept by `#record`. */
+  readonly #logSums = new WeakMap<DeliveryLogEntry[], number>();
   /** Marks in the log, for readers that want only what is new. */
   readonly cursor = new DeliveryCursor();
 
@@ -117,6 +138,7 @@ export class Deliveries implements DueWork {
     private readonly clock: FakeClock,
     private readonly log: (message: string) => void,
     options: DeliveryOptions = {},
+    private readonly room: DeliveryRoom = { hasRoom: () => true, logBytes: Number.POSITIVE_INFINITY },
   ) {
     this.#retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
@@ -236,12 +258,41 @@ export class Deliveries implements DueWork {
     return deliveries;
   }
 
-  /** Queues a delivery on the fake's clock; a full queue drops it (logged). */
+  /**
+   * Estimated bytes the deliveries waiting for an attempt and the log hold; asked before every
+   * write, so kept up as they grow: the queue only ever grows in place (anything else assigns a
+   * new array), and the log's sum is kept by the one method that writes it.
+   */
+  heldBytes(): number {
+    const state = this.getState();
+    const queue = state.pendingDeliveries;
+    let memo = this.#queueBytes;
+    if (memo?.queue !== queue || memo.length > queue.length)
+      memo = this.#queueBytes = { queue, length: 0, bytes: 0 };
+    for (; memo.length < queue.length; memo.length += 1)
+      memo.bytes += sizeOf(queue[memo.length]!, pendingDeliveryBytes);
+    return memo.bytes + this.#logBytes(state.deliveries);
+  }
+
+  #logBytes(log: DeliveryLogEntry[]): number {
+    let bytes = this.#logSums.get(log);
+    if (bytes === undefined) {
+      bytes = 0;
+      for (const entry of log) bytes += sizeOf(entry, logEntryBytes);
+      this.#logSums.set(log, bytes);
+    }
+    return bytes;
+  }
+
+  /** Queues a delivery on the fake's clock; a full queue, or a world out of memory, drops it (logged). */
   #schedule(state: FakeState, item: PendingDelivery): void {
-    if (state.pendingDeliveries.length >= MAX_PENDING_DELIVERIES) {
+    const full = state.pendingDeliveries.length >= MAX_PENDING_DELIVERIES;
+    if (full || !this.room.hasRoom()) {
       const webhook = state.webhooks.get(item.webhookId);
       if (webhook) {
-        const error = `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`;
+        const error = full
+          ? `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`
+          : 'dropped: the fake holds its limit of bytes (memoryLimits), so no delivery waits for a later attempt';
         this.#record(
           this.#entry(webhook, item, this.clock.now(), {
             status: null,
@@ -484,9 +535,14 @@ export class Deliveries implements DueWork {
     const log = state.deliveries;
     // Counted before the push: a state's first count starts from the entries it already holds.
     this.cursor.logged(state);
+    let bytes = this.#logBytes(log) + sizeOf(entry, logEntryBytes);
     log.push(entry);
-    // Bounded: the oldest attempts go first once the log is full.
-    if (log.length > MAX_DELIVERY_LOG) log.splice(0, log.length - MAX_DELIVERY_LOG);
+    // Bounded: the oldest attempts go first once the log is full, in entries or in bytes.
+    let drop = Math.max(0, log.length - MAX_DELIVERY_LOG);
+    for (let index = 0; index < drop; index += 1) bytes -= sizeOf(log[index]!, logEntryBytes);
+    while (bytes > this.room.logBytes && drop < log.length - 1) bytes -= sizeOf(log[drop++]!, logEntryBytes);
+    if (drop > 0) log.splice(0, drop);
+    this.#logSums.set(log, bytes);
     for (const listener of this.#listeners) listener(entry);
   }
 }
