@@ -74,11 +74,13 @@ export interface Receiver {
   /** Bodies received, in arrival order. */
   bodies: string[];
   /** How it answers from now on (change it between steps). */
-  mode: { status?: number; silent?: boolean };
+  mode: { status?: number; silent?: boolean; delayMs?: () => number };
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: { status?: number; silent?: boolean } = {}): Promise<Receiver> {
+export async function startReceiver(
+  options: { status?: number; silent?: boolean; delayMs?: () => number } = {},
+): Promise<Receiver> {
   const bodies: string[] = [];
   const mode = { ...options };
   const server = createServer((request, response) => {
@@ -87,8 +89,13 @@ export async function startReceiver(options: { status?: number; silent?: boolean
     request.on('end', () => {
       bodies.push(Buffer.concat(chunks).toString('utf8'));
       if (mode.silent) return;
-      response.writeHead(mode.status ?? 200, { 'content-type': 'application/json' });
-      response.end('{"ok":true}');
+      const answer = () => {
+        response.writeHead(mode.status ?? 200, { 'content-type': 'application/json' });
+        response.end('{"ok":true}');
+      };
+      const delay = mode.delayMs?.() ?? 0;
+      if (delay > 0) setTimeout(answer, delay);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

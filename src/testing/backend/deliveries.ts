@@ -91,6 +91,17 @@ async function readCapped(response: Response, cap: number): Promise<{ text: stri
   return { text: new TextDecoder().decode(bytes), truncated };
 }
 
+/** An exchange made, waiting to be recorded. */
+interface SentAttempt {
+  webhook: WebhookRecord;
+  item: PendingDelivery;
+  attemptedAt: number;
+  /** The state it was sent from: a reset or restore since makes it void. */
+  state: FakeState;
+  outcome: AttemptOutcome;
+  body: string;
+}
+
 /** What one attempt came back with. */
 interface AttemptOutcome {
   status: number | null;
@@ -342,14 +353,23 @@ export class Deliveries implements DueWork {
    * answers them in parallel may finish them in any order, as with a real service.
    */
   async #attemptAll(state: FakeState, items: readonly PendingDelivery[]): Promise<void> {
-    await Promise.all(items.map((item) => this.#attemptAndSchedule(state, item)));
+    const sent = items.map((item) => this.#send(state, item));
+    // Logged and retried in the order sent, not the order answered: on a frozen clock a seeded
+    // run logs the same sequence every time, however its receivers' answers race.
+    for (const attempt of sent) this.#settleAndSchedule(state, await attempt);
   }
 
-  async #attemptAndSchedule(state: FakeState, item: PendingDelivery): Promise<void> {
+  /** Sends one delivery, unless its webhook is gone or paused ("Deletion is permanent; no further deliveries are attempted"). */
+  #send(state: FakeState, item: PendingDelivery): Promise<SentAttempt | undefined> {
     const webhook = state.webhooks.get(item.webhookId);
-    // "Deletion is permanent; no further deliveries are attempted"; paused webhooks get nothing either.
-    if (this.#sealed || !webhook || !webhook.is_enabled) return;
-    const entry = await this.#attempt(webhook, item);
+    if (this.#sealed || !webhook || !webhook.is_enabled) return Promise.resolve(undefined);
+    return this.#sendTo(webhook, item);
+  }
+
+  #settleAndSchedule(state: FakeState, attempt: SentAttempt | undefined): void {
+    if (!attempt) return;
+    const { item } = attempt;
+    const entry = this.#settle(attempt);
     // A test delivery is sent once, never retried.
     const delay = item.event === TEST_EVENT ? undefined : this.#retryDelaysMs[item.attempt - 1];
     if (entry && !entry.ok && delay !== undefined && this.getState() === state) {
@@ -387,7 +407,8 @@ export class Deliveries implements DueWork {
       else this.#schedule(state, delivery);
     }
     // A duplicate made by chaos goes out beside the original: the caller waits one time limit at most.
-    await Promise.all(now.map((delivery) => this.#attempt(webhook, delivery)));
+    const sent = now.map((delivery) => this.#sendTo(webhook, delivery));
+    for (const attempt of sent) this.#settle(await attempt);
   }
 
   /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
@@ -406,8 +427,8 @@ export class Deliveries implements DueWork {
     this.#inFlight.clear();
   }
 
-  /** One attempt, within the time limit; undefined when the world was sealed meanwhile (nothing recorded). */
-  async #attempt(webhook: WebhookRecord, item: PendingDelivery): Promise<DeliveryLogEntry | undefined> {
+  /** One exchange, within the time limit (recorded by {@link #settle}). */
+  async #sendTo(webhook: WebhookRecord, item: PendingDelivery): Promise<SentAttempt> {
     const delivery = buildDelivery(
       {
         id: item.eventId,
@@ -423,8 +444,14 @@ export class Deliveries implements DueWork {
     const attemptedAt = this.clock.now();
     const state = this.getState();
     const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
-    // Sealed, reset or restored meanwhile: the attempt belonged to a world that is gone, and a
-    // webhook of the new state may carry the same id.
+    return { webhook, item, attemptedAt, state, outcome, body: delivery.body };
+  }
+
+  /** Records an attempt; undefined (nothing recorded) when its world was sealed, reset or restored meanwhile. */
+  #settle(attempt: SentAttempt | undefined): DeliveryLogEntry | undefined {
+    if (!attempt) return undefined;
+    const { webhook, item, attemptedAt, state, outcome, body } = attempt;
+    // The attempt belonged to a world that is gone, and a webhook of the new state may carry the same id.
     if (this.#sealed || this.getState() !== state) return undefined;
     // The webhook may have been deleted while the attempt was in flight.
     const current = state.webhooks.get(webhook.id);
@@ -433,7 +460,7 @@ export class Deliveries implements DueWork {
       current.lastResponseStatusCode = outcome.status;
       current.lastResponse = isPlainObject(outcome.response) ? outcome.response : null;
     }
-    const entry = this.#entry(webhook, item, attemptedAt, outcome, delivery.body);
+    const entry = this.#entry(webhook, item, attemptedAt, outcome, body);
     this.#record(entry);
     this.log(
       `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,

@@ -209,6 +209,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       }),
   },
   {
+    method: 'POST',
+    path: '/_fake/clock/freeze',
+    body: '{frozen?: boolean}',
+    does: 'stops the clock where it is (`frozen`, default true: time then moves only by `advance` and `set`, so a seeded run replays the same), or lets it follow real time again (`false`)',
+    run: (call) => {
+      const frozen = requireObject(call.body, true).frozen ?? true;
+      if (typeof frozen !== 'boolean') throw invalid({ frozen: ['Expected true or false.'] });
+      call.backend.clock.setFrozen(frozen);
+      call.backend.touch();
+      return ok(clockView(call));
+    },
+  },
+  {
     method: 'GET',
     path: '/_fake/deliveries',
     does: 'the delivery log, oldest first',
