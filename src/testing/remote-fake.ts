@@ -245,7 +245,18 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     link: async (partnerId, restaurantId) => void (await call('POST', 'links', { partnerId, restaurantId })),
     addOtherChannelBooking: (restaurantId, input) =>
       call('POST', `restaurants/${restaurantId}/reservations`, input),
-    allReservations: (restaurantId) => call('GET', `restaurants/${restaurantId}/reservations`),
+    allReservations: async (restaurantId) => {
+      // The route answers in pages (bounded in size); read them until one comes back empty.
+      const all: FakeReservation[] = [];
+      for (;;) {
+        const page = await call<FakeReservation[]>(
+          'GET',
+          `restaurants/${restaurantId}/reservations?offset=${all.length}`,
+        );
+        if (page.length === 0) return all;
+        all.push(...page);
+      }
+    },
     flush: async () => void (await call('POST', 'deliveries/flush')),
     reset: async () => void (await call('POST', 'reset')),
   };

@@ -298,14 +298,23 @@ export class FakeBackend implements World {
 
   /** Every reservation of a restaurant, whatever its channel, by start time then id. */
   allReservations(restaurantId: number): FakeReservation[] {
+    return this.reservationRecords(restaurantId).map((record) => this.fakeReservation(record));
+  }
+
+  /** The records of a restaurant's reservations, by start time then id. */
+  reservationRecords(restaurantId: number): ReservationRecord[] {
     return [...this.#state.reservations.values()]
       .filter((record) => record.restaurantId === restaurantId)
-      .sort((a, b) => a.start - b.start || a.id - b.id)
-      .map((record) => ({
-        ...this.view(record),
-        channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
-        partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
-      }));
+      .sort((a, b) => a.start - b.start || a.id - b.id);
+  }
+
+  /** A reservation as the control API shows it: the partner view, its channel and its partner. */
+  fakeReservation(record: ReservationRecord): FakeReservation {
+    return {
+      ...this.view(record),
+      channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
+      partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
+    };
   }
 
   /** Every restaurant with its configuration and linked partners. */

@@ -20,6 +20,7 @@ import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
 import { deliveryChanges, MAX_DELIVERY_WAIT_MS } from './delivery-changes.js';
+import { RESERVATION_PAGE, reservationPage } from './reservation-pages.js';
 import { liveState, removeFault } from './live-state.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
@@ -90,8 +91,8 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'GET',
     path: '/_fake/state',
-    body: '?reservations=N&deliveries=N',
-    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
+    body: '?reservations=N&deliveries=N&bytes=N',
+    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`), the two lists within 1 MiB of JSON together unless `?bytes=N` (at most 16 MiB; `leftOutForSize` counts what the size left out); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
     run: liveState,
   },
   {
@@ -124,11 +125,12 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'GET',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    does: 'every reservation of the restaurant, every channel, with `channel` and `partnerId`',
+    body: '?offset=N&limit=N',
+    does: `every reservation of the restaurant, every channel, with \`channel\` and \`partnerId\`, by start time, in pages: a JSON array of at most \`limit\` (${RESERVATION_PAGE.defaultLimit} unless given, at most ${RESERVATION_PAGE.maxLimit}) and ${RESERVATION_PAGE.maxBytes / (1024 * 1024)} MiB, \`Link: <...>; rel="next"\` while more follow, \`X-Total-Count\``,
     run: (call) => {
       const restaurantId = id(call.params.restaurantId);
       if (!call.backend.state.restaurants.has(restaurantId)) throw notFound(`No restaurant ${restaurantId}.`);
-      return ok(call.backend.allReservations(restaurantId));
+      return reservationPage(call, call.backend, restaurantId);
     },
   },
   {
