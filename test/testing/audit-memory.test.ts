@@ -130,3 +130,52 @@ describe('memory bounded in bytes', () => {
     );
   });
 });
+
+describe('what webhooks keep counts too', () => {
+  it("the answers webhooks keep as last_response count against the world's bytes", async () => {
+    audit = await startAudit({ memoryLimits: { worldBytes: 1 * MiB } });
+    // A receiver whose answer is 8 KiB of JSON: each webhook keeps it as last_response.
+    const { createServer } = await import('node:http');
+    const big = JSON.stringify({ note: 'y'.repeat(8000) });
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(big));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+    try {
+      // Eight partners with twenty webhooks each: 160 answers of 8 KiB kept, over 1 MiB.
+      let refusedAt: number | undefined;
+      for (let partner = 0; partner < 8 && refusedAt === undefined; partner += 1) {
+        const added = await audit.control('POST', 'partners', { name: `P${partner}` });
+        const auth = `Basic ${Buffer.from(`${added.body.partnerId}:${added.body.apiToken}`).toString('base64')}`;
+        for (let index = 0; index < 20; index += 1) {
+          const created = await audit.send(
+            'POST',
+            `${API}/webhooks/`,
+            { authorization: auth },
+            JSON.stringify({ url }),
+          );
+          const id = rawJson(created).id as number;
+          await audit.send('POST', `${API}/webhooks/${id}/test/`, { authorization: auth });
+        }
+        const booking = await audit.send(
+          'POST',
+          `${API}/restaurants/1/reservations/`,
+          { authorization: demoAuth },
+          JSON.stringify({
+            start_time: `2026-12-${String(10 + partner).padStart(2, '0')}T19:00:00`,
+            adults: 2,
+          }),
+        );
+        if (booking.status === 409) refusedAt = partner;
+      }
+      expect(refusedAt).toBeDefined();
+      // Counted at about three times their text (parsed JSON): some forty-three fit, not the first twenty alone.
+      expect(refusedAt!).toBeGreaterThanOrEqual(1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

@@ -139,6 +139,8 @@ export class Deliveries implements DueWork {
   #sealed = false;
   /** The bytes of the queue as last counted. */
   #queueBytes: { queue: PendingDelivery[]; length: number; bytes: number } | undefined;
+  /** Bytes of the `last_response` each webhook keeps (up to 8 KiB of JSON each), by state. */
+  readonly #lastResponses = new WeakMap<FakeState, { byWebhook: Map<number, number>; sum: number }>();
   /** The bytes of each log, kept by `#record`. */
   readonly #logSums = new WeakMap<DeliveryLogEntry[], number>();
   /** Marks in the log, for readers that want only what is new. */
@@ -282,7 +284,16 @@ export class Deliveries implements DueWork {
       memo = this.#queueBytes = { queue, length: 0, bytes: 0 };
     for (; memo.length < queue.length; memo.length += 1)
       memo.bytes += sizeOf(queue[memo.length]!, pendingDeliveryBytes);
-    return memo.bytes + this.#logBytes(state.deliveries);
+    return memo.bytes + this.#logBytes(state.deliveries) + (this.#lastResponses.get(state)?.sum ?? 0);
+  }
+
+  /** Counts what a webhook's `last_response` now holds (a parsed answer: about three times its text). */
+  #countLastResponse(state: FakeState, webhookId: number, response: Record<string, unknown> | null): void {
+    let counted = this.#lastResponses.get(state);
+    if (!counted) this.#lastResponses.set(state, (counted = { byWebhook: new Map(), sum: 0 }));
+    const bytes = response === null ? 0 : 3 * JSON.stringify(response).length;
+    counted.sum += bytes - (counted.byWebhook.get(webhookId) ?? 0);
+    counted.byWebhook.set(webhookId, bytes);
   }
 
   #logBytes(log: DeliveryLogEntry[]): number {
@@ -459,6 +470,7 @@ export class Deliveries implements DueWork {
       current.lastUseAt = attemptedAt;
       current.lastResponseStatusCode = outcome.status;
       current.lastResponse = isPlainObject(outcome.response) ? outcome.response : null;
+      this.#countLastResponse(state, current.id, current.lastResponse);
     }
     const entry = this.#entry(webhook, item, attemptedAt, outcome, body);
     this.#record(entry);
