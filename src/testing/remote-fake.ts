@@ -266,17 +266,24 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
 async function describeWorld(url: string): Promise<SeedDescription> {
   const root = url.replace(/\/+$/, '');
   const route = 'state?reservations=0&deliveries=0';
+  // Credentials in the URL (user:password@) never reach the message.
+  const shown = root.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
   const notAFake = (what: string) =>
     new FakeError(
       502,
-      `${root} is not a restaurant-partner fake: GET ${root}/_fake/state ${what}. Give the URL the fake printed when it started (or a sandbox's url).`,
+      `${shown} is not a restaurant-partner fake: GET ${shown}/_fake/state ${what}. Give the URL the fake printed when it started (or a sandbox's url).`,
       { code: 'not_a_fake' },
     );
   let state: unknown;
   try {
     state = await control<unknown>(`${root}/_fake`, 'GET', route);
   } catch (error) {
-    if (!(error instanceof FakeError)) throw notAFake(`failed: ${String(error)}`);
+    // Named by its kind and code only (ECONNREFUSED): a fetch message may repeat the URL, credentials included.
+    if (!(error instanceof FakeError)) {
+      const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+      const code = typeof cause?.code === 'string' ? ` ${cause.code}` : '';
+      throw notAFake(`failed (${error instanceof Error ? error.name : 'error'}${code})`);
+    }
     // A fake's refusal (its guard's 403, a deleted sandbox's 404) says why in its own words; any
     // other server's error answer carries none, and the generic detail is left.
     if (error.detail !== `GET ${root}/_fake/${route} answered ${error.status}`) throw error;

@@ -128,6 +128,12 @@ it('connectFake on a server that is not a fake fails at connect, naming the URL'
     expect(refused, answer.body).toBeInstanceOf(FakeError);
     expect(refused).toMatchObject({ code: 'not_a_fake' });
     expect((refused as FakeError).message).toContain(`${url} is not a restaurant-partner fake`);
+    // Credentials written into the URL never reach the message.
+    const withSecret = await connectFake(url.replace('http://', 'http://user:s3cret-token@')).catch(
+      (error: unknown) => error,
+    );
+    expect(withSecret).toMatchObject({ code: 'not_a_fake' });
+    expect(String((withSecret as FakeError).message)).not.toContain('s3cret-token');
     other.close();
   }
 });
