@@ -29,6 +29,7 @@ import {
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
 import { seedDemo } from './backend/seed.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
 import { CONTROL_ROUTES, handleControl } from './control/routes.js';
 import { errorResponse, nearestRoute } from './http.js';
 import { SANDBOX_PREFIX, Sandboxes, type SandboxOptions } from './sandboxes.js';
@@ -56,6 +57,11 @@ export interface FakeServiceOptions {
   journalLimit?: number;
   /** Limits of the sandboxes `POST /_fake/sandboxes` creates. */
   sandboxes?: SandboxOptions;
+  /**
+   * Bytes of data one world (this fake, or one sandbox) may hold, and all of them together
+   * (estimated; default 256 MiB and 1 GiB). A write past either is refused with a 409 naming it.
+   */
+  memoryLimits?: MemoryLimits;
 }
 
 /** Per-request facts an adapter knows and the fake cannot (the caller's address, its headers' origin). */
@@ -105,6 +111,23 @@ export function noDeliveryWithin(
     `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`,
     { code: 'timeout' },
   );
+}
+
+/**
+ * Which face of the fake a path reaches, after any `/sandboxes/<id>` prefix: `partner` wherever
+ * `/api/v1/partnership/` appears in it (any path prefix, `/_fake/...` included), `control` for
+ * `/_fake` and below, `other` for the rest. `handle` routes by it, and the `node:http` adapter
+ * chooses its guard by it, so no path reaches the partner API under the control API's guard.
+ */
+export function faceOfPath(pathname: string): 'partner' | 'control' | 'other' {
+  let path = pathname;
+  if (path.startsWith(SANDBOX_PREFIX)) {
+    const end = path.indexOf('/', SANDBOX_PREFIX.length);
+    path = end < 0 ? '/' : path.slice(end);
+  }
+  if (path.includes(`${API_ROOT}/`) || path.endsWith(`${API_ROOT}/profile`)) return 'partner';
+  if (path === '/_fake' || path.startsWith('/_fake/')) return 'control';
+  return 'other';
 }
 
 /** The backend behind each fake, for the adapters of this package (never part of the public API). */
@@ -182,7 +205,16 @@ export class FakeService {
     const seed = options.seed ?? 'none';
     if (seed !== 'demo' && seed !== 'none' && typeof seed !== 'function')
       throw new RangeError(`seed must be "demo", "none" or a function (got "${String(seed)}")`);
+    const memory = resolveMemoryLimits(options.memoryLimits);
     this.#backend = new FakeBackend({
+      memory,
+      // This world and the sandboxes share the server's total.
+      room: {
+        sharedBytes: () => ({
+          held: this.#backend.heldBytes + this.#sandboxes.heldBytes(),
+          limit: memory.totalBytes,
+        }),
+      },
       seed: seed === 'demo' ? seedDemo : typeof seed === 'function' ? () => seed(this) : undefined,
       rateLimit: options.rateLimit,
       dialect: options.dialect,
@@ -197,6 +229,8 @@ export class FakeService {
       deliveries: options.deliveries,
       logger: options.logger,
       seed: seed === 'demo' ? 'demo' : 'none',
+      memory,
+      serverWorldBytes: () => this.#backend.heldBytes,
     });
     this.clock = this.#backend.clock;
     this.dialect = this.#backend.dialect;
@@ -274,13 +308,14 @@ export class FakeService {
     let partnerId: string | null = null;
     let response: Response;
     try {
-      const apiIndex = path.indexOf(`${API_ROOT}/`);
-      if (apiIndex >= 0 || path.endsWith(`${API_ROOT}/profile`)) {
+      const reached = faceOfPath(path);
+      if (reached === 'partner') {
         face = 'partner';
+        const apiIndex = path.indexOf(`${API_ROOT}/`);
         const rest = apiIndex >= 0 ? path.slice(apiIndex + API_ROOT.length) : '/profile';
         const outcome = await handleApi(backend, request, url, rest, this.#onFakeClock.has(request));
         ({ response, operation, partnerId } = outcome);
-      } else if (path === '/_fake' || path.startsWith('/_fake/')) {
+      } else if (reached === 'control') {
         face = 'control';
         if (context.controlAllowed === false)
           response = errorResponse(

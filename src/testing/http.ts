@@ -143,6 +143,13 @@ function tooLarge(): FakeError {
   });
 }
 
+/**
+ * Bytes a text takes in UTF-8, at most: its length when all ASCII, else three bytes a UTF-16
+ * unit (a bound that needs no encoding; answers are budgeted with it).
+ */
+export const utf8Bound = (text: string): number =>
+  /[^\u0000-\u007f]/.test(text) ? 3 * text.length : text.length;
+
 /** Levenshtein distance, for naming the nearest route of a path no route matches. */
 function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);

@@ -44,6 +44,7 @@ export type {
   RemoteSandbox,
 } from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
+export type { MemoryLimits } from './backend/memory.js';
 export {
   createClockRateLimiter,
   type ClockRateLimiter,

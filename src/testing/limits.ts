@@ -20,6 +20,7 @@ import {
   MAX_LATENCY_MS,
 } from './backend/faults.js';
 import { DEFAULT_JOURNAL_LIMIT } from './backend/journal.js';
+import { DEFAULT_TOTAL_BYTES, DEFAULT_WORLD_BYTES, DELIVERY_LOG_SHARE } from './backend/memory.js';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_PROFILE_NAME_LENGTH,
@@ -40,6 +41,7 @@ export interface FakeLimit {
 }
 
 const characters = (count: number) => `${count.toLocaleString('en')} characters`;
+const mebibytes = (bytes: number) => `${(bytes / (1024 * 1024)).toLocaleString('en')} MiB`;
 
 export const FAKE_LIMITS: readonly FakeLimit[] = [
   {
@@ -125,7 +127,7 @@ export const FAKE_LIMITS: readonly FakeLimit[] = [
   { applies: "the fake's clock", limit: 'up to 9999-12-31T23:59:59.999Z', from: 'fake' },
   {
     applies: 'delivery log / request journal',
-    limit: `the latest ${MAX_DELIVERY_LOG.toLocaleString('en')} attempts / ${DEFAULT_JOURNAL_LIMIT} requests (\`journalLimit\`), oldest dropped first`,
+    limit: `the latest ${MAX_DELIVERY_LOG.toLocaleString('en')} attempts, within 1/${1 / DELIVERY_LOG_SHARE} of the world's bytes (16 MiB by default) / ${DEFAULT_JOURNAL_LIMIT} requests (\`journalLimit\`), oldest dropped first`,
     from: 'fake',
   },
   {
@@ -136,6 +138,11 @@ export const FAKE_LIMITS: readonly FakeLimit[] = [
   {
     applies: 'reservations / partners / restaurants in one fake',
     limit: `${world.MAX_RESERVATIONS.toLocaleString('en')} / ${world.MAX_PARTNERS.toLocaleString('en')} / ${world.MAX_RESTAURANTS.toLocaleString('en')}; one more is refused (409 \`limit_reached\`)`,
+    from: 'fake',
+  },
+  {
+    applies: 'data one world holds (the fake, or one sandbox) / all worlds of one server together',
+    limit: `${mebibytes(DEFAULT_WORLD_BYTES)} / ${mebibytes(DEFAULT_TOTAL_BYTES)} (\`memoryLimits\`), estimated: a small booking about 2 kB, one at the largest field sizes up to 380 kB; a write beyond is refused (409 \`limit_reached\` naming the limit), and a delivery waiting for a retry is dropped and logged`,
     from: 'fake',
   },
   {

@@ -67,7 +67,8 @@ export interface RemoteFake {
   setRateLimit(setting: RateLimitSetting): Promise<void>;
   /**
    * Resolves with the first answered delivery attempt of `event` that no earlier call returned,
-   * polling the delivery log; rejects with a `FakeError` (408) after `timeoutMs` (default 5000).
+   * waiting on the server for new attempts (each read once, never the whole log again); rejects
+   * with a `FakeError` (408) after `timeoutMs` (default 5000).
    */
   waitForDelivery(event: EventType | 'TEST', options?: WaitForDeliveryOptions): Promise<DeliveryLogEntry>;
   /** The delivery log, oldest first. */
@@ -103,8 +104,8 @@ export interface CreateSandboxOptions {
   dialect?: Partial<Dialect>;
 }
 
-/** How often `waitForDelivery` reads the delivery log. */
-const DELIVERY_POLL_MS = 25;
+/** The longest one look at the delivery log waits on the server (within its own bound, 30 s). */
+const DELIVERY_WAIT_SLICE_MS = 25_000;
 
 /** One control call: JSON in, JSON out; a refusal is the same `FakeError` the in-process fake throws. */
 async function control<Answer>(
@@ -212,9 +213,17 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     async waitForDelivery(event, options = {}) {
       const timeoutMs = options.timeoutMs ?? 5000;
       const deadline = performance.now() + timeoutMs;
+      // The first look reads the attempts of this event already logged (one may be unclaimed);
+      // each next one waits on the server and reads only what was logged after the last mark.
+      const seen: DeliveryLogEntry[] = [];
+      let query = `event=${encodeURIComponent(event)}&waitMs=0`;
       for (;;) {
-        const log = await call<DeliveryLogEntry[]>('GET', 'deliveries');
-        const found = log.find(
+        const changes = await call<{ mark: string; deliveries: DeliveryLogEntry[] }>(
+          'GET',
+          `deliveries/changes?${query}`,
+        );
+        seen.push(...changes.deliveries);
+        const found = changes.deliveries.find(
           (entry) =>
             entry.event === event &&
             entry.status !== null &&
@@ -224,12 +233,9 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
           claimed.add(`${found.eventId} ${found.webhookId} ${found.attempt}`);
           return found;
         }
-        if (performance.now() >= deadline) {
-          throw noDeliveryWithin(event, timeoutMs, log);
-        }
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.min(DELIVERY_POLL_MS, Math.max(0, deadline - performance.now()))),
-        );
+        if (performance.now() >= deadline) throw noDeliveryWithin(event, timeoutMs, seen);
+        const waitMs = Math.min(DELIVERY_WAIT_SLICE_MS, Math.max(1, Math.ceil(deadline - performance.now())));
+        query = `after=${encodeURIComponent(changes.mark)}&waitMs=${waitMs}`;
       }
     },
     deliveries: () => call('GET', 'deliveries'),
@@ -239,7 +245,18 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     link: async (partnerId, restaurantId) => void (await call('POST', 'links', { partnerId, restaurantId })),
     addOtherChannelBooking: (restaurantId, input) =>
       call('POST', `restaurants/${restaurantId}/reservations`, input),
-    allReservations: (restaurantId) => call('GET', `restaurants/${restaurantId}/reservations`),
+    allReservations: async (restaurantId) => {
+      // The route answers in pages (bounded in size); read them until one comes back empty.
+      const all: FakeReservation[] = [];
+      for (;;) {
+        const page = await call<FakeReservation[]>(
+          'GET',
+          `restaurants/${restaurantId}/reservations?offset=${all.length}`,
+        );
+        if (page.length === 0) return all;
+        all.push(...page);
+      }
+    },
     flush: async () => void (await call('POST', 'deliveries/flush')),
     reset: async () => void (await call('POST', 'reset')),
   };
@@ -247,12 +264,42 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
 
 /** The seeded partners and restaurants of the world at `url`, read from its state (no reservations or deliveries). */
 async function describeWorld(url: string): Promise<SeedDescription> {
-  const state = await control<{ partners: FakePartner[]; restaurants: FakeRestaurant[] }>(
-    `${url.replace(/\/+$/, '')}/_fake`,
-    'GET',
-    'state?reservations=0&deliveries=0',
-  );
-  return { partners: state.partners, restaurants: state.restaurants };
+  const root = url.replace(/\/+$/, '');
+  const route = 'state?reservations=0&deliveries=0';
+  // Credentials in the URL (user:password@) never reach the message.
+  const shown = root.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  const notAFake = (what: string) =>
+    new FakeError(
+      502,
+      `${shown} is not a restaurant-partner fake: GET ${shown}/_fake/state ${what}. Give the URL the fake printed when it started (or a sandbox's url).`,
+      { code: 'not_a_fake' },
+    );
+  let state: unknown;
+  try {
+    state = await control<unknown>(`${root}/_fake`, 'GET', route);
+  } catch (error) {
+    // Named by its kind and code only (ECONNREFUSED): a fetch message may repeat the URL, credentials included.
+    if (!(error instanceof FakeError)) {
+      const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+      const code = typeof cause?.code === 'string' ? ` ${cause.code}` : '';
+      throw notAFake(`failed (${error instanceof Error ? error.name : 'error'}${code})`);
+    }
+    // A fake's refusal (its guard's 403, a deleted sandbox's 404) says why in its own words; any
+    // other server's error answer carries none, and the generic detail is left.
+    if (error.detail !== `GET ${root}/_fake/${route} answered ${error.status}`) throw error;
+    throw notAFake(`answered ${error.status}`);
+  }
+  // Checked at connect, so a server that is something else fails here, not at a later call.
+  const world = state as { partners?: unknown; restaurants?: unknown; clock?: unknown } | null;
+  if (
+    typeof world !== 'object' ||
+    world === null ||
+    !Array.isArray(world.partners) ||
+    !Array.isArray(world.restaurants) ||
+    typeof world.clock !== 'object'
+  )
+    throw notAFake("answered something other than the fake's state");
+  return { partners: world.partners as FakePartner[], restaurants: world.restaurants as FakeRestaurant[] };
 }
 
 /**

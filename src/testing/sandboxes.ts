@@ -7,9 +7,11 @@
  */
 import { FakeBackend, type BackendOptions } from './backend/backend.js';
 import { FakeError, invalid } from './backend/fake-error.js';
+import { realClearTimeout, realSetTimeout } from './backend/fake-clock.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import { seedDemo } from './backend/seed.js';
 import { MAX_SANDBOX_RESERVATIONS } from './backend/world-limits.js';
+import type { MemoryLimits } from './backend/memory.js';
 import { FieldCollector, isPlainObject, requireObject } from './backend/validation.js';
 import type { SandboxHost } from './control/call.js';
 
@@ -36,11 +38,18 @@ export class Sandboxes implements SandboxHost {
   readonly #max: number;
   readonly #idleTimeoutMs: number;
   #sweptAt = 0;
+  /** Ends idle sandboxes when no request comes to sweep them (unref'd; cleared on dispose). */
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     options: SandboxOptions,
     /** What every sandbox inherits from its server (delivery settings, logger, and its seed as the default). */
-    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'> & { seed: 'demo' | 'none' },
+    private readonly inherited: Pick<BackendOptions, 'deliveries' | 'logger'> & {
+      seed: 'demo' | 'none';
+      memory: Required<MemoryLimits>;
+      /** Bytes the server's own world holds (it shares the server's total with the sandboxes). */
+      serverWorldBytes: () => number;
+    },
   ) {
     this.#max = options.max ?? DEFAULT_MAX_SANDBOXES;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_SANDBOX_IDLE_MS;
@@ -90,7 +99,14 @@ export class Sandboxes implements SandboxHost {
         rateLimit: rateLimit as RateLimitSetting,
         dialect: body.dialect as Record<string, never> | undefined,
         // The sandboxes of a server share one pool of reservations, so fifty of them cannot hold fifty fakes' worth.
-        room: { sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld() },
+        room: {
+          sharedReservations: () => MAX_SANDBOX_RESERVATIONS - this.#reservationsHeld(),
+          sharedBytes: () => ({
+            held: this.inherited.serverWorldBytes() + this.heldBytes(),
+            limit: this.inherited.memory.totalBytes,
+          }),
+        },
+        memory: this.inherited.memory,
       });
     } catch (error) {
       // An unknown dialect key or value: the message names the key and the allowed values.
@@ -99,6 +115,7 @@ export class Sandboxes implements SandboxHost {
     }
     backend.seedNow();
     this.#sandboxes.set(id, { backend, lastUsedAt: performance.now() });
+    this.#armExpiry();
     return this.#describe(id, backend, origin, true);
   }
 
@@ -117,7 +134,28 @@ export class Sandboxes implements SandboxHost {
 
   /** Ends every sandbox (the server stops). */
   dispose(): void {
+    realClearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
     for (const id of [...this.#sandboxes.keys()]) this.remove(id);
+  }
+
+  /**
+   * One timer for the earliest idle end: a sandbox nobody calls any more must still end on time
+   * (its clock, retries and deliveries stop with it), not wait for the next request to sweep it.
+   * A sandbox used since fires the timer early; the sweep then finds nothing and re-arms.
+   */
+  #armExpiry(): void {
+    if (this.#expiryTimer !== undefined || this.#sandboxes.size === 0) return;
+    let earliest = Infinity;
+    for (const sandbox of this.#sandboxes.values()) earliest = Math.min(earliest, sandbox.lastUsedAt);
+    const delay = Math.min(Math.max(0, earliest + this.#idleTimeoutMs - performance.now()) + 1, 2 ** 31 - 1);
+    const timer = realSetTimeout(() => {
+      this.#expiryTimer = undefined;
+      this.#expire();
+      this.#armExpiry();
+    }, delay);
+    (timer as { unref?: () => void }).unref?.();
+    this.#expiryTimer = timer;
   }
 
   #describe(id: string, backend: FakeBackend, origin: string, withData: boolean): Record<string, unknown> {
@@ -128,6 +166,13 @@ export class Sandboxes implements SandboxHost {
       controlUrl: `${url}/_fake`,
       ...(withData ? { partners: backend.partners(), restaurants: backend.restaurants() } : {}),
     };
+  }
+
+  /** Estimated bytes all sandboxes hold together. */
+  heldBytes(): number {
+    let held = 0;
+    for (const sandbox of this.#sandboxes.values()) held += sandbox.backend.heldBytes;
+    return held;
   }
 
   /** Reservations all sandboxes hold together. */

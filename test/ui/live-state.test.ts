@@ -133,7 +133,7 @@ describe('GET /_fake/state for a poller, and DELETE /_fake/faults/:id', () => {
     const { routes } = await (await call('GET', '')).json();
     expect(routes).toEqual(
       expect.arrayContaining([
-        'GET /_fake/state ?reservations=N&deliveries=N',
+        'GET /_fake/state ?reservations=N&deliveries=N&bytes=N',
         'DELETE /_fake/faults/:faultId',
       ]),
     );

@@ -8,7 +8,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { createFakeService, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+import { createFakeService, faceOfPath, type FakeService, type FakeServiceOptions } from '../fake-service.js';
+import { realClearTimeout, realSetTimeout } from '../backend/fake-clock.js';
 import { JsonResponse } from '../http.js';
 import { isSimulatorPath, serveSimulatorPage } from '../ui/serve.js';
 
@@ -34,6 +35,11 @@ export interface FakeServerOptions extends FakeServiceOptions {
    * address (DNS rebinding) is refused, since its requests carry that name as `Host`.
    */
   allowedHosts?: readonly string[];
+  /**
+   * Milliseconds a connection has to send a request's headers (default 10,000): one that sends
+   * nothing at all in that time is closed too, so idle sockets never pile up.
+   */
+  headersTimeoutMs?: number;
 }
 
 /** A running standalone fake. */
@@ -50,9 +56,6 @@ const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
 
 /** Whether a socket's peer address is this machine's loopback (127.0.0.0/8, ::1, or 127.x mapped into IPv6). */
 export const isLoopbackAddress = (address: string | undefined): boolean => LOOPBACK.test(address ?? '');
-
-/** A control route (or the simulator page), at the root or inside a sandbox. */
-const CONTROL_PATH = /^(?:\/sandboxes\/[^/]+)?\/_fake(?:\/|$)/;
 
 /** Methods WHATWG fetch refuses to carry in a `Request`: the fake serves none of them. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -148,7 +151,12 @@ function controlRefusal(
     } catch {
       originHost = undefined;
     }
-    if (originHost === undefined || !hosts.has(originHost.includes(':') ? originHost : `${originHost}:80`)) {
+    const withPort = originHost === undefined || originHost.includes(':') ? originHost : `${originHost}:80`;
+    // Same origin: the page was served under the `Host` this call carries, already accepted above
+    // (this server's own name, or one of `allowedHosts`), so the simulator page opened as
+    // `http://fake:4010/_fake/ui` may use its own buttons.
+    const sameOrigin = withPort !== undefined && (withPort === host || withPort === `${host}:80`);
+    if (withPort === undefined || (!hosts.has(withPort) && !sameOrigin)) {
       return 'The control API refuses calls from web pages of other origins; start the server with --allow-remote-control to accept them.';
     }
   }
@@ -314,8 +322,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       return answer(outgoing, 400, 'The request target is not a valid path.');
     }
     // The control API has its own, stricter guard (controlRefusal), answered inside the fake; a
-    // request the guard was not asked about is never let through to it.
-    const isControl = CONTROL_PATH.test(url.pathname);
+    // request the guard was not asked about is never let through to it. The face is the one the
+    // fake itself routes to: `/_fake/api/v1/partnership/...` reaches the partner API, so it gets
+    // the partner API's Host guard, never the control API's.
+    const isControl = faceOfPath(url.pathname) === 'control';
     const refusal = !isControl
       ? 'Not a control route.'
       : options.allowRemoteControl === true
@@ -347,8 +357,18 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   };
   server.keepAliveTimeout = 5_000;
   // A client that sends headers or a body slowly holds a socket, never the process: bounded waits.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = Math.max(60_000, headersTimeoutMs);
+  // Node's header timer starts with the first byte: a connection that never sends one would stay
+  // open for ever. Closed once that long has passed with nothing read from it.
+  server.on('connection', (socket: Socket) => {
+    const timer = realSetTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, headersTimeoutMs);
+    timer.unref();
+    socket.once('close', () => realClearTimeout(timer));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

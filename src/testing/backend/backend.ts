@@ -10,6 +10,13 @@ import { Deliveries, type DeliveryOptions } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
 import { DelayedCommits, FaultList, type ActiveFault } from './faults.js';
 import { Journal } from './journal.js';
+import {
+  DELIVERY_LOG_SHARE,
+  reservationBytes,
+  resolveMemoryLimits,
+  worldFull,
+  type MemoryLimits,
+} from './memory.js';
 import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './rate-limit.js';
 import { ReservationIndex } from './reservation-index.js';
 import { reservationView } from './reservations.js';
@@ -41,8 +48,10 @@ export interface BackendOptions {
   logger?: ((line: string) => void) | undefined;
   /** Entries the request journal keeps. */
   journalLimit?: number;
-  /** Room shared with other worlds (the sandboxes of one server share a reservation pool). */
+  /** Room shared with other worlds (the sandboxes of a server share a reservation pool). */
   room?: WorldRoom;
+  /** Bytes this world may hold (`worldBytes`; `totalBytes` is the server's, through `room`). */
+  memory?: MemoryLimits;
 }
 
 /** A reservation as the control API shows it: the partner view plus who made it. */
@@ -90,6 +99,12 @@ export class FakeBackend implements World {
   #sealed = false;
   readonly #room: WorldRoom;
   readonly #lifetime = new AbortController();
+  readonly #worldBytes: number;
+  /** Estimated bytes of each reservation (records of a restored state are new objects, counted anew). */
+  readonly #sizes = new WeakMap<ReservationRecord, number>();
+  #reservationBytes = 0;
+  /** Estimated bytes of each named snapshot. */
+  readonly #snapshotBytes = new Map<string, number>();
 
   constructor(options: BackendOptions = {}) {
     this.clock = options.clock instanceof FakeClock ? options.clock : new FakeClock(options.clock);
@@ -100,10 +115,14 @@ export class FakeBackend implements World {
     this.errorLog = options.logger ?? ((line) => console.error(line));
     this.journal = new Journal(options.journalLimit);
     this.#room = options.room ?? {};
+    this.#worldBytes = resolveMemoryLimits(options.memory).worldBytes;
     this.#seed = options.seed;
     this.#initialRateLimit = options.rateLimit ?? 1;
     this.setRateLimit(this.#initialRateLimit);
-    this.deliveries = new Deliveries(() => this.#state, this.clock, this.log, options.deliveries);
+    this.deliveries = new Deliveries(() => this.#state, this.clock, this.log, options.deliveries, {
+      hasRoom: () => this.#fullness() === undefined,
+      logBytes: Math.floor(this.#worldBytes * DELIVERY_LOG_SHARE),
+    });
     this.clock.attachDueWork(this.deliveries);
     this.clock.attachDueWork(this.delayedCommits);
     // Attached last, so it counts the changes the work before it made.
@@ -190,6 +209,43 @@ export class FakeBackend implements World {
   changed(record: ReservationRecord): void {
     this.#viewTexts.delete(record);
     this.#index().update(record);
+    const bytes = reservationBytes(record);
+    this.#reservationBytes += bytes - (this.#sizes.get(record) ?? 0);
+    this.#sizes.set(record, bytes);
+  }
+
+  /** Counts the bytes of every reservation afresh (the state was replaced by a restore). */
+  #recount(): void {
+    this.#reservationBytes = 0;
+    for (const record of this.#state.reservations.values()) {
+      const bytes = reservationBytes(record);
+      this.#sizes.set(record, bytes);
+      this.#reservationBytes += bytes;
+    }
+  }
+
+  /**
+   * Estimated bytes this world holds: reservations (with their cached wire form and idempotency
+   * entry), deliveries waiting for an attempt, the delivery log, and named snapshots.
+   */
+  get heldBytes(): number {
+    let snapshots = 0;
+    for (const bytes of this.#snapshotBytes.values()) snapshots += bytes;
+    return this.#reservationBytes + this.deliveries.heldBytes() + snapshots;
+  }
+
+  /** Why the world has no room for more data, or undefined. */
+  #fullness(): { held: number; limit: number; shared: boolean } | undefined {
+    const held = this.heldBytes;
+    if (held >= this.#worldBytes) return { held, limit: this.#worldBytes, shared: false };
+    const shared = this.#room.sharedBytes?.();
+    if (shared && shared.held >= shared.limit) return { ...shared, shared: true };
+    return undefined;
+  }
+
+  checkRoom(): void {
+    const full = this.#fullness();
+    if (full) throw worldFull(full.held, full.limit, full.shared);
   }
 
   /** Adds a fault within the limits of pending faults and delayed commits (409 beyond); answers it with its id. */
@@ -199,6 +255,7 @@ export class FakeBackend implements World {
 
   checkRoomForReservation(): void {
     checkRoomForReservation(this.#state, this.#room);
+    this.checkRoom();
   }
 
   /**
@@ -218,7 +275,14 @@ export class FakeBackend implements World {
         MAX_SNAPSHOT_RESERVATIONS,
         'Reset to drop them (POST /_fake/reset).',
       );
+    // A copy holds about what the reservations hold; refused when it would not fit.
+    const copyBytes = this.#reservationBytes;
+    const full = this.#fullness();
+    const heldAfter = this.heldBytes - (this.#snapshotBytes.get(name) ?? 0) + copyBytes;
+    if (full || heldAfter > this.#worldBytes)
+      throw worldFull(full?.held ?? heldAfter, full?.limit ?? this.#worldBytes, full?.shared ?? false);
     this.namedSnapshots.set(name, this.snapshot());
+    this.#snapshotBytes.set(name, copyBytes);
   }
 
   holdingTables(restaurantId: number, from: number, to: number): Iterable<ReservationRecord> {
@@ -234,14 +298,23 @@ export class FakeBackend implements World {
 
   /** Every reservation of a restaurant, whatever its channel, by start time then id. */
   allReservations(restaurantId: number): FakeReservation[] {
+    return this.reservationRecords(restaurantId).map((record) => this.fakeReservation(record));
+  }
+
+  /** The records of a restaurant's reservations, by start time then id. */
+  reservationRecords(restaurantId: number): ReservationRecord[] {
     return [...this.#state.reservations.values()]
       .filter((record) => record.restaurantId === restaurantId)
-      .sort((a, b) => a.start - b.start || a.id - b.id)
-      .map((record) => ({
-        ...this.view(record),
-        channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
-        partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
-      }));
+      .sort((a, b) => a.start - b.start || a.id - b.id);
+  }
+
+  /** A reservation as the control API shows it: the partner view, its channel and its partner. */
+  fakeReservation(record: ReservationRecord): FakeReservation {
+    return {
+      ...this.view(record),
+      channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
+      partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
+    };
   }
 
   /** Every restaurant with its configuration and linked partners. */
@@ -316,7 +389,9 @@ export class FakeBackend implements World {
   restore(snapshot: StateCopy): void {
     const state = copies.get(snapshot);
     if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
+    this.deliveries.abortInFlight('the state was restored');
     this.#state = structuredClone(state);
+    this.#recount();
     this.touch();
     this.clock.rearm();
   }
@@ -326,11 +401,14 @@ export class FakeBackend implements World {
    * journal, and the rate limit given at start. The clock and delivery handlers stay.
    */
   reset(): void {
+    this.deliveries.abortInFlight('the fake was reset');
     this.#state = emptyState();
     this.deliveries.setChaos(null);
     this.faults.clear();
     this.delayedCommits.clear();
     this.namedSnapshots.clear();
+    this.#snapshotBytes.clear();
+    this.#reservationBytes = 0;
     this.journal.clear();
     this.setRateLimit(this.#initialRateLimit);
     Object.assign(this.dialect, this.#initialDialect);

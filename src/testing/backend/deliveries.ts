@@ -16,6 +16,8 @@ import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../../transport/json-depth
 import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { DeliveryCursor } from './delivery-cursor.js';
+import { logEntryBytes, pendingDeliveryBytes } from './memory.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -89,6 +91,17 @@ async function readCapped(response: Response, cap: number): Promise<{ text: stri
   return { text: new TextDecoder().decode(bytes), truncated };
 }
 
+/** An exchange made, waiting to be recorded. */
+interface SentAttempt {
+  webhook: WebhookRecord;
+  item: PendingDelivery;
+  attemptedAt: number;
+  /** The state it was sent from: a reset or restore since makes it void. */
+  state: FakeState;
+  outcome: AttemptOutcome;
+  body: string;
+}
+
 /** What one attempt came back with. */
 interface AttemptOutcome {
   status: number | null;
@@ -96,6 +109,22 @@ interface AttemptOutcome {
   response: unknown;
   truncated: boolean;
 }
+
+/** How much of its world's memory the deliveries may take. */
+export interface DeliveryRoom {
+  /** false once the world holds its limit of bytes: new deliveries waiting for an attempt are dropped (logged). */
+  hasRoom(): boolean;
+  /** Bytes the log keeps at most (oldest attempts dropped first). */
+  logBytes: number;
+}
+
+/** Estimated bytes by pending delivery and log entry (each computed once). */
+const sizes = new WeakMap<object, number>();
+const sizeOf = <Item extends object>(item: Item, estimate: (item: Item) => number): number => {
+  let bytes = sizes.get(item);
+  if (bytes === undefined) sizes.set(item, (bytes = estimate(item)));
+  return bytes;
+};
 
 /** The delivery queue and log of one fake. */
 export class Deliveries implements DueWork {
@@ -108,12 +137,21 @@ export class Deliveries implements DueWork {
   /** Attempts in flight, ended at once when the world is sealed. */
   readonly #inFlight = new Set<AbortController>();
   #sealed = false;
+  /** The bytes of the queue as last counted. */
+  #queueBytes: { queue: PendingDelivery[]; length: number; bytes: number } | undefined;
+  /** Bytes of the `last_response` each webhook keeps (up to 8 KiB of JSON each), by state. */
+  readonly #lastResponses = new WeakMap<FakeState, { byWebhook: Map<number, number>; sum: number }>();
+  /** The bytes of each log, kept by `#record`. */
+  readonly #logSums = new WeakMap<DeliveryLogEntry[], number>();
+  /** Marks in the log, for readers that want only what is new. */
+  readonly cursor = new DeliveryCursor();
 
   constructor(
     private readonly getState: () => FakeState,
     private readonly clock: FakeClock,
     private readonly log: (message: string) => void,
     options: DeliveryOptions = {},
+    private readonly room: DeliveryRoom = { hasRoom: () => true, logBytes: Number.POSITIVE_INFINITY },
   ) {
     this.#retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
@@ -233,12 +271,50 @@ export class Deliveries implements DueWork {
     return deliveries;
   }
 
-  /** Queues a delivery on the fake's clock; a full queue drops it (logged). */
+  /**
+   * Estimated bytes the deliveries waiting for an attempt and the log hold; asked before every
+   * write, so kept up as they grow: the queue only ever grows in place (anything else assigns a
+   * new array), and the log's sum is kept by the one method that writes it.
+   */
+  heldBytes(): number {
+    const state = this.getState();
+    const queue = state.pendingDeliveries;
+    let memo = this.#queueBytes;
+    if (memo?.queue !== queue || memo.length > queue.length)
+      memo = this.#queueBytes = { queue, length: 0, bytes: 0 };
+    for (; memo.length < queue.length; memo.length += 1)
+      memo.bytes += sizeOf(queue[memo.length]!, pendingDeliveryBytes);
+    return memo.bytes + this.#logBytes(state.deliveries) + (this.#lastResponses.get(state)?.sum ?? 0);
+  }
+
+  /** Counts what a webhook's `last_response` now holds (a parsed answer: about three times its text). */
+  #countLastResponse(state: FakeState, webhookId: number, response: Record<string, unknown> | null): void {
+    let counted = this.#lastResponses.get(state);
+    if (!counted) this.#lastResponses.set(state, (counted = { byWebhook: new Map(), sum: 0 }));
+    const bytes = response === null ? 0 : 3 * JSON.stringify(response).length;
+    counted.sum += bytes - (counted.byWebhook.get(webhookId) ?? 0);
+    counted.byWebhook.set(webhookId, bytes);
+  }
+
+  #logBytes(log: DeliveryLogEntry[]): number {
+    let bytes = this.#logSums.get(log);
+    if (bytes === undefined) {
+      bytes = 0;
+      for (const entry of log) bytes += sizeOf(entry, logEntryBytes);
+      this.#logSums.set(log, bytes);
+    }
+    return bytes;
+  }
+
+  /** Queues a delivery on the fake's clock; a full queue, or a world out of memory, drops it (logged). */
   #schedule(state: FakeState, item: PendingDelivery): void {
-    if (state.pendingDeliveries.length >= MAX_PENDING_DELIVERIES) {
+    const full = state.pendingDeliveries.length >= MAX_PENDING_DELIVERIES;
+    if (full || !this.room.hasRoom()) {
       const webhook = state.webhooks.get(item.webhookId);
       if (webhook) {
-        const error = `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`;
+        const error = full
+          ? `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`
+          : 'dropped: the fake holds its limit of bytes (memoryLimits), so no delivery waits for a later attempt';
         this.#record(
           this.#entry(webhook, item, this.clock.now(), {
             status: null,
@@ -255,9 +331,8 @@ export class Deliveries implements DueWork {
   }
 
   /**
-   * Makes the first attempt of these deliveries now, at once for different webhooks and in order
-   * for one (retries then follow on the fake's clock): the caller waits one time limit at most
-   * per delivery to a webhook.
+   * Makes the first attempt of these deliveries now, all at once (retries then follow on the
+   * fake's clock): the caller waits one time limit at most, a duplicate made by chaos included.
    */
   async attemptNow(items: readonly PendingDelivery[]): Promise<void> {
     await this.#attemptAll(this.getState(), items);
@@ -281,26 +356,31 @@ export class Deliveries implements DueWork {
     await this.#attemptAll(state, due);
   }
 
-  /** Attempts in parallel across webhooks, one after another (in the order given) for each webhook. */
+  /**
+   * Attempts every delivery given at once, so a pass waits one time limit at most however many
+   * are due to a webhook that never answers (one after another, eight of them took eight time
+   * limits, and a second clock move queued behind). Each request is sent in the order given (due
+   * time, then emission), so a receiver reading them as they come sees that order; one that
+   * answers them in parallel may finish them in any order, as with a real service.
+   */
   async #attemptAll(state: FakeState, items: readonly PendingDelivery[]): Promise<void> {
-    const byWebhook = new Map<number, PendingDelivery[]>();
-    for (const item of items) {
-      const queue = byWebhook.get(item.webhookId);
-      if (queue) queue.push(item);
-      else byWebhook.set(item.webhookId, [item]);
-    }
-    await Promise.all(
-      [...byWebhook.values()].map(async (queue) => {
-        for (const item of queue) await this.#attemptAndSchedule(state, item);
-      }),
-    );
+    const sent = items.map((item) => this.#send(state, item));
+    // Logged and retried in the order sent, not the order answered: on a frozen clock a seeded
+    // run logs the same sequence every time, however its receivers' answers race.
+    for (const attempt of sent) this.#settleAndSchedule(state, await attempt);
   }
 
-  async #attemptAndSchedule(state: FakeState, item: PendingDelivery): Promise<void> {
+  /** Sends one delivery, unless its webhook is gone or paused ("Deletion is permanent; no further deliveries are attempted"). */
+  #send(state: FakeState, item: PendingDelivery): Promise<SentAttempt | undefined> {
     const webhook = state.webhooks.get(item.webhookId);
-    // "Deletion is permanent; no further deliveries are attempted"; paused webhooks get nothing either.
-    if (this.#sealed || !webhook || !webhook.is_enabled) return;
-    const entry = await this.#attempt(webhook, item);
+    if (this.#sealed || !webhook || !webhook.is_enabled) return Promise.resolve(undefined);
+    return this.#sendTo(webhook, item);
+  }
+
+  #settleAndSchedule(state: FakeState, attempt: SentAttempt | undefined): void {
+    if (!attempt) return;
+    const { item } = attempt;
+    const entry = this.#settle(attempt);
     // A test delivery is sent once, never retried.
     const delay = item.event === TEST_EVENT ? undefined : this.#retryDelaysMs[item.attempt - 1];
     if (entry && !entry.ok && delay !== undefined && this.getState() === state) {
@@ -337,19 +417,29 @@ export class Deliveries implements DueWork {
       if (delivery.dueAt <= item.createdAt) now.push(delivery);
       else this.#schedule(state, delivery);
     }
-    for (const delivery of now) await this.#attempt(webhook, delivery);
+    // A duplicate made by chaos goes out beside the original: the caller waits one time limit at most.
+    const sent = now.map((delivery) => this.#sendTo(webhook, delivery));
+    for (const attempt of sent) this.#settle(await attempt);
   }
 
   /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
   seal(): void {
     this.#sealed = true;
-    for (const controller of this.#inFlight) controller.abort(new Error('the fake was disposed'));
-    this.#inFlight.clear();
+    this.abortInFlight('the fake was disposed');
     this.getState().pendingDeliveries = [];
   }
 
-  /** One attempt, within the time limit; undefined when the world was sealed meanwhile (nothing recorded). */
-  async #attempt(webhook: WebhookRecord, item: PendingDelivery): Promise<DeliveryLogEntry | undefined> {
+  /**
+   * Ends every attempt in flight (the state they belong to is being replaced by a reset or a
+   * restore): none is logged, none retried, and none writes `last_response` into the new state.
+   */
+  abortInFlight(reason: string): void {
+    for (const controller of this.#inFlight) controller.abort(new Error(reason));
+    this.#inFlight.clear();
+  }
+
+  /** One exchange, within the time limit (recorded by {@link #settle}). */
+  async #sendTo(webhook: WebhookRecord, item: PendingDelivery): Promise<SentAttempt> {
     const delivery = buildDelivery(
       {
         id: item.eventId,
@@ -363,16 +453,26 @@ export class Deliveries implements DueWork {
       webhook.authToken,
     );
     const attemptedAt = this.clock.now();
+    const state = this.getState();
     const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
-    if (this.#sealed) return undefined;
-    // The webhook may have been deleted or the state restored while the attempt was in flight.
-    const current = this.getState().webhooks.get(webhook.id);
+    return { webhook, item, attemptedAt, state, outcome, body: delivery.body };
+  }
+
+  /** Records an attempt; undefined (nothing recorded) when its world was sealed, reset or restored meanwhile. */
+  #settle(attempt: SentAttempt | undefined): DeliveryLogEntry | undefined {
+    if (!attempt) return undefined;
+    const { webhook, item, attemptedAt, state, outcome, body } = attempt;
+    // The attempt belonged to a world that is gone, and a webhook of the new state may carry the same id.
+    if (this.#sealed || this.getState() !== state) return undefined;
+    // The webhook may have been deleted while the attempt was in flight.
+    const current = state.webhooks.get(webhook.id);
     if (current) {
       current.lastUseAt = attemptedAt;
       current.lastResponseStatusCode = outcome.status;
       current.lastResponse = isPlainObject(outcome.response) ? outcome.response : null;
+      this.#countLastResponse(state, current.id, current.lastResponse);
     }
-    const entry = this.#entry(webhook, item, attemptedAt, outcome, delivery.body);
+    const entry = this.#entry(webhook, item, attemptedAt, outcome, body);
     this.#record(entry);
     this.log(
       `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,
@@ -470,10 +570,18 @@ export class Deliveries implements DueWork {
   }
 
   #record(entry: DeliveryLogEntry): void {
-    const log = this.getState().deliveries;
+    const state = this.getState();
+    const log = state.deliveries;
+    // Counted before the push: a state's first count starts from the entries it already holds.
+    this.cursor.logged(state);
+    let bytes = this.#logBytes(log) + sizeOf(entry, logEntryBytes);
     log.push(entry);
-    // Bounded: the oldest attempts go first once the log is full.
-    if (log.length > MAX_DELIVERY_LOG) log.splice(0, log.length - MAX_DELIVERY_LOG);
+    // Bounded: the oldest attempts go first once the log is full, in entries or in bytes.
+    let drop = Math.max(0, log.length - MAX_DELIVERY_LOG);
+    for (let index = 0; index < drop; index += 1) bytes -= sizeOf(log[index]!, logEntryBytes);
+    while (bytes > this.room.logBytes && drop < log.length - 1) bytes -= sizeOf(log[drop++]!, logEntryBytes);
+    if (drop > 0) log.splice(0, drop);
+    this.#logSums.set(log, bytes);
     for (const listener of this.#listeners) listener(entry);
   }
 }

@@ -97,8 +97,7 @@ function toEpochMilliseconds(instant: Date | string | number): number {
  * ```
  */
 export class FakeClock implements Clock {
-  /** Whether time moves only when told to. */
-  readonly frozen: boolean;
+  #frozen: boolean;
   #base: number;
   #offset = 0;
   #sleepers: Sleeper[] = [];
@@ -108,17 +107,36 @@ export class FakeClock implements Clock {
   #running: Promise<void> = Promise.resolve();
 
   constructor(options: FakeClockOptions = {}) {
-    this.frozen = options.frozen ?? false;
+    this.#frozen = options.frozen ?? false;
     const start = options.startAt === undefined ? Date.now() : toEpochMilliseconds(options.startAt);
     // Frozen: the base is the start instant. Following real time: the offset carries the start.
-    this.#base = this.frozen ? start : 0;
-    this.#offset = this.frozen ? 0 : start - Date.now();
+    this.#base = this.#frozen ? start : 0;
+    this.#offset = this.#frozen ? 0 : start - Date.now();
+  }
+
+  /** Whether time moves only when told to. */
+  get frozen(): boolean {
+    return this.#frozen;
+  }
+
+  /**
+   * Stops the clock where it is (`true`): from then on time moves only through `advance`, `set`
+   * and `sleep`, so a run (delivery chaos included) replays the same way; `false` lets it follow
+   * real time again from where it stands.
+   */
+  setFrozen(frozen: boolean): void {
+    if (frozen === this.#frozen) return;
+    const now = this.now();
+    this.#frozen = frozen;
+    this.#base = frozen ? now : 0;
+    this.#offset = frozen ? 0 : now - Date.now();
+    this.rearm();
   }
 
   /** Milliseconds since the epoch, in the fake's time. */
   now(): number {
     // A running clock set near the end of its range stops there instead of running past it.
-    return Math.min((this.frozen ? this.#base : Date.now()) + this.#offset, LATEST_INSTANT);
+    return Math.min((this.#frozen ? this.#base : Date.now()) + this.#offset, LATEST_INSTANT);
   }
 
   /** The fake's current time as a Date. */
@@ -200,7 +218,7 @@ export class FakeClock implements Clock {
       void this.runDue();
       return;
     }
-    if (this.frozen) return;
+    if (this.#frozen) return;
     // Capped so a far-away retry never overflows setTimeout; unref'd so it never keeps a process alive.
     const timer = realSetTimeout(() => void this.runDue(), Math.min(next - this.now(), 2 ** 31 - 1));
     (timer as { unref?: () => void }).unref?.();

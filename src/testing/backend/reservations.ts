@@ -361,6 +361,8 @@ export function modifyAsRestaurantOrCustomer(
     throw invalid(Object.fromEntries(unknown.map((key) => [key, ['This field cannot be modified.']])));
   const guest = readGuestFields(body, restaurant, 'modify');
   transitionFor(record, 'modify');
+  // A modification can grow a booking (a longer comment): refused once the world is full.
+  world.checkRoom();
   const start = guest.start ?? record.start;
   const adults = guest.adults ?? record.adults;
   const children = guest.children ?? record.children;

@@ -64,7 +64,16 @@ export class FieldCollector {
   readonly errors: FieldErrors = {};
 
   add(field: string, message: string): void {
-    (this.errors[field] ??= []).push(message);
+    // Own keys only: a body key named `constructor`, `toString` or `__proto__` must name its own
+    // list, not reach an inherited member of the object (a 500 before) or its prototype.
+    if (Object.hasOwn(this.errors, field)) this.errors[field]!.push(message);
+    else
+      Object.defineProperty(this.errors, field, {
+        value: [message],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
 
   get hasErrors(): boolean {

@@ -26,10 +26,10 @@ export const MAX_SNAPSHOT_RESERVATIONS = 1_000_000;
 export const MAX_SANDBOX_RESERVATIONS = 1_000_000;
 
 /** 409 `limit_reached`, naming the limit and what frees room. */
-export function limitReached(what: string, limit: number, room: string): FakeError {
+export function limitReached(what: string, limit: number | string, room: string): FakeError {
   return new FakeError(
     409,
-    `The fake's limit is reached: at most ${limit.toLocaleString('en')} ${what}. ${room}`,
+    `The fake's limit is reached: at most ${typeof limit === 'number' ? limit.toLocaleString('en') : limit} ${what}. ${room}`,
     { code: 'limit_reached' },
   );
 }
@@ -38,6 +38,8 @@ export function limitReached(what: string, limit: number, room: string): FakeErr
 export interface WorldRoom {
   /** Reservations the pool still has room for, beyond what this world holds. */
   sharedReservations?: () => number;
+  /** Bytes the worlds of the server hold together, this one included, and their limit. */
+  sharedBytes?: () => { held: number; limit: number };
 }
 
 /** Throws a `limit_reached` refusal when one more reservation would not fit. */

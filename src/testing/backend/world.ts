@@ -19,4 +19,6 @@ export interface World {
   holdingTables(restaurantId: number, from: number, to: number): Iterable<ReservationRecord>;
   /** Throws a 409 `limit_reached` when the world (or the pool it shares) has no room for one more reservation. */
   checkRoomForReservation(): void;
+  /** Throws a 409 `limit_reached` when the world (or the server it shares) holds its limit of bytes. */
+  checkRoom(): void;
 }

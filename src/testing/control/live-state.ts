@@ -21,6 +21,8 @@ export type LiveState = Omit<ReturnType<typeof stateView>, 'partners'> & {
 export const STATE_LIMITS = {
   reservations: { default: 500, max: 5000 },
   deliveries: { default: 1000, max: 1000 },
+  /** Bytes of JSON the reservations and deliveries of one answer take together (1 MiB; at most 16 MiB). */
+  bytes: { default: 1024 * 1024, max: 16 * 1024 * 1024 },
 } as const;
 
 /** `?name=N` as a whole number within the limit, the default when absent, or a 400 naming it. */
@@ -28,7 +30,7 @@ function limitParameter(call: ControlCall, name: keyof typeof STATE_LIMITS): num
   const given = call.url.searchParams.get(name);
   const { default: fallback, max } = STATE_LIMITS[name];
   if (given === null) return fallback;
-  if (!/^\d{1,7}$/.test(given) || Number(given) > max)
+  if (!/^\d{1,8}$/.test(given) || Number(given) > max)
     return json(400, { detail: 'Invalid input.', [name]: [`Expected an integer from 0 to ${max}.`] });
   return Number(given);
 }
@@ -38,10 +40,10 @@ function limitParameter(call: ControlCall, name: keyof typeof STATE_LIMITS): num
  * running clock's offset from real time in whole seconds (its ticking alone changes nothing), so
  * a 304 costs one comparison however large the world.
  */
-function tagOf(call: ControlCall, reservations: number, deliveries: number): string {
+function tagOf(call: ControlCall, reservations: number, deliveries: number, bytes: number): string {
   const clock = call.backend.clock;
   const clockPart = clock.frozen ? String(clock.now()) : `r${Math.round((clock.now() - Date.now()) / 1000)}`;
-  return `"${call.backend.version}-${clockPart}-${reservations}-${deliveries}-${call.remoteViewer ? 'r' : 'l'}"`;
+  return `"${call.backend.version}-${clockPart}-${reservations}-${deliveries}-${bytes}-${call.remoteViewer ? 'r' : 'l'}"`;
 }
 
 /**
@@ -53,12 +55,14 @@ export function liveState(call: ControlCall): Response {
   if (reservations instanceof Response) return reservations;
   const deliveries = limitParameter(call, 'deliveries');
   if (deliveries instanceof Response) return deliveries;
-  const tag = tagOf(call, reservations, deliveries);
+  const bytes = limitParameter(call, 'bytes');
+  if (bytes instanceof Response) return bytes;
+  const tag = tagOf(call, reservations, deliveries, bytes);
   const headers = { etag: tag, 'cache-control': 'no-cache' };
   if (call.request.headers.get('if-none-match') === tag) return empty(304, headers);
   // Tokens are withheld from remote viewers by the control API as a whole (routes.ts).
   const view: LiveState = {
-    ...stateView(call.backend, { reservations, deliveries }),
+    ...stateView(call.backend, { reservations, deliveries, bytes }),
     remoteViewer: call.remoteViewer,
   };
   return json(200, view, headers);

@@ -19,6 +19,8 @@ import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
+import { deliveryChanges, MAX_DELIVERY_WAIT_MS } from './delivery-changes.js';
+import { RESERVATION_PAGE, reservationPage } from './reservation-pages.js';
 import { liveState, removeFault } from './live-state.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
@@ -89,8 +91,8 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'GET',
     path: '/_fake/state',
-    body: '?reservations=N&deliveries=N',
-    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
+    body: '?reservations=N&deliveries=N&bytes=N',
+    does: 'everything at once: clock, rate limit, dialect, partners, restaurants, the latest reservations of every channel (500 unless `?reservations=N`, at most 5000; `reservationsTotal` counts them all), webhooks, faults, the latest deliveries (1000 unless `?deliveries=N`), the two lists within 1 MiB of JSON together unless `?bytes=N` (at most 16 MiB; `leftOutForSize` counts what the size left out); `ETag`, and 304 to `If-None-Match` while nothing changed (a version counter, so a 304 costs nothing however large the world); API tokens withheld from callers not on loopback',
     run: liveState,
   },
   {
@@ -123,11 +125,12 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'GET',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    does: 'every reservation of the restaurant, every channel, with `channel` and `partnerId`',
+    body: '?offset=N&limit=N',
+    does: `every reservation of the restaurant, every channel, with \`channel\` and \`partnerId\`, by start time, in pages: a JSON array of at most \`limit\` (${RESERVATION_PAGE.defaultLimit} unless given, at most ${RESERVATION_PAGE.maxLimit}) and ${RESERVATION_PAGE.maxBytes / (1024 * 1024)} MiB, \`Link: <...>; rel="next"\` while more follow, \`X-Total-Count\``,
     run: (call) => {
       const restaurantId = id(call.params.restaurantId);
       if (!call.backend.state.restaurants.has(restaurantId)) throw notFound(`No restaurant ${restaurantId}.`);
-      return ok(call.backend.allReservations(restaurantId));
+      return reservationPage(call, call.backend, restaurantId);
     },
   },
   {
@@ -208,6 +211,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       }),
   },
   {
+    method: 'POST',
+    path: '/_fake/clock/freeze',
+    body: '{frozen?: boolean}',
+    does: 'stops the clock where it is (`frozen`, default true: time then moves only by `advance` and `set`, so a seeded run replays the same), or lets it follow real time again (`false`)',
+    run: (call) => {
+      const frozen = requireObject(call.body, true).frozen ?? true;
+      if (typeof frozen !== 'boolean') throw invalid({ frozen: ['Expected true or false.'] });
+      call.backend.clock.setFrozen(frozen);
+      call.backend.touch();
+      return ok(clockView(call));
+    },
+  },
+  {
     method: 'GET',
     path: '/_fake/deliveries',
     does: 'the delivery log, oldest first',
@@ -221,6 +237,13 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       await call.backend.clock.runDue();
       return ok(structuredClone(call.backend.state.deliveries));
     },
+  },
+  {
+    method: 'GET',
+    path: '/_fake/deliveries/changes',
+    body: '?after=MARK&event=E&waitMs=MS',
+    does: `the attempts logged after \`after\` (the \`mark\` of an earlier answer; every attempt kept without it), of \`event\` when given, as \`{mark, deliveries}\`; with \`waitMs\` (at most ${MAX_DELIVERY_WAIT_MS}) and nothing new yet, it answers as soon as one is logged`,
+    run: deliveryChanges,
   },
   {
     method: 'GET',
