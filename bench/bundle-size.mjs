@@ -11,7 +11,11 @@ import { gzipSync } from 'node:zlib';
 
 const CLIENT_APP = `
 import { PartnerClient } from 'restaurant-partner-sdk';
-const client = new PartnerClient({ partnerId: globalThis.PARTNER_ID, apiToken: globalThis.API_TOKEN });
+const client = new PartnerClient({
+  baseUrl: globalThis.BASE_URL,
+  partnerId: globalThis.PARTNER_ID,
+  apiToken: globalThis.API_TOKEN,
+});
 export async function book(restaurantId, input, idempotencyKey) {
   return client.reservations.create(restaurantId, input, { idempotencyKey });
 }
@@ -57,7 +61,7 @@ export const TARGETS = {
 };
 
 /** Resolves `restaurant-partner-sdk[/sub]` through package.json `exports` to dist/, as a packed install would. */
-function sdkFromDist(root) {
+export function sdkFromDist(root) {
   const exportsMap = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).exports;
   return {
     name: 'sdk-from-dist',
