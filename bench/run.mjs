@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,bottleneck,sync,create,single
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,bundle,cold,workerd,fake,receiver,redis,bottleneck,sync,create,single
  * (comma list; `redis` is redis-4proc,redis-16proc,redis-fault,redis-20rps, each also by name) runs only those
  * parts and prints them without touching bench/results.json.
  */
@@ -35,7 +35,8 @@ const notes = [];
 
 /** Records one figure. `goal` is a comparison like ">= 0.97", or null for a figure reported without a goal. */
 function record(name, value, unit, goal = null) {
-  figures.push({ name, value: Number.isFinite(value) ? Number(value.toPrecision(4)) : value, unit, goal });
+  const shown = Number.isInteger(value) || !Number.isFinite(value) ? value : Number(value.toPrecision(4));
+  figures.push({ name, value: shown, unit, goal });
   process.stderr.write(
     `  ${name} = ${Number.isFinite(value) ? Number(value.toPrecision(4)) : value} ${unit}${goal ? `  (goal ${goal})` : ''}\n`,
   );
@@ -498,6 +499,10 @@ if (wanted('throttle')) await benchThrottle();
 if (wanted('overhead')) await benchOverhead();
 if (wanted('import')) await benchImport();
 if (wanted('size')) await benchSize();
+if (wanted('bundle')) await (await import('./bundle-size.mjs')).benchBundles({ root, record });
+if (wanted('cold'))
+  (await import('./cold-start.mjs')).benchColdStart({ root, distIndex: dist('index.js'), record });
+if (wanted('workerd')) await (await import('./workerd-startup.mjs')).benchWorkerd({ root, record });
 if (wanted('fake')) await benchFake();
 if (wanted('receiver')) await benchReceiver();
 {

@@ -9,7 +9,7 @@ import type { ResourceContext } from './resources/resource.js';
 import { Restaurants } from './resources/restaurants.js';
 import { rawRequest, type RawRequest } from './resources/request.js';
 import type { ApiPromise } from './transport/api-promise.js';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
 import { createSecrets } from './transport/secrets.js';
@@ -520,7 +520,7 @@ export class PartnerClient {
    * const slots = await client.request({ method: 'GET', path: `restaurants/${id}/availability/`, query: { date: '2026-12-05' } });
    * ```
    */
-  request<Schema extends z.ZodType>(
+  request<Schema extends z.core.$ZodType>(
     request: RawRequest<Schema> & { schema: Schema },
     options?: RequestOptions,
   ): ApiPromise<z.output<Schema>>;

@@ -3,11 +3,14 @@
  * entry's import cost (zod's first constructions are slow), and import cost matters to partners
  * on serverless cold starts. A lazy schema is a stand-in that builds the real one the first time
  * anything touches it and then forwards everything to it, so partners use it exactly like the
- * zod schema it stands for (`.parse`, `.extend`, `instanceof`, `z.infer`).
+ * zod schema it stands for (`.parse`, `z.extend(schema, ...)`, `instanceof`, `z.infer`). Its parse
+ * methods give zod's English messages, as the SDK's own checks do (see schema-messages.ts).
  * @module
  */
+import { withMessages } from './schema-messages.js';
 
 const REAL_SCHEMA = Symbol('restaurant-partner-sdk.realSchema');
+const PARSE_METHODS = new Set<PropertyKey>(['parse', 'safeParse', 'parseAsync', 'safeParseAsync']);
 
 /** Wraps a schema builder so the schema is built on first use. */
 export function lazySchema<Schema extends object>(build: () => Schema): Schema {
@@ -22,7 +25,13 @@ export function lazySchema<Schema extends object>(build: () => Schema): Schema {
       if (typeof value !== 'function') return value;
       // Methods run on the real schema, so anything they build refers to it, not to this stand-in.
       let bound = boundMethods.get(key);
-      if (bound === undefined) boundMethods.set(key, (bound = value.bind(real)));
+      if (bound === undefined) {
+        const method = value as (input: unknown, params?: object) => unknown;
+        bound = PARSE_METHODS.has(key)
+          ? (input: unknown, params?: object) => method.call(real, input, withMessages(params))
+          : value.bind(real);
+        boundMethods.set(key, bound);
+      }
       return bound;
     },
     has: (_target, key) => Reflect.has(schema(), key),

@@ -4,11 +4,11 @@
  * start costs a second before the first booking).
  * @module
  */
-import { IANAZone } from 'luxon';
+import { isKnownZone } from './zone-time.js';
 import { InputValidationError, type FieldIssue } from './errors.js';
 
 const isIanaZone = (zone: unknown): zone is string =>
-  typeof zone === 'string' && zone !== '' && IANAZone.isValidZone(zone);
+  typeof zone === 'string' && zone !== '' && isKnownZone(zone);
 const RULE = "expected an IANA timezone such as 'Europe/Brussels'";
 
 /** `zone` when it is a valid IANA timezone; else an {@link InputValidationError} naming `field`. */

@@ -38,7 +38,7 @@ import {
   type RequestOptions,
 } from '../transport/transport.js';
 import { checkRequestOptions, parseInput, parseOutput } from '../transport/validate.js';
-import { readStartTime, toServiceStartTime } from '../time.js';
+import { startInstant, toServiceStartTime } from '../start-time.js';
 import { checkTimezone } from '../restaurant-timezones.js';
 import {
   Reservation,
@@ -269,7 +269,7 @@ function fieldsDifferingFrom(
   timezone: string | null,
 ): string[] {
   const differing: string[] = [];
-  if (readStartTime(found, timezone).toMillis() !== startMillis) differing.push('start_time');
+  if (startInstant(found.start_time, timezone) !== startMillis) differing.push('start_time');
   if (found.adults !== undefined && found.adults !== parsed.adults) differing.push('adults');
   if (found.children != null && found.children !== (parsed.children ?? 0)) differing.push('children');
   for (const field of GUEST_FIELDS) {
@@ -334,8 +334,12 @@ class IdempotentCreate {
     // A restaurant without a timezone gets a local time without offset: read it in UTC, as it was
     // written, so every worker's fingerprint agrees whatever its host's zone.
     const zone = timezone ?? 'UTC';
-    const start = readStartTime({ start_time: startTime }, zone);
-    const fingerprint = fingerprintOf(rid, parsed, start.toUTC().toISO() ?? startTime);
+    const start = startInstant(startTime, zone);
+    const fingerprint = fingerprintOf(
+      rid,
+      parsed,
+      Number.isFinite(start) ? new Date(start).toISOString() : startTime,
+    );
     this.#digest = await digestOf(fingerprint);
     const body: Record<string, unknown> = { ...parsed, start_time: startTime };
     if (context.idempotencyMetadata) {
@@ -352,7 +356,7 @@ class IdempotentCreate {
       if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
-          this.#checkSameBooking(earlier.reservation, parsed, start.toMillis(), zone);
+          this.#checkSameBooking(earlier.reservation, parsed, start, zone);
           return { data: earlier.reservation, response: null };
         }
         if (earlier.state === 'unknown') {

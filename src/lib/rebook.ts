@@ -30,7 +30,7 @@ import {
 import type { ApiPromise } from '../transport/api-promise.js';
 import type { RequestOptions } from '../transport/transport.js';
 import { checkRequestOptions, parseInput } from '../transport/validate.js';
-import { toServiceStartTime } from '../time.js';
+import { toServiceStartTime } from '../start-time.js';
 import { ReservationCreateInput, type Reservation } from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, type ResourceContext } from '../resources/resource.js';
 import type { WaitForConfirmationOptions } from '../resources/reservations.js';

@@ -1,6 +1,6 @@
 /** Partner profile schemas. @module */
-import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import * as z from 'zod/mini';
+import { lazySchema, realSchema } from '../lazy-schema.js';
 
 /** Localized descriptions keyed `fr`, `nl`, `en`, `de`. */
 export interface LocalizedDescription {
@@ -10,12 +10,12 @@ export interface LocalizedDescription {
   de?: string | null | undefined;
 }
 /** The zod schema of {@link LocalizedDescription}: unknown languages are kept at run time. */
-export const LocalizedDescription: z.ZodType<LocalizedDescription> = lazySchema(() =>
+export const LocalizedDescription: z.ZodMiniType<LocalizedDescription> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
-    fr: z.string().nullish(),
-    nl: z.string().nullish(),
-    en: z.string().nullish(),
-    de: z.string().nullish(),
+    fr: z.nullish(z.string()),
+    nl: z.nullish(z.string()),
+    en: z.nullish(z.string()),
+    de: z.nullish(z.string()),
   }),
 );
 
@@ -31,12 +31,12 @@ export interface PartnerProfile {
   website_url?: string | null | undefined;
 }
 /** The zod schema of {@link PartnerProfile}: unknown fields are kept at run time. */
-export const PartnerProfile: z.ZodType<PartnerProfile> = lazySchema(() =>
+export const PartnerProfile: z.ZodMiniType<PartnerProfile> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
     uuid: z.string(),
-    name: z.string().nullish(),
-    description: LocalizedDescription.nullish(),
-    website_url: z.string().nullish(),
+    name: z.nullish(z.string()),
+    description: z.nullish(realSchema(LocalizedDescription)),
+    website_url: z.nullish(z.string()),
   }),
 );
 
@@ -49,18 +49,18 @@ export interface PartnerProfileUpdateInput {
   website_url?: string | null | undefined;
 }
 /** The zod schema of {@link PartnerProfileUpdateInput}: unknown keys are refused. */
-export const PartnerProfileUpdateInput: z.ZodType<PartnerProfileUpdateInput, PartnerProfileUpdateInput> =
-  lazySchema(() =>
+export const PartnerProfileUpdateInput: z.ZodMiniType<PartnerProfileUpdateInput, PartnerProfileUpdateInput> =
+  /* @__PURE__ */ lazySchema(() =>
     z.strictObject({
-      name: z.string().optional(),
-      description: z
-        .strictObject({
-          fr: z.string().optional(),
-          nl: z.string().optional(),
-          en: z.string().optional(),
-          de: z.string().optional(),
-        })
-        .optional(),
-      website_url: z.url().nullable().optional(),
+      name: z.optional(z.string()),
+      description: z.optional(
+        z.strictObject({
+          fr: z.optional(z.string()),
+          nl: z.optional(z.string()),
+          en: z.optional(z.string()),
+          de: z.optional(z.string()),
+        }),
+      ),
+      website_url: z.optional(z.nullable(z.url())),
     }),
   );

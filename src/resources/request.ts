@@ -4,7 +4,7 @@
  * throttle, retries, deadline, redaction and, given a zod schema, output validation.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InputValidationError, type FieldIssue } from '../errors.js';
 import type { ApiPromise } from '../transport/api-promise.js';
 import { API_PREFIX, type RequestOptions, type RequestSpec, type Transport } from '../transport/transport.js';
@@ -15,7 +15,7 @@ import { apiPromise } from './resource.js';
 export type RawRequestMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What `client.request` takes. */
-export interface RawRequest<Schema extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RawRequest<Schema extends z.core.$ZodType | undefined = z.core.$ZodType | undefined> {
   method: RawRequestMethod;
   /**
    * The path under `/api/v1/partnership/`, such as `restaurants/12/availability/`; the full path

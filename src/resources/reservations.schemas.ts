@@ -3,7 +3,7 @@
  * exported types.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema, realSchema } from '../lazy-schema.js';
 import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from './shared.schemas.js';
 
@@ -11,7 +11,7 @@ import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from 
  * How a restaurant confirms: `CONFIRMATION_MODE_SYNCHRONOUS` (confirmed in the creation answer) or
  * `CONFIRMATION_MODE_ASYNCHRONOUS` (the restaurant confirms later; poll or listen to webhooks).
  */
-export const ConfirmationMode = lazySchema(() =>
+export const ConfirmationMode = /* @__PURE__ */ lazySchema(() =>
   z.enum(['CONFIRMATION_MODE_SYNCHRONOUS', 'CONFIRMATION_MODE_ASYNCHRONOUS']),
 );
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
@@ -55,38 +55,38 @@ export interface Reservation {
   metadata?: Metadata | null | undefined;
 }
 /** The zod schema of {@link Reservation}: unknown fields are kept at run time. */
-export const Reservation: z.ZodType<Reservation> = lazySchema(() =>
+export const Reservation: z.ZodMiniType<Reservation> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
     id: z.int(),
-    first_name: z.string().nullish(),
-    last_name: z.string().nullish(),
-    email: z.string().nullish(),
-    phone: z.string().nullish(),
+    first_name: z.nullish(z.string()),
+    last_name: z.nullish(z.string()),
+    email: z.nullish(z.string()),
+    phone: z.nullish(z.string()),
     start_time: realSchema(ServiceDateTimeString),
-    duration: DurationString.nullish(),
-    adults: z.int().optional(),
-    children: z.int().nullish(),
-    comment: z.string().nullish(),
-    cancelled: z.boolean().optional(),
-    cancelled_at: ServiceDateTimeString.nullish(),
-    confirmed: z.boolean().optional(),
-    confirmed_at: ServiceDateTimeString.nullish(),
+    duration: z.nullish(realSchema(DurationString)),
+    adults: z.optional(z.int()),
+    children: z.nullish(z.int()),
+    comment: z.nullish(z.string()),
+    cancelled: z.optional(z.boolean()),
+    cancelled_at: z.nullish(realSchema(ServiceDateTimeString)),
+    confirmed: z.optional(z.boolean()),
+    confirmed_at: z.nullish(realSchema(ServiceDateTimeString)),
     // A new mode must not break reading a reservation, so any string is kept (see the type's note).
-    confirmation_mode: z.string().optional() as z.ZodType<ConfirmationMode | undefined>,
-    arrived: z.boolean().optional(),
-    arrived_at: ServiceDateTimeString.nullish(),
-    no_show: z.boolean().optional(),
-    no_show_at: ServiceDateTimeString.nullish(),
-    language: z.string().nullish(),
-    metadata: Metadata.nullish(),
+    confirmation_mode: z.optional(z.string()) as z.ZodMiniType<ConfirmationMode | undefined>,
+    arrived: z.optional(z.boolean()),
+    arrived_at: z.nullish(realSchema(ServiceDateTimeString)),
+    no_show: z.optional(z.boolean()),
+    no_show_at: z.nullish(realSchema(ServiceDateTimeString)),
+    language: z.nullish(z.string()),
+    metadata: z.nullish(realSchema(Metadata)),
   }),
 );
 
 /** A local wall-clock time in the restaurant's timezone. */
-export const LocalDateTime = lazySchema(() =>
+export const LocalDateTime = /* @__PURE__ */ lazySchema(() =>
   z.strictObject({
     date: z.iso.date(),
-    time: z.string().regex(/^\d{2}:\d{2}(?::\d{2})?$/, 'expected HH:MM or HH:MM:SS'),
+    time: z.string().check(z.regex(/^\d{2}:\d{2}(?::\d{2})?$/, 'expected HH:MM or HH:MM:SS')),
   }),
 );
 export type LocalDateTime = z.infer<typeof LocalDateTime>;
@@ -101,12 +101,14 @@ const isLuxonDateTime = (value: unknown): boolean =>
  * or without one to mean the restaurant's local time) or a local `{ date, time }`. The client
  * converts it to the restaurant's timezone before sending.
  */
-export const StartTimeInput = lazySchema(() =>
+export const StartTimeInput = /* @__PURE__ */ lazySchema(() =>
   z.union(
     [
       z
         .custom<import('luxon').DateTime>(isLuxonDateTime, 'expected a valid luxon DateTime')
-        .refine((value) => (value as { isValid: boolean }).isValid, 'expected a valid luxon DateTime'),
+        .check(
+          z.refine((value) => (value as { isValid: boolean }).isValid, 'expected a valid luxon DateTime'),
+        ),
       z.date({ error: 'expected a valid Date' }),
       // The same ISO 8601 forms a response is read in (+0100, +01, comma fractions, a space for T).
       realSchema(ServiceDateTimeString),
@@ -147,21 +149,21 @@ export interface ReservationCreateInput {
 /** The checked form of {@link ReservationCreateInput} (`children` filled in). */
 export type ReservationCreateBody = ReservationCreateInput & { children: number };
 /** The zod schema of {@link ReservationCreateInput}: unknown keys are refused. */
-export const ReservationCreateInput: z.ZodType<ReservationCreateBody, ReservationCreateInput> = lazySchema(
-  () =>
+export const ReservationCreateInput: z.ZodMiniType<ReservationCreateBody, ReservationCreateInput> =
+  /* @__PURE__ */ lazySchema(() =>
     z.strictObject({
-      start_time: StartTimeInput,
-      adults: z.int().min(1).max(50),
-      children: z.int().min(0).max(50).default(0),
-      first_name: z.string().max(255).optional(),
-      last_name: z.string().max(255).optional(),
-      email: z.string().nullable().optional(),
-      phone: z.string().max(128).nullable().optional(),
-      comment: z.string().nullable().optional(),
-      language: z.string().optional(),
-      metadata: Metadata.nullable().optional(),
+      start_time: realSchema(StartTimeInput),
+      adults: z.int().check(z.gte(1), z.lte(50)),
+      children: z._default(z.int().check(z.gte(0), z.lte(50)), 0),
+      first_name: z.optional(z.string().check(z.maxLength(255))),
+      last_name: z.optional(z.string().check(z.maxLength(255))),
+      email: z.optional(z.nullable(z.string())),
+      phone: z.optional(z.nullable(z.string().check(z.maxLength(128)))),
+      comment: z.optional(z.nullable(z.string())),
+      language: z.optional(z.string()),
+      metadata: z.optional(z.nullable(realSchema(Metadata))),
     }),
-);
+  );
 
 /**
  * Filters for `reservations.list`. The spec shows none, so they are sent as query parameters the
@@ -176,11 +178,11 @@ export interface ReservationListFilters {
   page_size?: number | undefined;
 }
 /** The zod schema of {@link ReservationListFilters}: unknown keys are refused. */
-export const ReservationListFilters: z.ZodType<ReservationListFilters, ReservationListFilters> = lazySchema(
-  () =>
+export const ReservationListFilters: z.ZodMiniType<ReservationListFilters, ReservationListFilters> =
+  /* @__PURE__ */ lazySchema(() =>
     z.strictObject({
-      start_time_after: z.union([DateTimeString, z.date()]).optional(),
-      start_time_before: z.union([DateTimeString, z.date()]).optional(),
-      page_size: z.int().min(1).max(1000).optional(),
+      start_time_after: z.optional(z.union([realSchema(DateTimeString), z.date()])),
+      start_time_before: z.optional(z.union([realSchema(DateTimeString), z.date()])),
+      page_size: z.optional(z.int().check(z.gte(1), z.lte(1000))),
     }),
-);
+  );

@@ -17,7 +17,7 @@ import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
 import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
-import { readStartTime } from '../time.js';
+import { startInstant } from '../start-time.js';
 import type { RequestHeaders } from '../transport/headers.js';
 import {
   createReservation,
@@ -89,11 +89,7 @@ export class Reservations extends Resource {
     // when it is cached, else in the process's own zone.
     const zone = this.context.cachedTimezone(rid) ?? undefined;
     const instant = (value: string | Date | undefined) =>
-      value === undefined
-        ? undefined
-        : value instanceof Date
-          ? value.getTime()
-          : readStartTime({ start_time: value }, zone).toMillis();
+      value === undefined ? undefined : value instanceof Date ? value.getTime() : startInstant(value, zone);
     const after = instant(parsed.start_time_after);
     const before = instant(parsed.start_time_before);
     const toQuery = (value: string | Date | undefined) =>
@@ -111,7 +107,7 @@ export class Reservations extends Resource {
         after === undefined && before === undefined
           ? undefined
           : (reservation) => {
-              const at = readStartTime(reservation, zone).toMillis();
+              const at = startInstant(reservation.start_time, zone);
               return (after === undefined || at >= after) && (before === undefined || at < before);
             },
     });

@@ -3,7 +3,7 @@
  * read lists and single objects tolerantly.
  * @module
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ResponseValidationError } from '../errors.js';
 import { ApiPromise, type WithResponse } from '../transport/api-promise.js';
 import { ListPromise, type PageFetcher } from '../transport/pagination.js';
@@ -100,7 +100,7 @@ export function hasResourceBody(body: unknown): boolean {
 
 type Next = string | number | null;
 
-function readPage<Item extends z.ZodType>(
+function readPage<Item extends z.core.$ZodType>(
   itemSchema: Item,
   body: unknown,
   where: { method: string; url: string },
@@ -174,7 +174,7 @@ export function nextPageUrl(first: URL, next: string | number): string {
 }
 
 /** A list call whose pages are all requests of the pipeline (each through the throttle). */
-export function listOf<Item extends z.ZodType>(
+export function listOf<Item extends z.core.$ZodType>(
   transport: Transport,
   spec: {
     path: string;

@@ -1,5 +1,5 @@
 /** Restaurant schemas. @module */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { lazySchema } from '../lazy-schema.js';
 
 /**
@@ -23,15 +23,15 @@ export interface Restaurant {
   timezone?: string | null | undefined;
 }
 /** The zod schema of {@link Restaurant}: unknown fields are kept at run time. */
-export const Restaurant: z.ZodType<Restaurant> = lazySchema(() =>
+export const Restaurant: z.ZodMiniType<Restaurant> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
     id: z.int(),
-    display_name: z.string().nullish(),
+    display_name: z.nullish(z.string()),
     schema_name: z.string(),
-    address: z.string().nullish(),
-    website: z.string().nullish(),
-    latitude: z.number().nullish(),
-    longitude: z.number().nullish(),
-    timezone: z.string().nullish(),
+    address: z.nullish(z.string()),
+    website: z.nullish(z.string()),
+    latitude: z.nullish(z.number()),
+    longitude: z.nullish(z.number()),
+    timezone: z.nullish(z.string()),
   }),
 );

@@ -1,11 +1,11 @@
 /** Webhook and delivery schemas. @module */
-import { z } from 'zod';
-import { lazySchema } from '../lazy-schema.js';
+import * as z from 'zod/mini';
+import { lazySchema, realSchema } from '../lazy-schema.js';
 import { ServiceDateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
 
 /** The reservation events of the spec. */
-export const WebhookEventType = lazySchema(() =>
+export const WebhookEventType = /* @__PURE__ */ lazySchema(() =>
   z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -47,30 +47,30 @@ export interface Webhook {
   auth_token?: string | undefined;
 }
 /** The zod schema of {@link Webhook}: unknown fields are kept at run time. */
-export const Webhook: z.ZodType<Webhook> = lazySchema(() =>
+export const Webhook: z.ZodMiniType<Webhook> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
     id: z.int(),
-    created_at: ServiceDateTimeString.nullish(),
-    updated_at: ServiceDateTimeString.nullish(),
+    created_at: z.nullish(realSchema(ServiceDateTimeString)),
+    updated_at: z.nullish(realSchema(ServiceDateTimeString)),
     url: z.string(),
-    name: z.string().nullish(),
-    is_enabled: z.boolean().optional(),
-    last_use_at: ServiceDateTimeString.nullish(),
-    last_response_status_code: z.int().max(32767).nullish(),
-    last_response: z.unknown().optional(),
+    name: z.nullish(z.string()),
+    is_enabled: z.optional(z.boolean()),
+    last_use_at: z.nullish(realSchema(ServiceDateTimeString)),
+    last_response_status_code: z.nullish(z.int().check(z.lte(32767))),
+    last_response: z.optional(z.unknown()),
     // Any key is kept: the spec does not publish them.
-    subscribed_events: (
-      z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>
-    ).nullish(),
-    auth_token: z.string().optional(),
+    subscribed_events: z.nullish(
+      z.record(z.string(), z.boolean()) as z.ZodMiniType<SubscribedEvents, SubscribedEvents>,
+    ),
+    auth_token: z.optional(z.string()),
   }),
 );
 
-const WebhookUrl = lazySchema(() =>
+const WebhookUrl = /* @__PURE__ */ lazySchema(() =>
   z
     .url({ protocol: /^https?$/, error: 'expected an http or https URL' })
     // Its own message: without one, zod reports the URL's message for a URL that is merely too long.
-    .max(500, 'expected at most 500 characters'),
+    .check(z.maxLength(500, 'expected at most 500 characters')),
 );
 
 /** What a partner sends to register a webhook. Any other key is refused. */
@@ -85,24 +85,22 @@ export interface WebhookCreateInput {
   subscribed_events?: SubscribedEvents | undefined;
 }
 const webhookInputShape = () => ({
-  url: WebhookUrl,
-  name: z.string().max(125).nullable().optional(),
-  is_enabled: z.boolean().optional(),
-  subscribed_events: (
-    z.record(z.string(), z.boolean()) as z.ZodType<SubscribedEvents, SubscribedEvents>
-  ).optional(),
+  url: realSchema(WebhookUrl),
+  name: z.optional(z.nullable(z.string().check(z.maxLength(125)))),
+  is_enabled: z.optional(z.boolean()),
+  subscribed_events: z.optional(
+    z.record(z.string(), z.boolean()) as z.ZodMiniType<SubscribedEvents, SubscribedEvents>,
+  ),
 });
 /** The zod schema of {@link WebhookCreateInput}: unknown keys are refused. */
-export const WebhookCreateInput: z.ZodType<WebhookCreateInput, WebhookCreateInput> = lazySchema(() =>
-  z.strictObject(webhookInputShape()),
-);
+export const WebhookCreateInput: z.ZodMiniType<WebhookCreateInput, WebhookCreateInput> =
+  /* @__PURE__ */ lazySchema(() => z.strictObject(webhookInputShape()));
 
 /** Fields of a webhook a partner may change. Any other key is refused. */
 export interface WebhookUpdateInput extends Partial<WebhookCreateInput> {}
 /** The zod schema of {@link WebhookUpdateInput}: unknown keys are refused. */
-export const WebhookUpdateInput: z.ZodType<WebhookUpdateInput, WebhookUpdateInput> = lazySchema(() =>
-  z.strictObject(webhookInputShape()).partial(),
-);
+export const WebhookUpdateInput: z.ZodMiniType<WebhookUpdateInput, WebhookUpdateInput> =
+  /* @__PURE__ */ lazySchema(() => z.partial(z.strictObject(webhookInputShape())));
 
 /**
  * The body of a delivery as the fake sends it (the live shape is not published, so readers must
@@ -117,12 +115,12 @@ export interface WebhookDelivery {
   reservation?: Reservation | null | undefined;
 }
 /** The zod schema of {@link WebhookDelivery}: unknown fields are kept at run time. */
-export const WebhookDelivery: z.ZodType<WebhookDelivery> = lazySchema(() =>
+export const WebhookDelivery: z.ZodMiniType<WebhookDelivery> = /* @__PURE__ */ lazySchema(() =>
   z.looseObject({
     id: z.union([z.string(), z.int()]),
     event: z.string(),
-    created_at: ServiceDateTimeString.optional(),
-    restaurant_id: z.int().nullish(),
-    reservation: Reservation.nullish(),
+    created_at: z.optional(realSchema(ServiceDateTimeString)),
+    restaurant_id: z.nullish(z.int()),
+    reservation: z.nullish(realSchema(Reservation)),
   }),
 );

@@ -3,9 +3,11 @@
  * the caller. Each refusal names the field and the rule.
  * @module
  */
-import type { z } from 'zod';
+import { safeParse } from 'zod/mini';
+import type * as z from 'zod/mini';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
 import { realSchema } from '../lazy-schema.js';
+import { PARSE_PARAMS } from '../schema-messages.js';
 import { checkHeaders } from './headers.js';
 import { RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE, type OffContractReport } from './response-validation.js';
 
@@ -69,12 +71,12 @@ function findUnsendableValue(
 }
 
 /** Parses a request value or throws {@link InputValidationError}; the result is always sendable as JSON. */
-export function parseInput<Schema extends z.ZodType>(
+export function parseInput<Schema extends z.core.$ZodType>(
   schema: Schema,
   value: unknown,
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
-  const result = realSchema(schema).safeParse(value);
+  const result = safeParse(realSchema(schema), value, PARSE_PARAMS);
   if (!result.success) throw new InputValidationError(toFieldIssues(result.error.issues, prefix));
   const unsendable = findUnsendableValue(result.data, prefix, new Set());
   if (unsendable) throw new InputValidationError([unsendable]);
@@ -82,7 +84,7 @@ export function parseInput<Schema extends z.ZodType>(
 }
 
 /** Parses a response body or throws {@link ResponseValidationError} (in warn mode: reports and returns it as received). */
-export function parseOutput<Schema extends z.ZodType>(
+export function parseOutput<Schema extends z.core.$ZodType>(
   schema: Schema,
   value: unknown,
   details: {
@@ -92,7 +94,7 @@ export function parseOutput<Schema extends z.ZodType>(
   },
   prefix: (string | number)[] = [],
 ): z.output<Schema> {
-  const result = realSchema(schema).safeParse(value);
+  const result = safeParse(realSchema(schema), value, PARSE_PARAMS);
   if (result.success) return result.data;
   const issues = toFieldIssues(result.error.issues, prefix);
   const report = details.offContract;

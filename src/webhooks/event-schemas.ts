@@ -3,8 +3,9 @@
  * with it) only when a delivery is not the common well-formed one its fast path reads by hand.
  * @module
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { realSchema } from '../lazy-schema.js';
+import { PARSE_PARAMS } from '../schema-messages.js';
 import { Reservation } from '../resources/reservations.schemas.js';
 import { ServiceDateTimeString } from '../resources/shared.schemas.js';
 import { toFieldIssues } from '../transport/validate.js';
@@ -20,29 +21,29 @@ import {
 function buildSchemas() {
   const envelope = z.looseObject({
     // Kept as a string whatever the wire sends, so duplicate stores have one key type.
-    id: z.union([z.string().min(1), z.int().transform(String)]),
-    event: z.string().min(1),
-    created_at: ServiceDateTimeString.nullish(),
-    restaurant_id: z.int().nullish(),
+    id: z.union([z.string().check(z.minLength(1)), z.pipe(z.int(), z.transform(String))]),
+    event: z.string().check(z.minLength(1)),
+    created_at: z.nullish(realSchema(ServiceDateTimeString)),
+    restaurant_id: z.nullish(z.int()),
   });
   // The exported schema is typed by its interface; underneath it is the loose object schema.
-  const eventReservation = (realSchema(Reservation) as unknown as z.ZodObject).extend({
-    start_time: realSchema(ServiceDateTimeString).optional(),
+  const eventReservation = z.extend(realSchema(Reservation) as unknown as z.ZodMiniObject, {
+    start_time: z.optional(realSchema(ServiceDateTimeString)),
   });
   const reservationEvent = <Name extends (typeof RESERVATION_EVENT_TYPES)[number]>(name: Name) =>
-    envelope.extend({ type: z.literal(name), event: z.literal(name), reservation: eventReservation });
+    z.extend(envelope, { type: z.literal(name), event: z.literal(name), reservation: eventReservation });
   return {
     RESERVATION_CONFIRMED: reservationEvent('RESERVATION_CONFIRMED'),
     RESERVATION_MODIFIED: reservationEvent('RESERVATION_MODIFIED'),
     RESERVATION_CANCELLED: reservationEvent('RESERVATION_CANCELLED'),
-    TEST: envelope.extend({
+    TEST: z.extend(envelope, {
       type: z.literal(TEST_EVENT),
       event: z.literal(TEST_EVENT),
-      reservation: eventReservation.nullish(),
+      reservation: z.nullish(eventReservation),
     }),
-    unknown: envelope.extend({
+    unknown: z.extend(envelope, {
       type: z.literal(UNKNOWN_EVENT),
-      reservation: z.unknown().optional(),
+      reservation: z.optional(z.unknown()),
     }),
   };
 }
@@ -54,7 +55,7 @@ let schemas: ReturnType<typeof buildSchemas> | undefined;
  */
 export function parseWithSchemas(envelope: Record<string, unknown>): WebhookEvent {
   const schema = (schemas ??= buildSchemas())[envelope.type as WebhookEventName];
-  const result = schema.safeParse(envelope);
+  const result = schema.safeParse(envelope, PARSE_PARAMS);
   if (!result.success) {
     throw new WebhookPayloadError(
       `Webhook ${String(envelope.event)} delivery does not match the envelope`,

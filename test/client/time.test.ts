@@ -7,7 +7,7 @@ import {
   readTimestamp,
   Reservation,
 } from 'restaurant-partner-sdk';
-import { toServiceStartTime } from '../../src/time.js';
+import { toServiceStartTime } from '../../src/start-time.js';
 import { json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
 
 const api = mockApi();

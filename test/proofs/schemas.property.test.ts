@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import { PartnerProfile, PartnerProfileUpdateInput } from '../../src/resources/profile.schemas.js';
 import {
   Reservation,
@@ -42,18 +43,18 @@ import { propertyRuns } from '../support/property-runs.js';
 const runs = { numRuns: propertyRuns(300) };
 
 /** Parsing never throws anything but a ZodError, and safeParse never throws at all. */
-function assertTotal(schema: z.ZodType, value: unknown): void {
+function assertTotal(schema: ZodMiniType, value: unknown): void {
   const result = schema.safeParse(value);
-  if (!result.success) expect(result.error).toBeInstanceOf(z.ZodError);
+  if (!result.success) expect(result.error).toBeInstanceOf(z.core.$ZodError);
   try {
     schema.parse(value);
   } catch (error) {
-    expect(error).toBeInstanceOf(z.ZodError);
+    expect(error).toBeInstanceOf(z.core.$ZodError);
   }
 }
 
-const fieldsOf = (error: z.ZodError) => error.issues.map((issue) => issue.path.join('.'));
-const refusedAt = (schema: z.ZodType, value: unknown, field: string) => {
+const fieldsOf = (error: z.core.$ZodError) => error.issues.map((issue) => issue.path.join('.'));
+const refusedAt = (schema: ZodMiniType, value: unknown, field: string) => {
   const result = schema.safeParse(value);
   expect(result.success, `expected ${field} to be refused`).toBe(false);
   expect(

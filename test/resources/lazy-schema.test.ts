@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import * as zm from 'zod/mini';
 import { LocalDateTime, Reservation, Webhook, WebhookCreateInput } from 'restaurant-partner-sdk';
 import { lazySchema } from '../../src/lazy-schema.js';
 
@@ -17,8 +18,9 @@ describe('schemas built on first use', () => {
   });
 
   it('behaves as the zod schema it stands for, for partners who use the exported schemas', () => {
-    expect(Reservation).toBeInstanceOf(z.ZodType);
-    const withNote = LocalDateTime.extend({ note: z.string() });
+    expect(Reservation).toBeInstanceOf(z.core.$ZodType);
+    // The schemas are zod's tree-shakeable form: what the full form calls as methods are functions.
+    const withNote = zm.extend(LocalDateTime, { note: z.string() });
     expect(withNote.parse({ date: '2026-12-05', time: '19:30', note: 'window' })).toMatchObject({
       time: '19:30',
       note: 'window',
