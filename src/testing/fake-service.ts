@@ -9,6 +9,7 @@ import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { createMswHandlers, type MswHandler, type MswModule } from './adapters/msw.js';
+import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-clients.js';
 import { API_ROOT, handleApi } from './api/router.js';
 import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
 import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
@@ -177,6 +178,7 @@ export class FakeService {
   /** Delivery attempts a `waitForDelivery` already returned. */
   readonly #claimed = new WeakSet<object>();
   #handlers: MswHandler[] | undefined;
+  readonly #following = new ClientFollowing(this);
 
   constructor(options: FakeServiceOptions = {}) {
     const seed = options.seed ?? 'none';
@@ -225,7 +227,7 @@ export class FakeService {
    * suite that never uses them never needs msw). In a browser worker use `await fake.mswHandlers()`.
    */
   get handlers(): MswHandler[] {
-    this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, requireMsw());
+    this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, requireMsw());
     return this.#handlers;
   }
 
@@ -233,9 +235,38 @@ export class FakeService {
   async mswHandlers(): Promise<MswHandler[]> {
     if (!this.#handlers) {
       const msw = (await import('msw')) as unknown as MswModule;
-      this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, msw);
+      this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, msw);
     }
     return this.#handlers;
+  }
+
+  /** What the MSW handlers serve: a request they intercept tells `applyToAllClients` its service. */
+  readonly #serveMsw = (request: Request): Promise<Response> => {
+    this.#following.served(request.url);
+    return this.handle(request);
+  };
+
+  /**
+   * Test-only: makes every `PartnerClient` of this process that talks to a service this fake
+   * answers wait on the fake's clock and at its rate limit (the limiter, retry back-off, create
+   * look-up windows, deadlines), clients built before the call included, so an app that builds its
+   * own client runs a suite without sleeping in real time. It applies to the fake's `baseUrl`,
+   * the `baseUrls` given, and each service the fake's MSW handlers serve while it is on (from the
+   * next call of its clients); never to another service. Clients built with `rateLimit: false`
+   * keep no limiter. Returns a function that undoes it; call it in `afterAll`.
+   *
+   * @example
+   * ```ts
+   * const fake = createFakeService({ seed: 'demo' });
+   * const server = setupServer(...fake.handlers);
+   * server.listen();
+   * const undo = fake.applyToAllClients({ baseUrls: [process.env.PARTNER_BASE_URL!] });
+   * // ... the app's own `new PartnerClient(...)` now runs on the fake's clock
+   * undo();
+   * ```
+   */
+  applyToAllClients(options: ApplyToAllClientsOptions = {}): () => void {
+    return this.#following.apply(options);
   }
 
   /**

@@ -32,6 +32,7 @@ export type {
   WaitForDeliveryOptions,
 } from './fake-service.js';
 export type { SandboxOptions } from './sandboxes.js';
+export type { ApplyToAllClientsOptions } from './apply-to-all-clients.js';
 export { connectFake, createSandbox } from './remote-fake.js';
 export type { MswHandler } from './adapters/msw.js';
 export type {
