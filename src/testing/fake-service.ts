@@ -25,6 +25,7 @@ import {
   bookFromOtherChannel,
   cancelAsRestaurantOrCustomer,
   confirmAsRestaurant,
+  markAsRestaurant,
   modifyAsRestaurantOrCustomer,
 } from './backend/reservations.js';
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
@@ -160,6 +161,10 @@ export class FakeService {
     ): Promise<Reservation>;
     /** RESERVATION_CANCELLED (a repeat is a no-op without event). */
     cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
+    /** The guest arrived (no event: the spec names none). */
+    arrive(restaurantId: number, reservationId: number): Promise<Reservation>;
+    /** The guest never came (no event). */
+    noShow(restaurantId: number, reservationId: number): Promise<Reservation>;
   };
   /** Customer-side actions: modify and cancel, with the same events. */
   readonly asCustomer: {
@@ -213,6 +218,10 @@ export class FakeService {
         act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
       cancel: (restaurantId, reservationId) =>
         act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
+      arrive: (restaurantId, reservationId) =>
+        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markArrived')),
+      noShow: (restaurantId, reservationId) =>
+        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markNoShow')),
     };
     this.asCustomer = {
       modify: this.asRestaurant.modify,

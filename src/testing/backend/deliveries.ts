@@ -213,12 +213,19 @@ export class Deliveries implements DueWork {
     const draw = this.#chaos.draw(webhook.id, item.createdAt);
     if (draw.dropped) {
       this.#record(
-        this.#entry(webhook, item, item.createdAt, {
-          status: null,
-          error: 'dropped by delivery chaos: never sent, never retried',
-          response: null,
-          truncated: false,
-        }),
+        this.#entry(
+          webhook,
+          item,
+          item.createdAt,
+          {
+            status: null,
+            error: 'dropped by delivery chaos: never sent, never retried',
+            response: null,
+            truncated: false,
+          },
+          // The body it would have carried, so `resend` can send it after all.
+          this.#build(webhook, item).body,
+        ),
       );
       return [];
     }
@@ -340,6 +347,37 @@ export class Deliveries implements DueWork {
     for (const delivery of now) await this.#attempt(webhook, delivery);
   }
 
+  /**
+   * Sends a logged delivery again, now, to its webhook (its current token and URL, the same event
+   * id and body content), outside chaos and without retries: one more attempt, logged and answered.
+   * Undefined when the log no longer holds the event, or its webhook is gone or paused.
+   */
+  async resend(eventId: string): Promise<DeliveryLogEntry | undefined> {
+    const state = this.getState();
+    const logged = state.deliveries.filter((entry) => entry.eventId === eventId);
+    const last = logged.at(-1);
+    const webhook = last && state.webhooks.get(last.webhookId);
+    if (this.#sealed || !last || !webhook || !webhook.is_enabled) return undefined;
+    // A delivery dropped because the queue was full has no body logged: it goes without its reservation.
+    const sent = (last.body ? JSON.parse(last.body) : {}) as {
+      created_at?: string;
+      reservation?: Record<string, unknown> | null;
+    };
+    const item: PendingDelivery = {
+      ...this.#pending(
+        state,
+        eventId,
+        last.event,
+        webhook.id,
+        last.restaurantId,
+        sent.reservation ?? null,
+        sent.created_at ? Date.parse(sent.created_at) : this.clock.now(),
+      ),
+      attempt: Math.max(...logged.map((entry) => entry.attempt)) + 1,
+    };
+    return this.#attempt(webhook, item);
+  }
+
   /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
   seal(): void {
     this.#sealed = true;
@@ -350,18 +388,7 @@ export class Deliveries implements DueWork {
 
   /** One attempt, within the time limit; undefined when the world was sealed meanwhile (nothing recorded). */
   async #attempt(webhook: WebhookRecord, item: PendingDelivery): Promise<DeliveryLogEntry | undefined> {
-    const delivery = buildDelivery(
-      {
-        id: item.eventId,
-        event: item.event,
-        restaurantId: item.restaurantId,
-        reservation: item.reservation as Reservation | null,
-        createdAt: isoSeconds(item.createdAt),
-        webhookId: webhook.id,
-      },
-      // The token at the time of the attempt: "the old token stops being valid at regeneration".
-      webhook.authToken,
-    );
+    const delivery = this.#build(webhook, item);
     const attemptedAt = this.clock.now();
     const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
     if (this.#sealed) return undefined;
@@ -378,6 +405,22 @@ export class Deliveries implements DueWork {
       `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,
     );
     return entry;
+  }
+
+  /** The delivery as it goes out now: its body, and the webhook's token at the time of the attempt. */
+  #build(webhook: WebhookRecord, item: PendingDelivery): ReturnType<typeof buildDelivery> {
+    return buildDelivery(
+      {
+        id: item.eventId,
+        event: item.event,
+        restaurantId: item.restaurantId,
+        reservation: item.reservation as Reservation | null,
+        createdAt: isoSeconds(item.createdAt),
+        webhookId: webhook.id,
+      },
+      // "The old token stops being valid at regeneration".
+      webhook.authToken,
+    );
   }
 
   /**

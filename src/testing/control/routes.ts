@@ -13,6 +13,7 @@ import {
   bookFromOtherChannel,
   cancelAsRestaurantOrCustomer,
   confirmAsRestaurant,
+  markAsRestaurant,
   modifyAsRestaurantOrCustomer,
 } from '../backend/reservations.js';
 import { addRestaurant } from '../backend/restaurants.js';
@@ -181,6 +182,34 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
         ),
       ),
   },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/arrive',
+    does: 'the restaurant records the guest as arrived (no event: the spec names none)',
+    run: (call) =>
+      restaurantAction(call, () =>
+        markAsRestaurant(
+          call.backend,
+          id(call.params.restaurantId),
+          id(call.params.reservationId),
+          'markArrived',
+        ),
+      ),
+  },
+  {
+    method: 'POST',
+    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/no-show',
+    does: 'the restaurant records a no-show (no event: the spec names none)',
+    run: (call) =>
+      restaurantAction(call, () =>
+        markAsRestaurant(
+          call.backend,
+          id(call.params.restaurantId),
+          id(call.params.reservationId),
+          'markNoShow',
+        ),
+      ),
+  },
   { method: 'GET', path: '/_fake/clock', does: "the fake's time", run: (call) => ok(clockView(call)) },
   {
     method: 'POST',
@@ -220,6 +249,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     run: async (call) => {
       await call.backend.clock.runDue();
       return ok(structuredClone(call.backend.state.deliveries));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/deliveries/:eventId/resend',
+    does: "sends a logged delivery again now (same event id, the webhook's current token), outside chaos, once; answers the attempt",
+    run: async (call) => {
+      const entry = await call.backend.deliveries.resend(call.params.eventId!);
+      if (!entry)
+        throw notFound(
+          `No delivery ${JSON.stringify(call.params.eventId)} to resend: not in the delivery log (the latest 1000 attempts), or its webhook was deleted or paused.`,
+        );
+      return created(entry);
     },
   },
   {
