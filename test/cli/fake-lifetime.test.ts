@@ -52,7 +52,11 @@ async function underParent(viaShell: boolean, pidFile: string) {
     : `const { spawn } = require('node:child_process');
        const child = spawn(process.execPath, ${JSON.stringify(fakeArgs)}, { stdio: ['ignore', 'inherit', 'inherit'] });
        setInterval(() => {}, 1000);`;
-  const parent = spawn(process.execPath, ['-e', script], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const parent = spawn(process.execPath, ['-e', script], {
+    cwd: root,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   spawned.push(parent);
   const [line] = (await once(createInterface({ input: parent.stdout! }), 'line')) as [string];
   const { url } = JSON.parse(line) as { url: string };

@@ -20,7 +20,10 @@ const accepted: { id: string; event: string; reservationId: number }[] = [];
 let posts = 0;
 
 beforeAll(async () => {
-  const sdkReceiver = createWebhookReceiver({ tokens: [TOKEN], logger: { warn: () => undefined, error: () => undefined } });
+  const sdkReceiver = createWebhookReceiver({
+    tokens: [TOKEN],
+    logger: { warn: () => undefined, error: () => undefined },
+  });
   for (const event of ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const)
     sdkReceiver.on(event, (delivery) => {
       accepted.push({ id: delivery.id, event: delivery.event, reservationId: delivery.reservation.id });
@@ -74,7 +77,9 @@ describe('restaurant-partner listen --forward-to', { timeout: 90_000 }, () => {
     expect(forwarded).toHaveLength(sent.length);
     expect(forwarded.every((record) => record.status === 200)).toBe(true);
     expect(sent.every((entry) => entry.status === 200)).toBe(true);
-    expect(new Set(forwarded.map((record) => record.id))).toEqual(new Set(sent.map((entry) => entry.eventId)));
+    expect(new Set(forwarded.map((record) => record.id))).toEqual(
+      new Set(sent.map((entry) => entry.eventId)),
+    );
     // The receiver handled each event once (duplicates answered 200 and dropped by their id).
     const ids = accepted.map((delivery) => delivery.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -93,7 +98,10 @@ describe('restaurant-partner listen --forward-to', { timeout: 90_000 }, () => {
   it('exits 1 when its webhook is deleted at the source, and 2 without a token', async () => {
     const server = await startFake(['--rate-limit', 'off']);
     const fake = await connectFake(server.url);
-    const listen = start(['listen', '--forward-to', receiverUrl], { PARTNER_BASE_URL: server.url, PARTNER_WEBHOOK_TOKEN: TOKEN });
+    const listen = start(['listen', '--forward-to', receiverUrl], {
+      PARTNER_BASE_URL: server.url,
+      PARTNER_WEBHOOK_TOKEN: TOKEN,
+    });
     await listen.line((line) => line.startsWith('Ready: webhook'), 30_000);
     await fake.reset();
     expect(await listen.exited).toBe(1);
@@ -112,19 +120,31 @@ describe('restaurant-partner listen --poll', { timeout: 90_000 }, () => {
     await client.webhooks.create({ url: receiverUrl });
     await fake.setDeliveryChaos({ dropRate: 1 });
     const existing = await book(fake, client, 2, 12);
-    const listen = start(['listen', '--poll', '--interval-ms', '1000', '--forward-to', receiverUrl, '--json'], {
-      PARTNER_BASE_URL: server.url,
-      PARTNER_WEBHOOK_TOKEN: TOKEN,
-    });
+    const listen = start(
+      ['listen', '--poll', '--interval-ms', '1000', '--forward-to', receiverUrl, '--json'],
+      {
+        PARTNER_BASE_URL: server.url,
+        PARTNER_WEBHOOK_TOKEN: TOKEN,
+      },
+    );
     const ready = JSON.parse(await listen.line((line) => line.includes('"ready"'), 30_000));
     expect(ready.alreadyThere).toBeGreaterThanOrEqual(1);
     const postsBefore = posts;
     const booking = await book(fake, client, 2, 19);
     await fake.asRestaurant.confirm(2, booking.id);
     await fake.asCustomer.cancel(2, existing.id);
-    const confirmed = await listen.line((line) => line.includes('RESERVATION_CONFIRMED') && line.includes(`"reservationId":${booking.id}`), 30_000);
-    const cancelled = await listen.line((line) => line.includes('RESERVATION_CANCELLED') && line.includes(`"reservationId":${existing.id}`), 30_000);
-    expect(JSON.parse(confirmed)).toMatchObject({ status: 200, kind: expect.stringMatching(/created|confirmed/) });
+    const confirmed = await listen.line(
+      (line) => line.includes('RESERVATION_CONFIRMED') && line.includes(`"reservationId":${booking.id}`),
+      30_000,
+    );
+    const cancelled = await listen.line(
+      (line) => line.includes('RESERVATION_CANCELLED') && line.includes(`"reservationId":${existing.id}`),
+      30_000,
+    );
+    expect(JSON.parse(confirmed)).toMatchObject({
+      status: 200,
+      kind: expect.stringMatching(/created|confirmed/),
+    });
     expect(JSON.parse(cancelled)).toMatchObject({ status: 200, kind: 'cancelled', source: 'reconcile' });
     expect(accepted).toEqual(
       expect.arrayContaining([

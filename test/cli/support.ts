@@ -66,7 +66,9 @@ export function start(args: string[], env: Record<string, string | undefined> = 
           } else if (child.exitCode !== null) {
             waiters.delete(check);
             clearTimeout(timer);
-            reject(new Error(`exited ${child.exitCode} before the line came:\n${lines.join('\n')}\n${stderr}`));
+            reject(
+              new Error(`exited ${child.exitCode} before the line came:\n${lines.join('\n')}\n${stderr}`),
+            );
           }
         };
         const timer = setTimeout(() => {

@@ -19,7 +19,13 @@ beforeAll(async () => {
     request.resume();
     response
       .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ received: true, authorization: request.headers.authorization, echo: `saw ${request.headers.authorization}` }));
+      .end(
+        JSON.stringify({
+          received: true,
+          authorization: request.headers.authorization,
+          echo: `saw ${request.headers.authorization}`,
+        }),
+      );
   }).listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
@@ -50,16 +56,26 @@ describe('restaurant-partner tail', { timeout: 60_000 }, () => {
       expect.arrayContaining(['webhooks.create', 'reservations.create', 'restaurants.list']),
     );
     const delivery = entries.find((entry) => entry.kind === 'delivery');
-    expect(delivery).toMatchObject({ event: 'RESERVATION_CONFIRMED', status: 200, reservationId: booking.id });
+    expect(delivery).toMatchObject({
+      event: 'RESERVATION_CONFIRMED',
+      status: 200,
+      reservationId: booking.id,
+    });
     expect(all.stdout).not.toContain(webhook.auth_token!);
     expect(all.stdout).not.toContain(DEMO_PARTNER.apiToken);
     expect(all.stdout).toContain('[REDACTED]');
 
     const deliveriesOnly = await run(['tail', '--once', '--kind', 'delivery', '--status', '2xx'], env);
     expect(deliveriesOnly.lines).toHaveLength(1);
-    expect(deliveriesOnly.lines[0]).toMatch(/delivery RESERVATION_CONFIRMED reservation \d+ evt_\S+ #1 -> webhook \d+ .*: 200/);
+    expect(deliveriesOnly.lines[0]).toMatch(
+      /delivery RESERVATION_CONFIRMED reservation \d+ evt_\S+ #1 -> webhook \d+ .*: 200/,
+    );
     const creates = await run(['tail', '--once', '--operation', 'reservations.create'], env);
-    expect(creates.lines).toEqual([expect.stringMatching(/request POST \/api\/v1\/partnership\/restaurants\/2\/reservations\/ -> 201 \(reservations.create\)/)]);
+    expect(creates.lines).toEqual([
+      expect.stringMatching(
+        /request POST \/api\/v1\/partnership\/restaurants\/2\/reservations\/ -> 201 \(reservations.create\)/,
+      ),
+    ]);
     expect((await run(['tail', '--status', 'teapot'], env)).code).toBe(2);
 
     const live = start(['tail', '--lines', '1', '--kind', 'delivery', '--interval-ms', '50'], env);

@@ -55,7 +55,11 @@ describe('restaurant-partner trigger', { timeout: 60_000 }, () => {
     const result = await run(['trigger', 'restaurant.confirm', '--json'], env());
     expect(result.code, result.stderr).toBe(0);
     const [step] = records(result.lines);
-    expect(step).toMatchObject({ scenario: 'restaurant.confirm', restaurantId: 2, reservation: { id: booking.id, confirmed: true } });
+    expect(step).toMatchObject({
+      scenario: 'restaurant.confirm',
+      restaurantId: 2,
+      reservation: { id: booking.id, confirmed: true },
+    });
     expect(step!.deliveries).toEqual([
       expect.objectContaining({ event: 'RESERVATION_CONFIRMED', reservationId: booking.id, status: 200 }),
     ]);
@@ -66,14 +70,22 @@ describe('restaurant-partner trigger', { timeout: 60_000 }, () => {
   it('modify, guest and cancel scenarios, named by id, each as the fake then shows it', async () => {
     const booking = await book(2);
     const id = String(booking.id);
-    const modify = await run(['trigger', 'customer.modify', '--restaurant', '2', '--reservation', id, '--set', 'adults=5'], env());
+    const modify = await run(
+      ['trigger', 'customer.modify', '--restaurant', '2', '--reservation', id, '--set', 'adults=5'],
+      env(),
+    );
     expect(modify.code, modify.stderr).toBe(0);
-    expect(modify.stdout).toMatch(new RegExp(`customer.modify: reservation ${id} at restaurant 2 is created \\(.*5 adults`));
+    expect(modify.stdout).toMatch(
+      new RegExp(`customer.modify: reservation ${id} at restaurant 2 is created \\(.*5 adults`),
+    );
     expect(modify.stdout).toMatch(/delivery RESERVATION_MODIFIED .* -> webhook \d+ .*: 200/);
     expect((await client.reservations.retrieve(2, booking.id)).adults).toBe(5);
 
     const other = await book(1);
-    const noShow = await run(['trigger', 'guest.no-show', '--reservation', String(other.id), '--json'], env());
+    const noShow = await run(
+      ['trigger', 'guest.no-show', '--reservation', String(other.id), '--json'],
+      env(),
+    );
     expect(records(noShow.lines)[0]).toMatchObject({ reservation: { no_show: true }, deliveries: [] });
     expect((await client.reservations.retrieve(1, other.id)).no_show).toBe(true);
 
@@ -91,13 +103,19 @@ describe('restaurant-partner trigger', { timeout: 60_000 }, () => {
     const file = await run(['trigger', '--file', steps, '--json'], env());
     expect(file.code, file.stderr).toBe(0);
     const [confirmed, arrived, advanced] = records(file.lines);
-    expect(confirmed).toMatchObject({ reservation: { confirmed: true }, deliveries: [expect.objectContaining({ event: 'RESERVATION_CONFIRMED' })] });
+    expect(confirmed).toMatchObject({
+      reservation: { confirmed: true },
+      deliveries: [expect.objectContaining({ event: 'RESERVATION_CONFIRMED' })],
+    });
     expect(arrived).toMatchObject({ reservation: { arrived: true } });
     expect(Date.parse(advanced!.now)).toBeGreaterThanOrEqual(before.getTime() + 3_600_000);
     expect((await client.reservations.retrieve(2, booking.id)).arrived).toBe(true);
 
     const third = await book(1);
-    const cancel = await run(['trigger', 'restaurant.cancel', '--reservation', String(third.id), '--json'], env());
+    const cancel = await run(
+      ['trigger', 'restaurant.cancel', '--reservation', String(third.id), '--json'],
+      env(),
+    );
     expect(records(cancel.lines)[0]).toMatchObject({
       reservation: { cancelled: true },
       deliveries: [expect.objectContaining({ event: 'RESERVATION_CANCELLED', status: 200 })],
@@ -114,7 +132,14 @@ describe('restaurant-partner trigger', { timeout: 60_000 }, () => {
     const help = await run(['trigger', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Example/);
-    const away = await run(['trigger', 'time.advance', '--set', 'duration=PT1H', '--url', 'http://127.0.0.1:9']);
+    const away = await run([
+      'trigger',
+      'time.advance',
+      '--set',
+      'duration=PT1H',
+      '--url',
+      'http://127.0.0.1:9',
+    ]);
     expect(away.code).toBe(1);
     expect(away.stderr).toMatch(/cannot reach the fake at http:\/\/127.0.0.1:9/);
   });
@@ -133,7 +158,11 @@ describe('restaurant-partner resend', { timeout: 60_000 }, () => {
     expect(received.some((delivery) => delivery.id === dropped.eventId)).toBe(false);
     const result = await run(['resend', dropped.eventId], env());
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`resent delivery RESERVATION_CONFIRMED reservation ${booking.id} ${dropped.eventId} #2 .*: 200`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `resent delivery RESERVATION_CONFIRMED reservation ${booking.id} ${dropped.eventId} #2 .*: 200`,
+      ),
+    );
     expect(received.filter((delivery) => delivery.id === dropped.eventId)).toHaveLength(1);
     const missing = await run(['resend', 'evt_nothing', '--json'], env());
     expect(missing.code).toBe(1);
