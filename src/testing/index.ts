@@ -43,6 +43,8 @@ export type {
   RemoteFake,
   RemoteRestaurantActions,
   RemoteSandbox,
+  RemoteState,
+  RemoteStateOptions,
 } from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 export {

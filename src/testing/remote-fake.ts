@@ -16,7 +16,7 @@ import type { RateLimitSetting } from './backend/rate-limit.js';
 import type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
 import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
-import type { LiveState } from './control/live-state.js';
+import type { Webhook } from '../resources/webhooks.schemas.js';
 import { noDeliveryWithin, type SeedDescription, type WaitForDeliveryOptions } from './fake-service.js';
 
 /** A partner's credentials, as the seed, `addPartner()` and `clientOptions()` give them. */
@@ -59,7 +59,27 @@ export interface RemoteStateOptions {
 }
 
 /** `GET /_fake/state`: clock, rate limit, dialect, partners, restaurants, reservations, webhooks, faults, deliveries. */
-export type RemoteState = LiveState;
+export interface RemoteState {
+  clock: { now: string; frozen: boolean };
+  rateLimit: { requestsPerSecond: RateLimitSetting };
+  dialect: Dialect;
+  /** `apiToken` is null for a caller not on loopback. */
+  partners: { partnerId: string; name: string; apiToken: string | null }[];
+  restaurants: FakeRestaurant[];
+  /** The latest bookings of every channel, by restaurant then start time. */
+  reservations: (FakeReservation & {
+    restaurantId: number;
+    cancelledBy: 'partner' | 'restaurant' | 'customer' | null;
+  })[];
+  reservationsTotal: number;
+  /** Without their tokens (shown on create and regenerate only). */
+  webhooks: (Webhook & { partnerId: string })[];
+  faults: readonly ActiveFault[];
+  deliveries: DeliveryLogEntry[];
+  deliveriesTotal: number;
+  pendingDeliveries: { eventId: string; event: string; webhookId: number; attempt: number; dueAt: string }[];
+  remoteViewer: boolean;
+}
 
 /** A standalone fake (or one sandbox of it), typed: what `createFakeService()` offers, over HTTP. */
 export interface RemoteFake {

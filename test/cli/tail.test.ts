@@ -17,15 +17,13 @@ beforeAll(async () => {
   // A careless receiver that echoes the delivery's Authorization header in its answer.
   receiver = createServer((request, response) => {
     request.resume();
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(
-        JSON.stringify({
-          received: true,
-          authorization: request.headers.authorization,
-          echo: `saw ${request.headers.authorization}`,
-        }),
-      );
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        received: true,
+        authorization: request.headers.authorization,
+        echo: `saw ${request.headers.authorization}`,
+      }),
+    );
   }).listen(0, '127.0.0.1');
   await once(receiver, 'listening');
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;

@@ -6,9 +6,10 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { LiveState } from '../../src/testing/control/live-state.js';
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { connectFake, type RemoteFake } from 'restaurant-partner-sdk/testing';
+import { connectFake, type RemoteFake, type RemoteState } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;
@@ -45,6 +46,8 @@ async function evening(): Promise<string> {
 
 describe('the typed client of the standalone fake: its control plane', () => {
   it('state answers the world; a named snapshot puts it back', async () => {
+    // The type partners see holds what the route answers.
+    expectTypeOf<LiveState>().toExtend<RemoteState>();
     const booking = await client.reservations.create(1, { start_time: await evening(), adults: 2 });
     const state = await fake.state({ reservations: 10 });
     expect(state.reservations.map((reservation) => reservation.id)).toContain(booking.id);
