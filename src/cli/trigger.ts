@@ -213,7 +213,7 @@ async function play(fake: RemoteFake, step: Step) {
 
 function summary(result: Awaited<ReturnType<typeof play>>): string {
   const head = result.reservation
-    ? `${result.scenario}: reservation ${result.reservation.id} at restaurant ${result.restaurantId} is ${stateOf(result.reservation)} (${result.reservation.start_time}, ${result.reservation.adults} adult${result.reservation.adults === 1 ? '' : 's'}${result.reservation.children ? ` + ${result.reservation.children} children` : ''})`
+    ? `${result.scenario}: reservation ${result.reservation.id} at restaurant ${result.restaurantId} -> ${stateOf(result.reservation)} (${result.reservation.start_time}, ${result.reservation.adults} adult${result.reservation.adults === 1 ? '' : 's'}${result.reservation.children ? ` + ${result.reservation.children} children` : ''})`
     : `${result.scenario}: the fake's clock is now ${result.now}`;
   const lines = result.deliveries.map((entry: DeliveryLogEntry) => `  ${deliveryLine(entry)}`);
   return [head, ...(lines.length > 0 ? lines : ['  no delivery made'])].join('\n');

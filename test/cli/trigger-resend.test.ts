@@ -76,7 +76,7 @@ describe('restaurant-partner trigger', { timeout: 60_000 }, () => {
     );
     expect(modify.code, modify.stderr).toBe(0);
     expect(modify.stdout).toMatch(
-      new RegExp(`customer.modify: reservation ${id} at restaurant 2 is created \\(.*5 adults`),
+      new RegExp(`customer.modify: reservation ${id} at restaurant 2 -> created \\(.*5 adults`),
     );
     expect(modify.stdout).toMatch(/delivery RESERVATION_MODIFIED .* -> webhook \d+ .*: 200/);
     expect((await client.reservations.retrieve(2, booking.id)).adults).toBe(5);
