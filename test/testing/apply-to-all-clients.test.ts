@@ -115,6 +115,17 @@ describe('an app that builds its own client, under fake.applyToAllClients()', ()
     elsewhere.dispose();
   });
 
+  it("7. follows a service its MSW handlers served, from that client's next call, without being told its URL", async () => {
+    const learned = createBookingApp({ ...config, PARTNER_BASE_URL: 'https://learned-host.example.net' });
+    // The first call waits on the client's own limiter (nothing waits for a first slot) and
+    // tells the fake, through its handlers, that it answers this service.
+    await learned.restaurants();
+    const moved = await fakeTimeOf(async () => {
+      for (let call = 0; call < 3; call += 1) await learned.restaurants();
+    });
+    expect(moved).toBeGreaterThanOrEqual(2000);
+  });
+
   it('the whole trial: many seconds of the fake time in well under a second of real time', () => {
     const fakeMs = fake.clock.now() - fakeStart;
     const wallMs = performance.now() - wallStart;
