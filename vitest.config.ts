@@ -54,6 +54,7 @@ export const FULL_LANE_ONLY: Record<string, string> = {
   'test/cli/tail.test.ts': 'runs tail and a standalone fake as child processes through tsx: about 12 s',
   'test/cli/certify.test.ts':
     'runs certify through tsx per receiver, and one planted fault answers slowly in real time: about 20 s',
+  'test/cli/help.test.ts': "runs each command's --help through tsx as a child process: about 20 s",
   'test/cli/fake-lifetime.test.ts':
     'starts the fake under parents it then kills, and waits in real time for it to stop: about 12 s',
   'test/resources/exact-types.test.ts':
