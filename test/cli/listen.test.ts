@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { connectFake, type RemoteFake } from 'restaurant-partner-sdk/testing';
+import { connectFake, createSandbox, type RemoteFake } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 import { records, start, startFake, stopAll } from './support.js';
 
@@ -95,7 +95,7 @@ describe('restaurant-partner listen --forward-to', { timeout: 90_000 }, () => {
     expect(listen.stderr()).not.toContain(TOKEN);
   });
 
-  it('exits 1 when its webhook is deleted at the source, and 2 without a token', async () => {
+  it('exits 1 when its webhook or its sandbox is deleted at the source, and 2 without a token', async () => {
     const server = await startFake(['--rate-limit', 'off']);
     const fake = await connectFake(server.url);
     const listen = start(['listen', '--forward-to', receiverUrl], {
@@ -106,6 +106,29 @@ describe('restaurant-partner listen --forward-to', { timeout: 90_000 }, () => {
     await fake.reset();
     expect(await listen.exited).toBe(1);
     expect(listen.stderr()).toMatch(/webhook \d+ was deleted at the source/);
+
+    // Against a sandbox of the fake: its deliveries are forwarded, and its deletion ends listen.
+    const sandbox = await createSandbox(server.url, { rateLimit: false });
+    const inSandbox = start(['listen', '--forward-to', receiverUrl, '--json'], {
+      PARTNER_BASE_URL: sandbox.url,
+      PARTNER_WEBHOOK_TOKEN: TOKEN,
+    });
+    await inSandbox.line((line) => line.includes('"ready"'), 30_000);
+    const sandboxClient = new PartnerClient({
+      ...sandbox.clientOptions(),
+      rateLimit: false,
+      logLevel: 'off',
+    });
+    const booking = await book(sandbox, sandboxClient, 2, 13);
+    await sandbox.asRestaurant.confirm(2, booking.id);
+    const forwarded = JSON.parse(
+      await inSandbox.line((line) => line.includes(`"reservationId":${booking.id}`)),
+    );
+    expect(forwarded).toMatchObject({ event: 'RESERVATION_CONFIRMED', status: 200 });
+    await sandbox.delete();
+    expect(await inSandbox.exited).toBe(1);
+    expect(inSandbox.stderr()).toMatch(/is gone \(404/);
+
     const noToken = start(['listen', '--forward-to', receiverUrl], { PARTNER_BASE_URL: server.url });
     expect(await noToken.exited).toBe(2);
     expect(noToken.stderr()).toMatch(/PARTNER_WEBHOOK_TOKEN/);
