@@ -47,6 +47,16 @@ export const FULL_LANE_ONLY: Record<string, string> = {
     'spawns Node with --expose-gc to collect garbage mid-delivery and waits out real time limits: 9 s',
   'test/transport/deep-json.test.ts':
     'spawns a Node process per case to measure its peak memory while a 9 MiB answer is read: 2-3 s each, and a loaded machine adds to the peak',
+  'test/cli/trigger-resend.test.ts':
+    'runs the bin through tsx as a child process per command against a standalone fake: about 40 s',
+  'test/cli/listen.test.ts':
+    'runs listen and two standalone fakes as child processes, and polls on a real 1 s interval: about 45 s',
+  'test/cli/tail.test.ts': 'runs tail and a standalone fake as child processes through tsx: about 12 s',
+  'test/cli/certify.test.ts':
+    'runs certify through tsx per receiver, and one planted fault answers slowly in real time: about 20 s',
+  'test/cli/help.test.ts': "runs each command's --help through tsx as a child process: about 20 s",
+  'test/cli/fake-lifetime.test.ts':
+    'starts the fake under parents it then kills, and waits in real time for it to stop: about 12 s',
   'test/resources/exact-types.test.ts':
     "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
 };

@@ -513,6 +513,7 @@ if (wanted('receiver')) await benchReceiver();
     await benchRedisBudget({ root, record, startProcess, partner, wanted: wantedRedisPart });
 }
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
+if (wanted('listen')) await (await import('./listen-forward.mjs')).benchListen({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
 if (wanted('single'))
   await (

@@ -79,6 +79,9 @@ try {
   }
   // Node 24 runs TypeScript by stripping its types, as a partner's `node main.ts` would.
   process.stdout.write(run(process.execPath, ['main.ts']));
+  // The bin from the tarball: each command once, against the standalone fake it starts.
+  cpSync(join(root, 'scripts/packed-project/cli-session.mjs'), join(scratch, 'cli-session.mjs'));
+  process.stdout.write(run(process.execPath, ['cli-session.mjs']));
 
   // The types are exact: each misspelt line fails, and nothing else does.
   cpSync(join(root, 'scripts/packed-project/misspelt.ts'), join(scratch, 'misspelt.ts'));

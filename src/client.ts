@@ -396,6 +396,7 @@ export class PartnerClient {
 
     const transport = (this.#transport = new Transport({
       baseUrl: this.baseUrl,
+      partnerId: options.partnerId,
       auth: createBasicAuth(options.partnerId, options.apiToken),
       secrets,
       limiter: this.rateLimiter,

@@ -9,6 +9,23 @@
 /** One line each, shown by `restaurant-partner --help`. */
 export const COMMANDS = {
   fake: { summary: 'run the fake service as a standalone HTTP server', load: () => import('./fake.js') },
+  listen: {
+    summary: "forward webhook deliveries (the fake's, or the live service's by polling) to your receiver",
+    load: () => import('./listen.js'),
+  },
+  trigger: {
+    summary: "play the restaurant's, the customer's or time's part on the fake (confirm, cancel, ...)",
+    load: () => import('./trigger.js'),
+  },
+  resend: { summary: "send a delivery of the fake's log again", load: () => import('./resend.js') },
+  tail: {
+    summary: "the fake's requests and deliveries, live, as lines or NDJSON",
+    load: () => import('./tail.js'),
+  },
+  certify: {
+    summary: 'run a battery of deliveries against your webhook receiver before launch',
+    load: () => import('./certify.js'),
+  },
 } satisfies Record<string, { summary: string; load: () => Promise<{ run(args: string[]): Promise<void> }> }>;
 
 export type CommandName = keyof typeof COMMANDS;

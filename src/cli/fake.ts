@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { DIALECT_VALUES, parseDialectArguments } from '../testing/backend/dialects.js';
 import { startFakeServer } from '../testing/node.js';
+import { watchParent, writePidFile } from './lifetime.js';
 
 /** `key=a|b` for every dialect key, the default first: written from the table the fake checks with. */
 const dialectHelp = Object.entries(DIALECT_VALUES)
@@ -20,7 +21,8 @@ const usage = `Usage: restaurant-partner fake [--port N] [--host 127.0.0.1] [--s
                                [--rate-limit RPS|off] [--dialect key=value ...]
                                [--allow-remote-control] [--allowed-host NAME ...]
                                [--max-sandboxes N]
-                               [--sandbox-idle-minutes N] [--quiet] [--help]
+                               [--sandbox-idle-minutes N] [--pid-file FILE]
+                               [--outlive-parent] [--quiet] [--json] [--help]
 
 Listens on 127.0.0.1:4010 by default (--port 0 picks a free port; the JSON start line says which).
 Serves the partner API at /api/v1/partnership/ and the control API at /_fake/ (GET /_fake/ lists it).
@@ -33,7 +35,14 @@ subdomains too, * any name), a guard against pages that rebind their own name to
 --rate-limit takes requests per second per partner, fractions included (2.5), or off.
 POST /_fake/sandboxes creates isolated worlds for parallel suites: at most --max-sandboxes
 (default 50), each ending after --sandbox-idle-minutes without a request (default 15).
-Dialect keys (default first): ${dialectHelp}.`;
+Dialect keys (default first): ${dialectHelp}.
+--pid-file FILE writes this server's process id once it listens (removed when it stops): kill
+that pid, not the one npx prints. The server stops with the process that started it (SIGTERM,
+SIGINT or SIGHUP to it, or its parent's death, SIGKILL and npm's wrapper included);
+--outlive-parent keeps it running after its parent exits (a server started in the background).
+
+Example:
+  restaurant-partner fake --port 0 --pid-file .fake.pid --seed demo`;
 
 function fail(message: string): never {
   process.stderr.write(`restaurant-partner fake: ${message}\n\n${usage}\n`);
@@ -57,7 +66,11 @@ export async function run(args: string[]): Promise<void> {
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'max-sandboxes': { type: 'string', default: '50' },
         'sandbox-idle-minutes': { type: 'string', default: '15' },
+        'pid-file': { type: 'string' },
+        'outlive-parent': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
+        // Accepted like every command's: the start line is JSON already.
+        json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -117,6 +130,9 @@ export async function run(args: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  if (!values['outlive-parent']) watchParent((why) => stop(`${why}`));
+  if (values['pid-file'] !== undefined) writePidFile(values['pid-file']);
   // Signals are handled before the start line is printed: a script may stop us as soon as it reads it.
   const seed = server.fake.describeSeed();
   process.stdout.write(`${JSON.stringify({ url: server.url, ...seed })}\n`);

@@ -9,6 +9,7 @@ import { createClockRateLimiter } from './clock-rate-limiter.js';
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import { createMswHandlers, type MswHandler, type MswModule } from './adapters/msw.js';
+import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-clients.js';
 import { API_ROOT, handleApi } from './api/router.js';
 import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
 import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
@@ -24,6 +25,7 @@ import {
   bookFromOtherChannel,
   cancelAsRestaurantOrCustomer,
   confirmAsRestaurant,
+  markAsRestaurant,
   modifyAsRestaurantOrCustomer,
 } from './backend/reservations.js';
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
@@ -182,6 +184,10 @@ export class FakeService {
     ): Promise<Reservation>;
     /** RESERVATION_CANCELLED (a repeat is a no-op without event). */
     cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
+    /** The guest arrived (no event: the spec names none). */
+    arrive(restaurantId: number, reservationId: number): Promise<Reservation>;
+    /** The guest never came (no event). */
+    noShow(restaurantId: number, reservationId: number): Promise<Reservation>;
   };
   /** Customer-side actions: modify and cancel, with the same events. */
   readonly asCustomer: {
@@ -200,6 +206,7 @@ export class FakeService {
   /** Delivery attempts a `waitForDelivery` already returned. */
   readonly #claimed = new WeakSet<object>();
   #handlers: MswHandler[] | undefined;
+  readonly #following = new ClientFollowing(this);
 
   constructor(options: FakeServiceOptions = {}) {
     const seed = options.seed ?? 'none';
@@ -245,6 +252,10 @@ export class FakeService {
         act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
       cancel: (restaurantId, reservationId) =>
         act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
+      arrive: (restaurantId, reservationId) =>
+        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markArrived')),
+      noShow: (restaurantId, reservationId) =>
+        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markNoShow')),
     };
     this.asCustomer = {
       modify: this.asRestaurant.modify,
@@ -259,7 +270,7 @@ export class FakeService {
    * suite that never uses them never needs msw). In a browser worker use `await fake.mswHandlers()`.
    */
   get handlers(): MswHandler[] {
-    this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, requireMsw());
+    this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, requireMsw());
     return this.#handlers;
   }
 
@@ -267,9 +278,38 @@ export class FakeService {
   async mswHandlers(): Promise<MswHandler[]> {
     if (!this.#handlers) {
       const msw = (await import('msw')) as unknown as MswModule;
-      this.#handlers ??= createMswHandlers((request) => this.handle(request), this.#backend, msw);
+      this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, msw);
     }
     return this.#handlers;
+  }
+
+  /** What the MSW handlers serve: a request they intercept tells `applyToAllClients` its service. */
+  readonly #serveMsw = (request: Request): Promise<Response> => {
+    this.#following.served(request.url);
+    return this.handle(request);
+  };
+
+  /**
+   * Test-only: makes every `PartnerClient` of this process that talks to a service this fake
+   * answers wait on the fake's clock and at its rate limit (the limiter, retry back-off, create
+   * look-up windows, deadlines), clients built before the call included, so an app that builds its
+   * own client runs a suite without sleeping in real time. It applies to the fake's `baseUrl`,
+   * the `baseUrls` given, and each service the fake's MSW handlers serve while it is on (from the
+   * next call of its clients); never to another service. Clients built with `rateLimit: false`
+   * keep no limiter. Returns a function that undoes it; call it in `afterAll`.
+   *
+   * @example
+   * ```ts
+   * const fake = createFakeService({ seed: 'demo' });
+   * const server = setupServer(...fake.handlers);
+   * server.listen();
+   * const undo = fake.applyToAllClients({ baseUrls: [process.env.PARTNER_BASE_URL!] });
+   * // ... the app's own `new PartnerClient(...)` now runs on the fake's clock
+   * undo();
+   * ```
+   */
+  applyToAllClients(options: ApplyToAllClientsOptions = {}): () => void {
+    return this.#following.apply(options);
   }
 
   /**

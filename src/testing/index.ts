@@ -32,6 +32,7 @@ export type {
   WaitForDeliveryOptions,
 } from './fake-service.js';
 export type { SandboxOptions } from './sandboxes.js';
+export type { ApplyToAllClientsOptions } from './apply-to-all-clients.js';
 export { connectFake, createSandbox } from './remote-fake.js';
 export type { MswHandler } from './adapters/msw.js';
 export type {
@@ -42,6 +43,8 @@ export type {
   RemoteFake,
   RemoteRestaurantActions,
   RemoteSandbox,
+  RemoteState,
+  RemoteStateOptions,
 } from './remote-fake.js';
 export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 export type { MemoryLimits } from './backend/memory.js';

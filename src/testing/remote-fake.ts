@@ -15,6 +15,8 @@ import type { AddPartnerInput, FakePartner } from './backend/partners.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
+import type { Webhook } from '../resources/webhooks.schemas.js';
 import { noDeliveryWithin, type SeedDescription, type WaitForDeliveryOptions } from './fake-service.js';
 
 /** A partner's credentials, as the seed, `addPartner()` and `clientOptions()` give them. */
@@ -42,6 +44,41 @@ export interface RemoteRestaurantActions {
   confirm(restaurantId: number, reservationId: number): Promise<Reservation>;
   modify(restaurantId: number, reservationId: number, changes: Record<string, unknown>): Promise<Reservation>;
   cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
+  /** The guest arrived (no event: the spec names none). */
+  arrive(restaurantId: number, reservationId: number): Promise<Reservation>;
+  /** The guest never came (no event). */
+  noShow(restaurantId: number, reservationId: number): Promise<Reservation>;
+}
+
+/** How much of the world `state()` answers. */
+export interface RemoteStateOptions {
+  /** The latest reservations of every channel (default 500, at most 5000). */
+  reservations?: number;
+  /** The latest delivery attempts (default 1000, at most 1000). */
+  deliveries?: number;
+}
+
+/** `GET /_fake/state`: clock, rate limit, dialect, partners, restaurants, reservations, webhooks, faults, deliveries. */
+export interface RemoteState {
+  clock: { now: string; frozen: boolean };
+  rateLimit: { requestsPerSecond: RateLimitSetting };
+  dialect: Dialect;
+  /** `apiToken` is null for a caller not on loopback. */
+  partners: { partnerId: string; name: string; apiToken: string | null }[];
+  restaurants: FakeRestaurant[];
+  /** The latest bookings of every channel, by restaurant then start time. */
+  reservations: (FakeReservation & {
+    restaurantId: number;
+    cancelledBy: 'partner' | 'restaurant' | 'customer' | null;
+  })[];
+  reservationsTotal: number;
+  /** Without their tokens (shown on create and regenerate only). */
+  webhooks: (Webhook & { partnerId: string })[];
+  faults: readonly ActiveFault[];
+  deliveries: DeliveryLogEntry[];
+  deliveriesTotal: number;
+  pendingDeliveries: { eventId: string; event: string; webhookId: number; attempt: number; dueAt: string }[];
+  remoteViewer: boolean;
 }
 
 /** A standalone fake (or one sandbox of it), typed: what `createFakeService()` offers, over HTTP. */
@@ -53,7 +90,7 @@ export interface RemoteFake {
   /** Partners (with credentials) and restaurants when connected: the seeded data. */
   readonly seed: SeedDescription;
   readonly asRestaurant: RemoteRestaurantActions;
-  readonly asCustomer: Omit<RemoteRestaurantActions, 'confirm'>;
+  readonly asCustomer: Pick<RemoteRestaurantActions, 'modify' | 'cancel'>;
   readonly clock: RemoteClock;
   /** Options for `new PartnerClient(...)`: this fake's URL and the partner's credentials (default: the first seeded partner). */
   clientOptions(partner?: PartnerCredentials): RemoteClientOptions;
@@ -86,6 +123,24 @@ export interface RemoteFake {
   flush(): Promise<void>;
   /** Back to the seeded state (the clock stays). */
   reset(): Promise<void>;
+  /** The whole world at once, as the simulator page reads it (API tokens withheld from callers not on loopback). */
+  state(options?: RemoteStateOptions): Promise<RemoteState>;
+  /** Keeps a named copy of the state (reset drops them). */
+  snapshot(name: string): Promise<void>;
+  /** Puts a named snapshot back (pending delivery retries included). */
+  restore(name: string): Promise<void>;
+  /** Makes deliveries unreliable, seeded (`null` turns it off); answers the settings in force. */
+  setDeliveryChaos(settings: DeliveryChaosInput | null): Promise<DeliveryChaosSettings | null>;
+  /** The delivery chaos in force (its seed included), or null. */
+  deliveryChaos(): Promise<DeliveryChaosSettings | null>;
+  /** Sends a logged delivery (by its event id) again now, once, outside chaos; answers the attempt. */
+  resend(eventId: string): Promise<DeliveryLogEntry>;
+  /** Removes one pending fault (by the `id` `faults()` shows). */
+  removeFault(faultId: number): Promise<void>;
+  /** The rate limit in force, in requests per second per partner, or false. */
+  rateLimit(): Promise<RateLimitSetting>;
+  /** The dialect in force. */
+  dialect(): Promise<Dialect>;
 }
 
 /** A sandbox of a standalone fake: its own world, ended by {@link RemoteSandbox.delete}. */
@@ -110,7 +165,7 @@ const DELIVERY_WAIT_SLICE_MS = 25_000;
 /** One control call: JSON in, JSON out; a refusal is the same `FakeError` the in-process fake throws. */
 async function control<Answer>(
   controlUrl: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   route: string,
   body?: unknown,
 ): Promise<Answer> {
@@ -142,10 +197,54 @@ async function control<Answer>(
   return parsed as Answer;
 }
 
+type ControlCaller = <Answer>(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  route: string,
+  body?: unknown,
+) => Promise<Answer>;
+
+/** The control routes beyond the in-process fake's everyday methods: state, snapshots, chaos, resend. */
+function controlPlane(
+  call: ControlCaller,
+): Pick<
+  RemoteFake,
+  | 'state'
+  | 'snapshot'
+  | 'restore'
+  | 'setDeliveryChaos'
+  | 'deliveryChaos'
+  | 'resend'
+  | 'removeFault'
+  | 'rateLimit'
+  | 'dialect'
+> {
+  return {
+    state: (options = {}) => {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(options))
+        if (value !== undefined) query.set(key, String(value));
+      return call('GET', `state${query.size > 0 ? `?${query}` : ''}`);
+    },
+    snapshot: async (name) => void (await call('POST', 'snapshots', { name })),
+    restore: async (name) => void (await call('POST', `snapshots/${encodeURIComponent(name)}/restore`)),
+    setDeliveryChaos: async (settings) =>
+      settings === null
+        ? (await call('DELETE', 'delivery-chaos'), null)
+        : call('PUT', 'delivery-chaos', settings),
+    deliveryChaos: () => call('GET', 'delivery-chaos'),
+    resend: (eventId) => call('POST', `deliveries/${encodeURIComponent(eventId)}/resend`),
+    removeFault: async (faultId) =>
+      void (await call('DELETE', `faults/${encodeURIComponent(String(faultId))}`)),
+    rateLimit: async () =>
+      (await call<{ requestsPerSecond: RateLimitSetting }>('GET', 'rate-limit')).requestsPerSecond,
+    dialect: () => call('GET', 'dialect'),
+  };
+}
+
 function bind(url: string, seed: SeedDescription): RemoteFake {
   const root = url.replace(/\/+$/, '');
   const controlUrl = `${root}/_fake`;
-  const call = <Answer>(method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown) =>
+  const call = <Answer>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string, body?: unknown) =>
     control<Answer>(controlUrl, method, route, body);
   const reservationAction =
     (action: string, by?: 'restaurant' | 'customer') =>
@@ -166,6 +265,8 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
       confirm: reservationAction('confirm'),
       modify: reservationAction('modify', 'restaurant'),
       cancel: reservationAction('cancel', 'restaurant'),
+      arrive: reservationAction('arrive'),
+      noShow: reservationAction('no-show'),
     },
     asCustomer: {
       modify: reservationAction('modify', 'customer'),
@@ -259,6 +360,7 @@ function bind(url: string, seed: SeedDescription): RemoteFake {
     },
     flush: async () => void (await call('POST', 'deliveries/flush')),
     reset: async () => void (await call('POST', 'reset')),
+    ...controlPlane(call),
   };
 }
 

@@ -29,6 +29,7 @@ import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
 import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
+import { followedService } from './followed-services.js';
 
 export { Call, type RequestOptions } from './call.js';
 
@@ -64,6 +65,8 @@ export interface ClientHooks {
 /** The transport's settings, built once by the client. */
 export interface TransportSettings {
   baseUrl: string;
+  /** The partner UUID (whose limiter a followed service hands out). */
+  partnerId: string;
   auth: BasicAuth;
   /** The secrets no error, log line or hook payload may show. */
   secrets: Secrets;
@@ -160,8 +163,16 @@ export class Transport {
     this.#settings = settings;
   }
 
+  /** The clock of this call: a test fake's when it follows the service (`followed-services.ts`), else the client's. */
   get clock(): Clock {
-    return this.#settings.clock;
+    return followedService(this.#settings.baseUrl)?.clock ?? this.#settings.clock;
+  }
+
+  /** The limiter of this call, read like the clock; a client built without one stays without. */
+  #limiter(): RateLimiter | undefined {
+    const { limiter, baseUrl, partnerId } = this.#settings;
+    if (!limiter) return undefined;
+    return followedService(baseUrl)?.limiterFor(partnerId) ?? limiter;
   }
 
   get baseUrl(): string {
@@ -210,7 +221,7 @@ export class Transport {
       deadlineMs: given.deadlineMs ?? settings.deadlineMs,
       priority: given.priority ?? settings.priority,
       validation: settings.responseValidation,
-      clock: settings.clock,
+      clock: this.clock,
     });
   }
 
@@ -237,6 +248,9 @@ export class Transport {
 
   async #request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     const settings = this.#settings;
+    // Read once per call: a fake that starts or stops following the service affects the next call.
+    const clock = this.clock;
+    const limiter = this.#limiter();
     const call = this.call(spec.options);
     const extraHeaders = mergeHeaders(settings.defaultHeaders, call.headers);
     const signal = call.signal;
@@ -252,7 +266,7 @@ export class Transport {
       const stop = call.stopSignal();
       try {
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        const slot = await settings.limiter!.acquire({
+        const slot = await limiter!.acquire({
           signal: stop.signal,
           priority: call.priority,
           maxWaitMs: call.remainingMs(),
@@ -279,7 +293,7 @@ export class Transport {
       for (let redirects = 0; ; redirects += 1) {
         if (signal?.aborted) throw call.abortError('The call was aborted', sent, attempt - 1);
         if (call.expired) throw call.deadlineError(where, sent, attempt - 1);
-        const slot = settings.limiter ? await acquireSlot(attempt) : undefined;
+        const slot = limiter ? await acquireSlot(attempt) : undefined;
         const left = call.remainingMs();
         if (left !== undefined && left <= 0) {
           slot?.end('unsent');
@@ -349,7 +363,7 @@ export class Transport {
         if (error instanceof RateLimitError) {
           const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
           // The service counts per partner, so every caller of this bucket must wait, not just us.
-          await settings.limiter?.pause(pauseMs);
+          await limiter?.pause(pauseMs);
           settings.logger.info?.(
             `rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`,
             {
@@ -390,7 +404,7 @@ export class Transport {
 
     const answer = await withRetries(operation, {
       maxRetries: call.maxRetries,
-      clock: settings.clock,
+      clock,
       signal,
       isRetryable,
       remainingMs: () => call.remainingMs(),
@@ -474,7 +488,7 @@ export class Transport {
       ...where,
       attempts: attempt,
     };
-    if (!refusedRedirectFrom) return errorFromResponse({ ...details, now: this.#settings.clock.now() });
+    if (!refusedRedirectFrom) return errorFromResponse({ ...details, now: this.clock.now() });
     let location = '';
     try {
       if (details.headers.location)

@@ -18,6 +18,7 @@ import type { Reservation } from '../../resources/reservations.schemas.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
 import { DeliveryCursor } from './delivery-cursor.js';
 import { logEntryBytes, pendingDeliveryBytes } from './memory.js';
+import { readCapped } from './read-capped.js';
 import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
@@ -56,40 +57,6 @@ export const MAX_DELIVERY_RESPONSE_BYTES = 8192;
 export const MAX_PENDING_DELIVERIES = 10_000;
 
 const normaliseUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
-
-/** Reads at most `cap` bytes of a body, then cancels the rest. */
-async function readCapped(response: Response, cap: number): Promise<{ text: string; truncated: boolean }> {
-  if (!response.body) return { text: '', truncated: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let truncated = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-      if (size > cap) {
-        truncated = true;
-        break;
-      }
-    }
-  } finally {
-    if (truncated) void reader.cancel().catch(() => undefined);
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(Math.min(size, cap));
-  let offset = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, Math.min(chunk.byteLength, bytes.byteLength - offset));
-    bytes.set(part, offset);
-    offset += part.byteLength;
-    if (offset >= bytes.byteLength) break;
-  }
-  // A character cut at the cap decodes as U+FFFD rather than failing.
-  return { text: new TextDecoder().decode(bytes), truncated };
-}
 
 /** An exchange made, waiting to be recorded. */
 interface SentAttempt {
@@ -251,12 +218,19 @@ export class Deliveries implements DueWork {
     const draw = this.#chaos.draw(webhook.id, item.createdAt);
     if (draw.dropped) {
       this.#record(
-        this.#entry(webhook, item, item.createdAt, {
-          status: null,
-          error: 'dropped by delivery chaos: never sent, never retried',
-          response: null,
-          truncated: false,
-        }),
+        this.#entry(
+          webhook,
+          item,
+          item.createdAt,
+          {
+            status: null,
+            error: 'dropped by delivery chaos: never sent, never retried',
+            response: null,
+            truncated: false,
+          },
+          // The body it would have carried, so `resend` can send it after all.
+          this.#build(webhook, item).body,
+        ),
       );
       return [];
     }
@@ -422,6 +396,37 @@ export class Deliveries implements DueWork {
     for (const attempt of sent) this.#settle(await attempt);
   }
 
+  /**
+   * Sends a logged delivery again, now, to its webhook (its current token and URL, the same event
+   * id and body content), outside chaos and without retries: one more attempt, logged and answered.
+   * Undefined when the log no longer holds the event, or its webhook is gone or paused.
+   */
+  async resend(eventId: string): Promise<DeliveryLogEntry | undefined> {
+    const state = this.getState();
+    const logged = state.deliveries.filter((entry) => entry.eventId === eventId);
+    const last = logged.at(-1);
+    const webhook = last && state.webhooks.get(last.webhookId);
+    if (this.#sealed || !last || !webhook || !webhook.is_enabled) return undefined;
+    // A delivery dropped because the queue was full has no body logged: it goes without its reservation.
+    const sent = (last.body ? JSON.parse(last.body) : {}) as {
+      created_at?: string;
+      reservation?: Record<string, unknown> | null;
+    };
+    const item: PendingDelivery = {
+      ...this.#pending(
+        state,
+        eventId,
+        last.event,
+        webhook.id,
+        last.restaurantId,
+        sent.reservation ?? null,
+        sent.created_at ? Date.parse(sent.created_at) : this.clock.now(),
+      ),
+      attempt: Math.max(...logged.map((entry) => entry.attempt)) + 1,
+    };
+    return this.#settle(await this.#sendTo(webhook, item));
+  }
+
   /** Ends every attempt in flight and sends nothing more: the world is being deleted. */
   seal(): void {
     this.#sealed = true;
@@ -440,18 +445,7 @@ export class Deliveries implements DueWork {
 
   /** One exchange, within the time limit (recorded by {@link #settle}). */
   async #sendTo(webhook: WebhookRecord, item: PendingDelivery): Promise<SentAttempt> {
-    const delivery = buildDelivery(
-      {
-        id: item.eventId,
-        event: item.event,
-        restaurantId: item.restaurantId,
-        reservation: item.reservation as Reservation | null,
-        createdAt: isoSeconds(item.createdAt),
-        webhookId: webhook.id,
-      },
-      // The token at the time of the attempt: "the old token stops being valid at regeneration".
-      webhook.authToken,
-    );
+    const delivery = this.#build(webhook, item);
     const attemptedAt = this.clock.now();
     const state = this.getState();
     const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
@@ -478,6 +472,22 @@ export class Deliveries implements DueWork {
       `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,
     );
     return entry;
+  }
+
+  /** The delivery as it goes out now: its body, and the webhook's token at the time of the attempt. */
+  #build(webhook: WebhookRecord, item: PendingDelivery): ReturnType<typeof buildDelivery> {
+    return buildDelivery(
+      {
+        id: item.eventId,
+        event: item.event,
+        restaurantId: item.restaurantId,
+        reservation: item.reservation as Reservation | null,
+        createdAt: isoSeconds(item.createdAt),
+        webhookId: webhook.id,
+      },
+      // "The old token stops being valid at regeneration".
+      webhook.authToken,
+    );
   }
 
   /**

@@ -319,6 +319,16 @@ export function confirmAsRestaurant(
   return move(world, anyReservation(world, restaurantId, reservationId).record, 'confirm');
 }
 
+/** The guest arrives, or never comes, as the restaurant records it (no event: the spec names none). */
+export function markAsRestaurant(
+  world: World,
+  restaurantId: number,
+  reservationId: number,
+  mark: 'markArrived' | 'markNoShow',
+): ReservationRecord {
+  return move(world, anyReservation(world, restaurantId, reservationId).record, mark);
+}
+
 /** Cancellation "by the restaurant or the customer". */
 export function cancelAsRestaurantOrCustomer(
   world: World,

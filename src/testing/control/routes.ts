@@ -9,12 +9,7 @@ import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
 import { parseFault } from '../backend/faults.js';
 import { addPartner, link } from '../backend/partners.js';
-import {
-  bookFromOtherChannel,
-  cancelAsRestaurantOrCustomer,
-  confirmAsRestaurant,
-  modifyAsRestaurantOrCustomer,
-} from '../backend/reservations.js';
+import { bookFromOtherChannel } from '../backend/reservations.js';
 import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
@@ -22,6 +17,7 @@ import type { ControlCall } from './call.js';
 import { deliveryChanges, MAX_DELIVERY_WAIT_MS } from './delivery-changes.js';
 import { RESERVATION_PAGE, reservationPage } from './reservation-pages.js';
 import { liveState, removeFault } from './live-state.js';
+import { id, RESTAURANT_ACTION_ROUTES } from './restaurant-actions.js';
 
 /** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
 export interface ControlRoute {
@@ -39,30 +35,8 @@ export interface ControlRouteHandler extends ControlRoute {
 const ok = (body: unknown) => json(200, body);
 const created = (body: unknown) => json(201, body);
 
-function actor(body: Record<string, unknown>): 'restaurant' | 'customer' {
-  if (body.by === undefined || body.by === 'restaurant') return 'restaurant';
-  if (body.by === 'customer') return 'customer';
-  throw invalid({ by: ['Expected "restaurant" or "customer".'] });
-}
-
-/** A positive integer path parameter; anything else names nothing (404). */
-function id(raw: string | undefined): number {
-  if (raw && /^\d{1,15}$/.test(raw) && Number(raw) > 0) return Number(raw);
-  throw notFound();
-}
-
 function clockView(call: ControlCall) {
   return { now: new Date(call.backend.clock.now()).toISOString(), frozen: call.backend.clock.frozen };
-}
-
-/** A restaurant-side action: its events' first delivery attempts are made before it answers. */
-async function restaurantAction(
-  call: ControlCall,
-  act: (input: Record<string, unknown>) => ReturnType<typeof confirmAsRestaurant>,
-): Promise<Response> {
-  const input = requireObject(call.body, true);
-  const record = await call.backend.withDeliveries(() => act(input));
-  return ok(call.backend.view(record));
 }
 
 function needsSandboxHost(call: ControlCall) {
@@ -141,49 +115,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     run: (call) =>
       created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
   },
-  {
-    method: 'POST',
-    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/confirm',
-    does: 'the restaurant confirms (RESERVATION_CONFIRMED)',
-    run: (call) =>
-      restaurantAction(call, () =>
-        confirmAsRestaurant(call.backend, id(call.params.restaurantId), id(call.params.reservationId)),
-      ),
-  },
-  {
-    method: 'POST',
-    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/modify',
-    body: '{by?, start_time?, adults?, children?, first_name?, last_name?, email?, phone?, comment?, language?}',
-    does: 'the restaurant or the customer modifies (RESERVATION_MODIFIED)',
-    run: (call) =>
-      restaurantAction(
-        call,
-        (input) => (
-          actor(input),
-          modifyAsRestaurantOrCustomer(
-            call.backend,
-            id(call.params.restaurantId),
-            id(call.params.reservationId),
-            input,
-          )
-        ),
-      ),
-  },
-  {
-    method: 'POST',
-    path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/cancel',
-    body: '{by?: "restaurant" | "customer"}',
-    does: 'the restaurant or the customer cancels (RESERVATION_CANCELLED)',
-    run: (call) =>
-      restaurantAction(call, (input) =>
-        cancelAsRestaurantOrCustomer(
-          call.backend,
-          id(call.params.restaurantId),
-          id(call.params.reservationId),
-          actor(input),
-        ),
-      ),
-  },
+  ...RESTAURANT_ACTION_ROUTES,
   { method: 'GET', path: '/_fake/clock', does: "the fake's time", run: (call) => ok(clockView(call)) },
   {
     method: 'POST',
@@ -236,6 +168,19 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
     run: async (call) => {
       await call.backend.clock.runDue();
       return ok(structuredClone(call.backend.state.deliveries));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/_fake/deliveries/:eventId/resend',
+    does: "sends a logged delivery again now (same event id, the webhook's current token), outside chaos, once; answers the attempt",
+    run: async (call) => {
+      const entry = await call.backend.deliveries.resend(call.params.eventId!);
+      if (!entry)
+        throw notFound(
+          `No delivery ${JSON.stringify(call.params.eventId)} to resend: not in the delivery log (the latest 1000 attempts), or its webhook was deleted or paused.`,
+        );
+      return created(entry);
     },
   },
   {
