@@ -132,8 +132,8 @@ export interface SyncChangeMessage {
 export interface SyncReadMessage {
   restaurantId: number;
   reservations: number;
-  /** Time since the restaurant's previous read, in milliseconds (undefined for the first). */
-  sincePreviousMs?: number | undefined;
+  /** How long after it was due the read came, in milliseconds (undefined for the first). */
+  lateMs?: number | undefined;
   intervalMs: number;
 }
 
