@@ -41,7 +41,7 @@ export interface GuestFields {
   comment?: string | null | undefined;
 }
 
-/** The message of one public call (tracing channel `call`); `result` or `error` is set by the channel. */
+/** The message of one public call (tracing channel `call`); `error` is set by the channel when it fails (never its answer). */
 export interface CallMessage {
   operation: string;
   callId: string;
@@ -49,7 +49,6 @@ export interface CallMessage {
   restaurantId?: number | string | undefined;
   /** A create's guest fields as given (personal data: an observer records them only when asked to). */
   guest?: GuestFields | undefined;
-  result?: unknown;
   error?: unknown;
 }
 
@@ -74,7 +73,6 @@ export interface AttemptMessage {
   traceHeaders: Record<string, string>;
   /** Set before the channel's end: the answer's status. */
   statusCode?: number | undefined;
-  result?: unknown;
   error?: unknown;
 }
 
@@ -89,7 +87,6 @@ export interface RateLimitWaitMessage {
   limiter: string;
   /** Set before the channel's end: how long the wait took, in milliseconds of the client's clock. */
   waitedMs?: number | undefined;
-  result?: unknown;
   error?: unknown;
 }
 

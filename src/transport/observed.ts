@@ -77,7 +77,7 @@ export interface ObservedRequest {
  * subscriber set (only `traceparent`, `tracestate`, `baggage`); it adds the credentials itself,
  * so they never reach an observer.
  */
-export function sendObserved(
+export async function sendObserved(
   call: Call,
   request: ObservedRequest,
   send: (traceHeaders: Record<string, string> | undefined) => Promise<HttpAnswer>,
@@ -93,9 +93,11 @@ export function sendObserved(
     resendCount: request.resendCount,
     traceHeaders: {},
   };
-  return traced('attempt', message, async () => {
-    const answer = await send(traceContextHeaders(message.traceHeaders));
+  // Observers get the status, never the answer's body (a server may echo anything in it).
+  let answer: HttpAnswer | undefined;
+  await traced('attempt', message, async () => {
+    answer = await send(traceContextHeaders(message.traceHeaders));
     message.statusCode = answer.response.status;
-    return answer;
   });
+  return answer!;
 }

@@ -258,7 +258,12 @@ export class Transport {
       restaurantId: description?.restaurantId,
       guest: description?.guest,
     };
-    return traced('call', message, () => body(call));
+    // Observers get the call's facts, not its answer (a guest's details, a webhook's token).
+    let result: T | undefined;
+    await traced('call', message, async () => {
+      result = await body(call);
+    });
+    return result as T;
   }
 
   #hook(name: keyof ClientHooks, event: RequestEvent): void {

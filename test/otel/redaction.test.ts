@@ -82,7 +82,7 @@ async function echoing(
   if (request.path.startsWith(`${HOSTILE_API}/webhooks/`))
     return tools.json(
       201,
-      { id: 5, url: 'https://partner.example/hook', auth_token: WEBHOOK_TOKEN, ...echo },
+      { id: 5, url: 'https://partner.example/hook', ...echo },
       headers,
     );
   if (request.method === 'GET') return tools.json(503, echo, headers);
