@@ -5,7 +5,7 @@
  * request carries; each wait for the rate-limit budget an INTERNAL child span.
  * @module
  */
-import diagnostics from 'node:diagnostics_channel';
+import type * as DiagnosticsChannel from 'node:diagnostics_channel';
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { InputValidationError } from '../errors.js';
 import { CHANNELS } from '../transport/diagnostics.js';
@@ -52,6 +52,18 @@ function checkOptions(options: unknown): InstrumentOptions {
   return options as InstrumentOptions;
 }
 
+/** `node:diagnostics_channel`, as the SDK loads it (a bundler keeps no `node:` import to rewrite). */
+function loadDiagnostics(): typeof DiagnosticsChannel {
+  const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const module = load?.('node:diagnostics_channel') as typeof DiagnosticsChannel | undefined;
+  if (!module)
+    throw new TypeError(
+      'instrument() needs node:diagnostics_channel (Node 22.3 or later, Bun, Deno, or Workers with nodejs_compat): the SDK publishes nothing here',
+    );
+  return module;
+}
+
 /**
  * Sends the SDK's calls, requests, waits and outcomes to OpenTelemetry. Returns a function that
  * stops it (spans of calls still running are then not ended).
@@ -64,6 +76,7 @@ function checkOptions(options: unknown): InstrumentOptions {
  */
 export function instrument(options?: InstrumentOptions): () => void {
   const { tracerProvider, meterProvider, recordGuestData = [] } = checkOptions(options);
+  const diagnostics = loadDiagnostics();
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const instruments = createInstruments(meter);

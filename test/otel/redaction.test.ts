@@ -80,11 +80,7 @@ async function echoing(
   const headers = { 'x-echo': String(request.headers.authorization), 'x-guest': GUEST.email };
   if (request.path === `${HOSTILE_API}/restaurants/`) return tools.json(200, [restaurantWire(1)], headers);
   if (request.path.startsWith(`${HOSTILE_API}/webhooks/`))
-    return tools.json(
-      201,
-      { id: 5, url: 'https://partner.example/hook', ...echo },
-      headers,
-    );
+    return tools.json(201, { id: 5, url: 'https://partner.example/hook', ...echo }, headers);
   if (request.method === 'GET') return tools.json(503, echo, headers);
   if (request.path.includes('/reservations/')) return tools.json(400, echo, headers);
   return tools.json(500, echo, headers);
