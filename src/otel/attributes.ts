@@ -68,6 +68,19 @@ export function guestAttributes(
 // The query parameters the SDK itself sends, whose values are safe to show; any other is replaced.
 const KNOWN_QUERY = new Set(['page', 'page_size', 'start_time_after', 'start_time_before', 'action']);
 
+// server.address and server.port by origin: a client talks to one or two.
+const servers = new Map<string, Attributes>();
+
+function serverAttributes(url: URL): Attributes {
+  let known = servers.get(url.origin);
+  if (!known) {
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    known = { [ATTR.serverAddress]: url.hostname, [ATTR.serverPort]: port };
+    if (servers.size < 64) servers.set(url.origin, known);
+  }
+  return known;
+}
+
 /**
  * The request's URL for `url.full`: the transport already removed credentials and secret values;
  * query parameters the SDK does not send itself (a `client.request` caller's) show as `REDACTED`.
@@ -79,14 +92,11 @@ export function urlAttributes(url: string): Attributes {
   } catch {
     return {};
   }
-  for (const name of [...new Set(parsed.searchParams.keys())])
-    if (!KNOWN_QUERY.has(name)) parsed.searchParams.set(name, 'REDACTED');
-  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-  return {
-    [ATTR.urlFull]: parsed.href,
-    [ATTR.serverAddress]: parsed.hostname,
-    [ATTR.serverPort]: port,
-  };
+  if (parsed.search !== '') {
+    for (const name of [...new Set(parsed.searchParams.keys())])
+      if (!KNOWN_QUERY.has(name)) parsed.searchParams.set(name, 'REDACTED');
+  }
+  return { [ATTR.urlFull]: parsed.search === '' ? url : parsed.href, ...serverAttributes(parsed) };
 }
 
 /**
