@@ -213,9 +213,10 @@ export class Transport {
    * The call object of a public call: made once, when the call starts, from the caller's checked
    * options and the client's defaults (the deadline fixed now). Given a call already (a
    * sub-request of it), returns that call, so every request it makes shares its deadline, signal,
-   * headers, priority and validation mode.
+   * headers, priority and validation mode. `operation` names it in hooks, logs and traces; a call
+   * that is to appear in traces starts through {@link Transport.run}.
    */
-  call(options: RequestOptions | Call | undefined, operation: string): Call {
+  call(options: RequestOptions | Call | undefined, operation = 'request'): Call {
     if (options instanceof Call) return options;
     const given = options ?? {};
     checkRequestOptions(given);
