@@ -128,6 +128,11 @@ export interface ClientOptions {
    */
   ambiguousHoldMs?: number;
   /**
+   * A wait for the rate-limit budget longer than this gives one warning naming the operation and
+   * its call id (the budget is too small for the calls made). Default 10 000 ms.
+   */
+  slowWaitWarnMs?: number;
+  /**
    * Time limit of a whole call, in milliseconds: its rate-limit wait, every attempt, the retry
    * sleeps and any look-ups it makes. Per call too (`{ deadlineMs }`). Default 120 000.
    */
@@ -152,6 +157,7 @@ const DEFAULT_DEADLINE_MS = 120_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_MAX_PAGES = 1000;
 const DEFAULT_CREATE_LOOKUP_WINDOW_MS = 10_000;
+const DEFAULT_SLOW_WAIT_WARN_MS = 10_000;
 const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 const isRateLimiter = (value: unknown): value is RateLimiter =>
@@ -201,7 +207,12 @@ function checkLimitOptions(options: ClientOptions): void {
   }
   if (idempotencyKeyHonoured !== undefined && typeof idempotencyKeyHonoured !== 'boolean')
     invalid('idempotencyKeyHonoured', 'expected a boolean');
-  const { ambiguousHoldMs, bookingLedger } = options;
+  const { ambiguousHoldMs, bookingLedger, slowWaitWarnMs } = options;
+  if (
+    slowWaitWarnMs !== undefined &&
+    !(typeof slowWaitWarnMs === 'number' && slowWaitWarnMs >= 0 && Number.isFinite(slowWaitWarnMs))
+  )
+    invalid('slowWaitWarnMs', 'expected a finite number of milliseconds >= 0');
   if (
     ambiguousHoldMs !== undefined &&
     !(typeof ambiguousHoldMs === 'number' && ambiguousHoldMs >= 0 && Number.isFinite(ambiguousHoldMs))
@@ -412,6 +423,7 @@ export class PartnerClient {
       hooks: options.hooks ?? {},
       defaultHeaders,
       responseValidation,
+      slowWaitWarnMs: options.slowWaitWarnMs ?? DEFAULT_SLOW_WAIT_WARN_MS,
     }));
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };
@@ -475,7 +487,7 @@ export class PartnerClient {
   async #timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null> {
     const key = String(restaurantId);
     if (this.#timezones.has(key)) return this.#timezones.get(key) ?? null;
-    const call = this.#transport.call(options);
+    const call = this.#transport.call(options, 'restaurants.list');
     for (;;) {
       const shared = this.#timezoneRefresh;
       if (!shared) {

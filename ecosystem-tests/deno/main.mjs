@@ -2,6 +2,11 @@
 // with network access to loopback only and no other permission: the package needs nothing more.
 import { report, runScenario } from '../scenario.mjs';
 import { runTestingScenario } from '../testing-scenario.mjs';
+import { runChannelsScenario } from '../channels-scenario.mjs';
 
 const config = JSON.parse(Deno.args[0]);
-report(`Deno ${Deno.version.deno}`, [...(await runScenario(config)), await runTestingScenario()]);
+report(`Deno ${Deno.version.deno}`, [
+  ...(await runScenario(config)),
+  await runTestingScenario(),
+  ...(await runChannelsScenario(config)),
+]);

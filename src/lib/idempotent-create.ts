@@ -47,6 +47,7 @@ import {
 } from '../resources/reservations.schemas.js';
 import { apiPromise, checkId, singleObject, type ResourceContext } from '../resources/resource.js';
 import { ledgerSlot, type BookingLedgerEntry } from './booking-ledger.js';
+import { observedCreate } from './create-outcome.js';
 import {
   IDEMPOTENCY_METADATA_KEY,
   KeySearch,
@@ -146,10 +147,12 @@ export function createReservation(
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     try {
+      const create = new IdempotentCreate(context, reads);
+      const run = (call: Call) => create.run(restaurantId, input, options, call);
       return announced(
         context,
         restaurantId,
-        await new IdempotentCreate(context, reads).run(restaurantId, input, options),
+        await observedCreate(context.transport, options, { restaurantId, input }, create, run),
       );
     } catch (error) {
       throw secrets.scrubError(error);
@@ -205,11 +208,12 @@ export function findReservationByKey(
   const secrets = context.transport.secrets;
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
-    const result = await lookUpByKey(
-      reads,
-      rid,
-      checkIdempotencyKey(key, 'key'),
-      context.transport.call(options),
+    const checkedKey = checkIdempotencyKey(key, 'key');
+    const result = await context.transport.run(
+      options,
+      'reservations.findByIdempotencyKey',
+      (call) => lookUpByKey(reads, rid, checkedKey, call),
+      { restaurantId: rid },
     );
     if (result.state === 'unknown') throw result.cause;
     return { data: result.state === 'found' ? result.reservation : null, response: null };
@@ -299,6 +303,10 @@ class IdempotentCreate {
   #digest = '';
   /** Set once a POST of this create may have left: from the fence on, a lapsed claim is a hold. */
   #posted = false;
+  /** How the create got its booking, once it has one (observers and logs read it). */
+  outcome: 'created' | 'replayed' | 'recovered_by_lookup' = 'created';
+  /** Set when an earlier create's ambiguous end holds the key: nothing of this one is sent. */
+  held = false;
 
   constructor(context: ResourceContext, reads: ReservationReads) {
     this.#context = context;
@@ -313,6 +321,7 @@ class IdempotentCreate {
     restaurantId: number | string,
     input: ReservationCreateInput,
     options: CreateReservationOptions | undefined,
+    call: Call,
   ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const rid = (this.#rid = checkId(restaurantId, 'restaurant_id'));
@@ -325,7 +334,7 @@ class IdempotentCreate {
       'idempotencyKey',
     ));
     // From here on, every request of this create (timezone, look-ups, the POST) shares one deadline.
-    const call = (this.#call = this.#transport.call(options));
+    this.#call = call;
     const timezone =
       options?.timezone !== undefined
         ? checkTimezone(options.timezone, 'timezone')
@@ -357,6 +366,7 @@ class IdempotentCreate {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
           this.#checkSameBooking(earlier.reservation, parsed, start, zone);
+          this.outcome = 'replayed';
           return { data: earlier.reservation, response: null };
         }
         if (earlier.state === 'unknown') {
@@ -470,6 +480,7 @@ class IdempotentCreate {
    * refusal of the create: the booking exists, so the create ends ambiguous, nothing sent.
    */
   async #readBooking(reservationId: string): Promise<WithResponse<Reservation>> {
+    this.outcome = 'replayed';
     try {
       return await this.#reads.retrieve(this.#rid, reservationId, this.#call).withResponse();
     } catch (error) {
@@ -556,6 +567,7 @@ class IdempotentCreate {
     entry: Extract<BookingLedgerEntry, { state: 'ambiguous' }>,
   ): Promise<WithResponse<Reservation>> {
     const until = new Date(entry.until).toISOString();
+    this.held = true;
     if (!this.#context.idempotencyMetadata) {
       throw this.#ambiguous(
         `A create with this idempotency key ended with its outcome unknown; until ${until} nothing is sent with this key (with idempotencyMetadata off it cannot be looked up)`,
@@ -574,6 +586,7 @@ class IdempotentCreate {
           REMEMBER_BOOKING_MS,
         )
         .catch(() => undefined);
+      this.outcome = 'recovered_by_lookup';
       return { data: found.reservation, response: null };
     }
     if (found.state === 'unknown' && found.cause instanceof AbortError) throw found.cause;
@@ -654,7 +667,10 @@ class IdempotentCreate {
           // (a replica may show the booking late) before any resend, and fence the resend.
           if (error instanceof RateLimitError && !honoured && context.idempotencyMetadata) {
             const look = await this.#lookOverWindow(error, attempt);
-            if (look.state === 'found') return { body: look.reservation };
+            if (look.state === 'found') {
+              this.outcome = 'recovered_by_lookup';
+              return { body: look.reservation };
+            }
             provedAbsent = look.state === 'absent';
             if (provedAbsent) {
               await fence();
@@ -671,7 +687,7 @@ class IdempotentCreate {
       // (a gateway retrying after a timeout upstream): look before reporting it.
       if (isDefinitiveRefusal(error) && context.idempotencyMetadata && !mayHaveBooked) {
         const look = await this.#lookOverWindow(error, tried);
-        if (look.state === 'found') return { data: look.reservation, response: null };
+        if (look.state === 'found') return this.#recovered(look.reservation);
         // Reads refused the same way as the create (bad credentials, no such restaurant) tell
         // nothing was booked either; any other doubt is ambiguous.
         if (look.state === 'absent' || sameRefusal(look.cause, error)) throw error;
@@ -697,7 +713,7 @@ class IdempotentCreate {
         );
       }
       const look = await this.#lookOverWindow(error, tried);
-      if (look.state === 'found') return { data: look.reservation, response: null };
+      if (look.state === 'found') return this.#recovered(look.reservation);
       const why =
         look.state === 'absent'
           ? 'no reservation carries its idempotency key yet'
@@ -708,6 +724,11 @@ class IdempotentCreate {
         tried,
       );
     }
+  }
+
+  #recovered(reservation: Reservation): WithResponse<Reservation> {
+    this.outcome = 'recovered_by_lookup';
+    return { data: reservation, response: null };
   }
 
   /**

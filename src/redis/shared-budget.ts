@@ -66,6 +66,7 @@ interface OwnSlots {
 }
 
 export class SharedBudget implements RedisRateLimiter {
+  readonly kind = 'redis';
   readonly requestsPerSecond: number;
   readonly #settings: SharedBudgetSettings;
   readonly #spacing: number;

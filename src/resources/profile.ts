@@ -18,6 +18,7 @@ export class Profile extends Resource {
         path: '/profile/',
         safeToRepeat: true,
         options,
+        operation: 'profile.retrieve',
         parse: (body, _response, where) => parseOutput(PartnerProfile, singleObject(body, where), where),
       }),
     );
@@ -37,6 +38,7 @@ export class Profile extends Resource {
         // Setting the same fields twice leaves the same profile: safe to repeat.
         safeToRepeat: true,
         options,
+        operation: 'profile.update',
         parse: (answer, _response, where) => parseOutput(PartnerProfile, singleObject(answer, where), where),
       });
     });

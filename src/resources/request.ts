@@ -152,6 +152,7 @@ export function rawRequest(
       // when the request certainly never took effect (429, a connection never opened).
       safeToRepeat: SAFE_TO_REPEAT.has(method),
       options,
+      operation: 'request',
       parse: (answer, _response, where) => {
         const value = answer === undefined ? null : answer;
         return schema ? parseOutput(schema, value, where) : value;

@@ -12,10 +12,10 @@ import {
   ReservationCancelledError,
   TimeoutError,
 } from '../errors.js';
-import type { ApiPromise } from '../transport/api-promise.js';
+import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
 import { path } from '../transport/path.js';
-import { outcomeUnknown, type RequestOptions } from '../transport/transport.js';
+import { outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { startInstant } from '../start-time.js';
 import type { RequestHeaders } from '../transport/headers.js';
@@ -103,6 +103,8 @@ export class Reservations extends Resource {
       },
       itemSchema: Reservation,
       options,
+      operation: 'reservations.list',
+      restaurantId: rid,
       filter:
         after === undefined && before === undefined
           ? undefined
@@ -214,32 +216,46 @@ export class Reservations extends Resource {
     return this.scrubbed(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.call(options);
-      try {
-        return await this.transport.request({
-          method: 'GET',
-          path: reservationPath(rid, reservationId),
-          safeToRepeat: true,
-          options: call,
-          parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
-        });
-      } catch (error) {
-        const noSuchRoute =
-          error instanceof PartnerApiError &&
-          (error.status === 405 ||
-            (error.status === 404 && (error.body === undefined || typeof error.body === 'string')));
-        if (!noSuchRoute) throw error;
-        for await (const reservation of this.list(rid, undefined, call)) {
-          if (String(reservation.id) === String(reservationId)) return { data: reservation, response: null };
-        }
-        throw new NotFoundError(`Reservation ${reservationId} not found in the list of restaurant ${rid}`, {
-          status: 404,
-          method: error.method,
-          url: error.url,
-          cause: error,
-        });
-      }
+      return this.transport.run(
+        options,
+        'reservations.retrieve',
+        (call) => this.#retrieve(rid, reservationId, call),
+        {
+          restaurantId: rid,
+        },
+      );
     });
+  }
+
+  async #retrieve(
+    rid: number | string,
+    reservationId: number | string,
+    call: Call,
+  ): Promise<WithResponse<Reservation>> {
+    try {
+      return await this.transport.request({
+        method: 'GET',
+        path: reservationPath(rid, reservationId),
+        safeToRepeat: true,
+        options: call,
+        parse: (answer, _response, where) => parseOutput(Reservation, singleObject(answer, where), where),
+      });
+    } catch (error) {
+      const noSuchRoute =
+        error instanceof PartnerApiError &&
+        (error.status === 405 ||
+          (error.status === 404 && (error.body === undefined || typeof error.body === 'string')));
+      if (!noSuchRoute) throw error;
+      for await (const reservation of this.list(rid, undefined, call)) {
+        if (String(reservation.id) === String(reservationId)) return { data: reservation, response: null };
+      }
+      throw new NotFoundError(`Reservation ${reservationId} not found in the list of restaurant ${rid}`, {
+        status: 404,
+        method: error.method,
+        url: error.url,
+        cause: error,
+      });
+    }
   }
 
   /**
@@ -252,7 +268,15 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, {}, { action: 'cancel' }, 'cancelled', options);
+    return this.#patch(
+      restaurantId,
+      id,
+      {},
+      { action: 'cancel' },
+      'cancelled',
+      options,
+      'reservations.cancel',
+    );
   }
 
   /** Marks the guest as arrived (`PATCH .../:id/` with `{"arrived": true}`, inferred). Null when answered without a body. */
@@ -261,7 +285,15 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, { arrived: true }, undefined, 'arrived', options);
+    return this.#patch(
+      restaurantId,
+      id,
+      { arrived: true },
+      undefined,
+      'arrived',
+      options,
+      'reservations.markArrived',
+    );
   }
 
   /** Marks the guest as a no-show (`PATCH .../:id/` with `{"no_show": true}`, inferred). Null when answered without a body. */
@@ -270,7 +302,15 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(restaurantId, id, { no_show: true }, undefined, 'no_show', options);
+    return this.#patch(
+      restaurantId,
+      id,
+      { no_show: true },
+      undefined,
+      'no_show',
+      options,
+      'reservations.markNoShow',
+    );
   }
 
   #patch(
@@ -280,33 +320,40 @@ export class Reservations extends Resource {
     query: Record<string, string> | undefined,
     flag: 'cancelled' | 'arrived' | 'no_show',
     options: RequestOptions | undefined,
+    operation: string,
   ): ApiPromise<Reservation | null> {
     return apiPromise(async () => {
       const rid = checkId(restaurantId, 'restaurant_id');
       const reservationId = checkId(id, 'id');
-      const call = this.transport.call(options);
-      // Set once an attempt failed in a way that may have changed the reservation all the same.
-      let mayHaveApplied = false;
-      return this.transport.request({
-        method: 'PATCH',
-        path: reservationPath(rid, reservationId),
-        query,
-        body,
-        // Cancelling, or setting a flag to true, twice ends in the same state.
-        safeToRepeat: true,
-        options: call,
-        parse: (answer, _response, where) => optionalReservation(answer, where),
-        recover: async (error) => {
-          // Our retry refused as a conflict (already arrived, already cancelled) after an attempt whose
-          // outcome is unknown: that attempt may have done it. Read the reservation to tell.
-          if (mayHaveApplied && error instanceof ConflictError) {
-            const current = await this.retrieve(rid, reservationId, call).catch(() => null);
-            return current?.[flag] === true ? { body: current } : undefined;
-          }
-          if (outcomeUnknown(error)) mayHaveApplied = true;
-          return undefined;
+      return this.transport.run(
+        options,
+        operation,
+        (call) => {
+          // Set once an attempt failed in a way that may have changed the reservation all the same.
+          let mayHaveApplied = false;
+          return this.transport.request({
+            method: 'PATCH',
+            path: reservationPath(rid, reservationId),
+            query,
+            body,
+            // Cancelling, or setting a flag to true, twice ends in the same state.
+            safeToRepeat: true,
+            options: call,
+            parse: (answer, _response, where) => optionalReservation(answer, where),
+            recover: async (error) => {
+              // Our retry refused as a conflict (already arrived, already cancelled) after an attempt whose
+              // outcome is unknown: that attempt may have done it. Read the reservation to tell.
+              if (mayHaveApplied && error instanceof ConflictError) {
+                const current = await this.retrieve(rid, reservationId, call).catch(() => null);
+                return current?.[flag] === true ? { body: current } : undefined;
+              }
+              if (outcomeUnknown(error)) mayHaveApplied = true;
+              return undefined;
+            },
+          });
         },
-      });
+        { restaurantId: rid },
+      );
     });
   }
 
@@ -347,34 +394,46 @@ export class Reservations extends Resource {
       ]);
     }
     // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const call = this.transport.call({
+    const callOptions = {
       signal,
       timeoutMs: options.requestTimeoutMs,
       maxRetries: options.maxRetries,
       deadlineMs: waitMs > 0 ? waitMs : undefined,
       headers: options.headers,
-    });
-    const deadline = clock.now() + waitMs;
-    for (;;) {
-      const reservation = await this.retrieve(restaurantId, id, call);
-      if (reservation.confirmed) return reservation;
-      if (reservation.cancelled)
-        throw new ReservationCancelledError(
-          `Reservation ${id} was cancelled before it was confirmed`,
-          reservation,
-        );
-      const left = deadline - clock.now();
-      // Every read so far was answered: what the wait ended on was sent.
-      if (left <= 0)
-        throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, { sent: 'yes' });
-      try {
-        await clock.sleep(Math.min(intervalMs, left), signal);
-      } catch (error) {
-        throw new AbortError('waitForConfirmation was aborted', {
-          cause: signal?.reason ?? error,
-          sent: 'yes',
-        });
-      }
-    }
+    };
+    return this.transport.run(
+      callOptions,
+      'reservations.waitForConfirmation',
+      async (call) => {
+        const deadline = clock.now() + waitMs;
+        for (;;) {
+          const reservation = await this.retrieve(restaurantId, id, call);
+          if (reservation.confirmed) return reservation;
+          if (reservation.cancelled)
+            throw new ReservationCancelledError(
+              `Reservation ${id} was cancelled before it was confirmed`,
+              reservation,
+            );
+          const left = deadline - clock.now();
+          // Every read so far was answered: what the wait ended on was sent.
+          if (left <= 0)
+            throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, {
+              sent: 'yes',
+            });
+          try {
+            await clock.sleep(Math.min(intervalMs, left), signal);
+          } catch (error) {
+            throw new AbortError('waitForConfirmation was aborted', {
+              cause: signal?.reason ?? error,
+              sent: 'yes',
+            });
+          }
+        }
+      },
+      {
+        restaurantId:
+          typeof restaurantId === 'number' || typeof restaurantId === 'string' ? restaurantId : undefined,
+      },
+    );
   }
 }

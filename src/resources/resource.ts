@@ -181,6 +181,10 @@ export function listOf<Item extends z.core.$ZodType>(
     query?: RequestSpec<unknown>['query'];
     itemSchema: Item;
     options?: RequestOptions | Call | undefined;
+    /** The public operation each page is a call of (`reservations.list`), unless `options` is a call already. */
+    operation: string;
+    /** The restaurant listed, for observers. */
+    restaurantId?: number | string | undefined;
     /** Keeps only the items it returns true for. */
     filter?: ((item: z.output<Item>) => boolean) | undefined;
     /** Sees each page's items once they are validated. */
@@ -196,6 +200,8 @@ export function listOf<Item extends z.core.$ZodType>(
       url: cursor === undefined ? first.toString() : nextPageUrl(first, cursor),
       safeToRepeat: true,
       options: spec.options,
+      operation: spec.operation,
+      restaurantId: spec.restaurantId,
       parse: (body, _response, where) => {
         spec.onBody?.(body);
         return readPage(spec.itemSchema, body, where);

@@ -16,6 +16,7 @@ export class Restaurants extends Resource {
       path: '/restaurants/',
       itemSchema: Restaurant,
       options,
+      operation: 'restaurants.list',
       onItems: (restaurants) => this.context.rememberTimezones(restaurants),
     });
   }

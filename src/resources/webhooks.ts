@@ -103,6 +103,7 @@ export class Webhooks extends Resource {
         // A repeated create would register a second webhook.
         safeToRepeat: false,
         options,
+        operation: 'webhooks.create',
         parse: (answer, _response, where) => parseWebhook(answer, where),
       });
     });
@@ -114,6 +115,7 @@ export class Webhooks extends Resource {
       path: '/webhooks/',
       itemSchema: Webhook,
       options,
+      operation: 'webhooks.list',
       onBody: rememberTokensIn,
       onItems: (webhooks) => webhooks.forEach(hideWebhookToken),
     });
@@ -121,7 +123,14 @@ export class Webhooks extends Resource {
 
   /** One webhook (`GET /webhooks/:id/`, inferred). */
   retrieve(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
-    return this.#call('GET', (webhookId) => path`/webhooks/${webhookId}/`, id, undefined, options);
+    return this.#call(
+      'GET',
+      (webhookId) => path`/webhooks/${webhookId}/`,
+      id,
+      undefined,
+      options,
+      'webhooks.retrieve',
+    );
   }
 
   /** Changes the fields given (`PATCH /webhooks/:id/`, inferred). */
@@ -134,6 +143,7 @@ export class Webhooks extends Resource {
         id,
         body,
         options,
+        'webhooks.update',
       ).withResponse();
     });
   }
@@ -149,6 +159,7 @@ export class Webhooks extends Resource {
         path: path`/webhooks/${webhookId}/`,
         safeToRepeat: true,
         options,
+        operation: 'webhooks.delete',
         parse: () => undefined,
         recover: async (error) => {
           // A retry answered 404 after an attempt whose outcome is unknown: that attempt deleted it.
@@ -162,12 +173,26 @@ export class Webhooks extends Resource {
 
   /** Issues a new token (`POST /webhooks/:id/auth-token/`); the old one stops working at once. */
   regenerateToken(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
-    return this.#call('POST', (webhookId) => path`/webhooks/${webhookId}/auth-token/`, id, {}, options);
+    return this.#call(
+      'POST',
+      (webhookId) => path`/webhooks/${webhookId}/auth-token/`,
+      id,
+      {},
+      options,
+      'webhooks.regenerateToken',
+    );
   }
 
   /** Sends a test delivery (`POST /webhooks/:id/test/`) and answers the webhook with its delivery record. */
   test(id: number | string, options?: RequestOptions): ApiPromise<Webhook> {
-    return this.#call('POST', (webhookId) => path`/webhooks/${webhookId}/test/`, id, {}, options);
+    return this.#call(
+      'POST',
+      (webhookId) => path`/webhooks/${webhookId}/test/`,
+      id,
+      {},
+      options,
+      'webhooks.test',
+    );
   }
 
   #call(
@@ -176,6 +201,7 @@ export class Webhooks extends Resource {
     id: number | string,
     body: unknown,
     options: RequestOptions | undefined,
+    operation: string,
   ): ApiPromise<Webhook> {
     return apiPromise(async () => {
       const webhookId = checkId(id, 'id');
@@ -186,6 +212,7 @@ export class Webhooks extends Resource {
         // Reads, updates to given values, a new token and a test delivery: repeating them does no harm.
         safeToRepeat: true,
         options,
+        operation,
         parse: (answer, _response, where) => parseWebhook(answer, where),
       });
     });

@@ -326,6 +326,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     } catch (error) {
       throw new ChangeNotHandedOverError(change, error);
     }
+    schedule.changed(change, observation, lastReadAt.get(restaurantId));
     await records.save({
       restaurantId,
       reservation: next,

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Logger } from '../logger.js';
+import { createSyncPace, type SyncPace } from './observed.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { Clock } from '../transport/clock.js';
 
@@ -59,19 +60,25 @@ export interface ReconcileSchedule {
   /** A signal that aborts with `signal`, or when the schedule changes (a new restaurant, a read wanted soon). */
   wakeSignal(signal: AbortSignal): AbortSignal;
   warnIfOverBudget(budgetShare: number): void;
+  /** A change was handed to `onChange` (observers hear of it with its lag). */
+  changed: SyncPace['changed'];
+}
+
+/** What a schedule is built from. */
+export interface ScheduleSettings {
+  intervalMs: number;
+  clock: Clock;
+  spacingMs: number;
+  logger: Logger;
 }
 
 const isLive = (reservation: Reservation) =>
   reservation.cancelled !== true && reservation.arrived !== true && reservation.no_show !== true;
 
 /** Creates the schedule of one sync. */
-export function createReconcileSchedule(settings: {
-  intervalMs: number;
-  clock: Clock;
-  spacingMs: number;
-  logger: Logger;
-}): ReconcileSchedule {
+export function createReconcileSchedule(settings: ScheduleSettings): ReconcileSchedule {
   const { clock, spacingMs, logger } = settings;
+  const pace = createSyncPace(settings.intervalMs, clock, logger);
   const period = settings.intervalMs * PERIOD_SHARE;
   const busyPeriod = period / BUSY_READS_PER_PERIOD;
   const entries = new Map<number, Entry>();
@@ -153,6 +160,7 @@ export function createReconcileSchedule(settings: {
     },
     read(restaurantId, listed, readAt) {
       const entry = entryOf(restaurantId);
+      pace.read(restaurantId, listed.length, readAt - dueAt(entry), settings.intervalMs - period);
       entry.lastReadAt = readAt;
       entry.overrideAt = undefined;
       entry.deferrals = 0;
@@ -183,6 +191,7 @@ export function createReconcileSchedule(settings: {
       return best;
     },
     wakeSignal: (signal) => AbortSignal.any([signal, waker.signal]),
+    changed: pace.changed,
     warnIfOverBudget(budgetShare) {
       const readsPerHour = entries.size * ((60 * 60_000) / period);
       const budgetPerHour = (60 * 60_000) / spacingMs;

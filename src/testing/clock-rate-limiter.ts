@@ -134,6 +134,7 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockR
     get queueDepth(): number {
       return line.size;
     },
+    kind: 'process',
     estimateWaitMs,
   };
 }

@@ -58,6 +58,19 @@ export interface CallFacts {
   priority: Priority;
   validation: ResponseValidation;
   clock: Clock;
+  /** What the call is, as a partner reads it: `reservations.create`, `restaurants.list`, ... */
+  operation: string;
+}
+
+// Call ids: this process's random prefix and a counter; unique enough to find a call's lines, cheap to make.
+let processPrefix: string | undefined;
+let callCount = 0;
+function nextCallId(): string {
+  processPrefix ??= Math.floor(Math.random() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
+  callCount += 1;
+  return `${processPrefix}-${callCount.toString(36)}`;
 }
 
 // Timers take whole milliseconds up to 2^31 - 1 (about 24.8 days): longer is as good as none.
@@ -79,6 +92,12 @@ export class Call implements RequestOptions {
   readonly validation: ResponseValidation;
   /** The instant (on the client's clock) by which everything the call does ends; undefined for none. */
   readonly deadlineAt: number | undefined;
+  /** The operation the call is (`reservations.create`, ...): its sub-requests share it. */
+  readonly operation: string;
+  /** This call's id, in hook events, warnings and traces. */
+  readonly id: string;
+  /** Requests this call has sent so far (each attempt, page, look-up and followed redirect). */
+  requestsSent = 0;
   readonly #clock: Clock;
 
   constructor(facts: CallFacts) {
@@ -90,6 +109,8 @@ export class Call implements RequestOptions {
     this.priority = facts.priority;
     this.validation = facts.validation;
     this.#clock = facts.clock;
+    this.operation = facts.operation;
+    this.id = nextCallId();
     this.deadlineAt = facts.deadlineMs === undefined ? undefined : facts.clock.now() + facts.deadlineMs;
   }
 

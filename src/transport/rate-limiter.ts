@@ -57,6 +57,11 @@ export interface RateLimiter {
    * whole bucket pauses, not just the failing call, because the service counts per partner.
    */
   pause(ms: number): void | Promise<void>;
+  /**
+   * What kind of limiter this is, as observers report it: `'process'` (the SDK's in-process
+   * limiter) or `'redis'` (the shared budget). A limiter of your own may leave it out (`'custom'`).
+   */
+  readonly kind?: string | undefined;
   /** How many calls are waiting for a slot (for load shedding and monitoring). */
   readonly queueDepth: number;
   /** The budget this limiter paces to, in requests per second (every limiter of the SDK has it). */

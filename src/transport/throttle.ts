@@ -370,6 +370,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   };
 
   return {
+    kind: 'process',
     requestsPerSecond,
     acquire(acquireOptions: AcquireOptions = {}): Promise<RateLimitSlot> {
       const { signal } = acquireOptions;

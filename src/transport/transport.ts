@@ -27,6 +27,8 @@ import type { Priority, RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
+import { isTraced, publish, traced, type CallMessage, type GuestFields } from './diagnostics.js';
+import { sendObserved, waitObserved } from './observed.js';
 import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 import { followedService } from './followed-services.js';
@@ -35,6 +37,10 @@ export { Call, type RequestOptions } from './call.js';
 
 /** What hooks receive. Never headers: the request's carry the credentials. */
 export interface RequestEvent {
+  /** The public call this request belongs to: `reservations.create`, `restaurants.list`, ... */
+  operation: string;
+  /** The call's id, shared by all its requests (a create's look-ups included) and its warnings. */
+  callId: string;
   method: string;
   /** The URL with credentials and secret query values removed. */
   url: string;
@@ -89,6 +95,14 @@ export interface TransportSettings {
   /** Checked headers (lower-case names) sent with every request. */
   defaultHeaders: Readonly<Record<string, string>>;
   responseValidation: ResponseValidation;
+  /** A wait for the rate-limit budget longer than this gives one warning. */
+  slowWaitWarnMs: number;
+}
+
+/** What a call says of itself to observers, besides its operation. */
+export interface CallDescription {
+  restaurantId?: number | string | undefined;
+  guest?: GuestFields | undefined;
 }
 
 /** One call as a resource describes it. */
@@ -105,6 +119,10 @@ export interface RequestSpec<T> {
   safeToRepeat: boolean;
   /** The caller's options, or the call they already belong to (a sub-request shares its call). */
   options?: RequestOptions | Call | undefined;
+  /** The public operation, when this request is a call of its own (`options` not a {@link Call}). */
+  operation?: string | undefined;
+  /** The restaurant the call is about, for observers. */
+  restaurantId?: number | string | undefined;
   /** Validates and shapes the 2xx body (output validation); in warn mode `where` carries `offContract`. */
   parse(body: unknown, response: Response | null, where: AnswerSource): T;
   /**
@@ -206,9 +224,10 @@ export class Transport {
    * The call object of a public call: made once, when the call starts, from the caller's checked
    * options and the client's defaults (the deadline fixed now). Given a call already (a
    * sub-request of it), returns that call, so every request it makes shares its deadline, signal,
-   * headers, priority and validation mode.
+   * headers, priority and validation mode. `operation` names it in hooks, logs and traces; a call
+   * that is to appear in traces starts through {@link Transport.run}.
    */
-  call(options: RequestOptions | Call | undefined): Call {
+  call(options: RequestOptions | Call | undefined, operation = 'request'): Call {
     if (options instanceof Call) return options;
     const given = options ?? {};
     checkRequestOptions(given);
@@ -222,7 +241,41 @@ export class Transport {
       priority: given.priority ?? settings.priority,
       validation: settings.responseValidation,
       clock: this.clock,
+      operation,
     });
+  }
+
+  /** The client's logger (already levelled and redacting the credentials). */
+  get logger(): Logger {
+    return this.#settings.logger;
+  }
+
+  /**
+   * Runs one public call: `body` receives the call made from `options` and runs as it, published
+   * on the `call` channel. Given a call already, `body` runs as part of it (a sub-request).
+   */
+  async run<T>(
+    options: RequestOptions | Call | undefined,
+    operation: string,
+    body: (call: Call) => Promise<T>,
+    description?: CallDescription,
+  ): Promise<T> {
+    if (options instanceof Call) return body(options);
+    const call = this.call(options, operation);
+    if (!isTraced('call')) return body(call);
+    const message: CallMessage = {
+      operation,
+      callId: call.id,
+      priority: call.priority,
+      restaurantId: description?.restaurantId,
+      guest: description?.guest,
+    };
+    // Observers get the call's facts, not its answer (a guest's details, a webhook's token).
+    let result: T | undefined;
+    await traced('call', message, async () => {
+      result = await body(call);
+    });
+    return result as T;
   }
 
   #hook(name: keyof ClientHooks, event: RequestEvent): void {
@@ -240,52 +293,32 @@ export class Transport {
   /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     try {
-      return await this.#request(spec);
+      return await this.run(spec.options, spec.operation ?? 'request', (call) => this.#request(spec, call), {
+        restaurantId: spec.restaurantId,
+      });
     } catch (error) {
       throw this.#settings.secrets.scrubError(error);
     }
   }
 
-  async #request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
+  async #request<T>(spec: RequestSpec<T>, call: Call): Promise<WithResponse<T>> {
     const settings = this.#settings;
     // Read once per call: a fake that starts or stops following the service affects the next call.
     const clock = this.clock;
     const limiter = this.#limiter();
-    const call = this.call(spec.options);
     const extraHeaders = mergeHeaders(settings.defaultHeaders, call.headers);
     const signal = call.signal;
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', spec.query);
     const safeUrl = this.safeUrl(url);
     const where = { method: spec.method, url: safeUrl };
+    // What hooks and log lines say of each request: where it went, and which call it serves.
+    const said = { operation: call.operation, callId: call.id, ...where };
     const isRetryable =
       spec.isRetryable ?? ((error: unknown) => isRetryableByDefault(error, spec.safeToRepeat));
     // What this request's attempts sent so far: an error raised before the next send says as much.
     let sent: RequestSent = 'no';
-
-    const acquireSlot = async (attempt: number): Promise<RateLimitSlot | undefined> => {
-      const stop = call.stopSignal();
-      try {
-        // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
-        const slot = await limiter!.acquire({
-          signal: stop.signal,
-          priority: call.priority,
-          maxWaitMs: call.remainingMs(),
-        });
-        // A limiter of your own may hand back nothing to report on.
-        return slot ?? undefined;
-      } catch (error) {
-        if (signal?.aborted)
-          throw call.abortError(
-            'The call was aborted while waiting for a rate-limit slot',
-            sent,
-            attempt - 1,
-          );
-        if (stop.deadline?.aborted) throw call.deadlineError(where, sent, attempt - 1);
-        throw error;
-      } finally {
-        stop.release();
-      }
-    };
+    // Requests of this request sent so far (its retries and followed redirects).
+    let sends = 0;
 
     const attemptOnce = async (attempt: number) => {
       let target = url;
@@ -293,7 +326,7 @@ export class Transport {
       for (let redirects = 0; ; redirects += 1) {
         if (signal?.aborted) throw call.abortError('The call was aborted', sent, attempt - 1);
         if (call.expired) throw call.deadlineError(where, sent, attempt - 1);
-        const slot = limiter ? await acquireSlot(attempt) : undefined;
+        const slot = limiter ? await this.#acquireSlot(limiter, call, attempt, sent, said) : undefined;
         const left = call.remainingMs();
         if (left !== undefined && left <= 0) {
           slot?.end('unsent');
@@ -301,46 +334,56 @@ export class Transport {
         }
         const targetUrl = target === url ? safeUrl : this.safeUrl(target);
         settings.logger.debug?.(`request ${spec.method} ${targetUrl} (attempt ${attempt})`, {
-          ...where,
+          ...said,
           url: targetUrl,
           attempt,
         });
         const startedAt = Date.now();
+        const resendCount = sends;
+        sends += 1;
+        call.requestsSent += 1;
         // The limiter counts the request in the service's window from its answer, when it comes.
-        const answer = await sendAttempt({
-          method: spec.method,
-          url: target.href,
-          safeUrl: target === url ? safeUrl : this.safeUrl(target),
-          headers: {
-            accept: 'application/json',
-            ...extraHeaders,
-            ...spec.headers,
-            authorization: settings.auth.header(),
-          },
-          json: spec.body,
-          timeoutMs: left !== undefined && left < call.timeoutMs ? left : call.timeoutMs,
-          deadlineMs: left !== undefined && left < call.timeoutMs ? call.deadlineMs : undefined,
-          maxResponseBytes: settings.maxResponseBytes,
-          signal,
-          fetch: settings.fetch,
-          beforeRequest: settings.hooks.onRequest
-            ? () => this.#hook('onRequest', { ...where, attempt })
-            : undefined,
-          onAnswer: slot && (() => slot.end('answered')),
-          attempt,
-          sentBefore: sent,
-        }).catch((error: unknown) => {
+        const attempted = sendObserved(
+          call,
+          { method: spec.method, url: targetUrl, target, attempt, resendCount },
+          (traceHeaders) =>
+            sendAttempt({
+              method: spec.method,
+              url: target.href,
+              safeUrl: targetUrl,
+              headers: {
+                accept: 'application/json',
+                ...extraHeaders,
+                ...spec.headers,
+                ...traceHeaders,
+                authorization: settings.auth.header(),
+              },
+              json: spec.body,
+              timeoutMs: left !== undefined && left < call.timeoutMs ? left : call.timeoutMs,
+              deadlineMs: left !== undefined && left < call.timeoutMs ? call.deadlineMs : undefined,
+              maxResponseBytes: settings.maxResponseBytes,
+              signal,
+              fetch: settings.fetch,
+              beforeRequest: settings.hooks.onRequest
+                ? () => this.#hook('onRequest', { ...said, attempt })
+                : undefined,
+              onAnswer: slot && (() => slot.end('answered')),
+              attempt,
+              sentBefore: sent,
+            }),
+        );
+        const answer = await attempted.catch((error: unknown) => {
           slot?.end(neverReachedServer(error) ? 'unsent' : 'failed');
           throw error;
         });
         sent = 'yes';
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
-        this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
+        this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
         settings.logger.debug?.(
           `response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
           {
-            ...where,
+            ...said,
             url: targetUrl,
             status: response.status,
             attempt,
@@ -364,16 +407,17 @@ export class Transport {
           const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
           // The service counts per partner, so every caller of this bucket must wait, not just us.
           await limiter?.pause(pauseMs);
+          publish('rateLimitPause', () => ({ callId: call.id, operation: call.operation, pauseMs }));
           settings.logger.info?.(
             `rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`,
             {
-              ...where,
+              ...said,
               status: 429,
               attempt,
               delayMs: pauseMs,
             },
           );
-          this.#hook('onRateLimited', { ...where, attempt, status: 429, delayMs: pauseMs });
+          this.#hook('onRateLimited', { ...said, attempt, status: 429, delayMs: pauseMs });
         }
         throw error;
       }
@@ -389,7 +433,7 @@ export class Transport {
         if (!(error instanceof PartnerApiError)) {
           const name = error instanceof Error ? error.name : 'Error';
           settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, {
-            ...where,
+            ...said,
             attempt,
             error: name,
           });
@@ -414,17 +458,47 @@ export class Transport {
         settings.logger.info?.(
           `retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`,
           {
-            ...where,
+            ...said,
             status,
             attempt,
             delayMs,
             error: name,
           },
         );
-        this.#hook('onRetry', { ...where, attempt, status, delayMs, error: name });
+        this.#hook('onRetry', { ...said, attempt, status, delayMs, error: name });
       },
     });
     return { data: this.#parse(spec, call, answer, where), response: answer.response };
+  }
+
+  /** Waits for the rate limiter's slot for one request of `call`, within its signal and deadline. */
+  async #acquireSlot(
+    limiter: RateLimiter,
+    call: Call,
+    attempt: number,
+    sent: RequestSent,
+    said: { operation: string; callId: string; method: string; url: string },
+  ): Promise<RateLimitSlot | undefined> {
+    const settings = this.#settings;
+    const stop = call.stopSignal();
+    try {
+      const slot = await waitObserved(
+        { ...settings, limiter, call, details: { ...said, attempt } },
+        // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
+        () =>
+          limiter.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() }),
+      );
+      // A limiter of your own may hand back nothing to report on.
+      return slot ?? undefined;
+    } catch (error) {
+      if (call.signal?.aborted)
+        throw call.abortError('The call was aborted while waiting for a rate-limit slot', sent, attempt - 1);
+      if (stop.deadline?.aborted)
+        throw call.deadlineError({ method: said.method, url: said.url }, sent, attempt - 1);
+      throw error;
+    } finally {
+      stop.release();
+    }
   }
 
   // In warn mode an off-contract answer is returned as received, with one warning naming every

@@ -14,6 +14,7 @@ import {
 import { readLimited } from './body-collector.js';
 import { BodyDeadlines } from './body-deadlines.js';
 import { createDispatcher, isThenable, type Soon, withTimeLimit } from './dispatch.js';
+import { publish } from '../transport/diagnostics.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
   WebhookBodyTimeoutError,
@@ -546,6 +547,12 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
 
   function refusal(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): WebhookResult {
     report(error, tokens, event);
+    publish('webhookDelivery', () => ({
+      eventType: event?.type,
+      result: error.status >= 500 ? 'failed' : 'refused',
+      status: error.status,
+      duplicate: false,
+    }));
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (error.status === 401) headers['www-authenticate'] = 'Bearer';
     if (error.status === 405) headers.allow = 'POST';
@@ -559,8 +566,9 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       : { status: error.status, body: { error: message }, headers, error };
   }
 
-  const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult =>
-    duplicate
+  const accepted = (event: WebhookEvent, duplicate: boolean): WebhookResult => {
+    publish('webhookDelivery', () => ({ eventType: event.type, result: 'accepted', status: 200, duplicate }));
+    return duplicate
       ? {
           status: 200,
           body: { received: true, duplicate: true },
@@ -569,6 +577,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
           duplicate: true,
         }
       : { status: 200, body: { received: true }, headers: { 'content-type': 'application/json' }, event };
+  };
 
   const { process, processKeyed } = createDispatcher({
     duplicateStore,
