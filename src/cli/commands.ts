@@ -9,6 +9,10 @@
 /** One line each, shown by `restaurant-partner --help`. */
 export const COMMANDS = {
   fake: { summary: 'run the fake service as a standalone HTTP server', load: () => import('./fake.js') },
+  doctor: {
+    summary: 'check your setup against the service and learn its dialect (partner-dialect.json)',
+    load: () => import('./doctor.js'),
+  },
 } satisfies Record<string, { summary: string; load: () => Promise<{ run(args: string[]): Promise<void> }> }>;
 
 export type CommandName = keyof typeof COMMANDS;

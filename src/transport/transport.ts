@@ -29,6 +29,7 @@ import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
 import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
+import type { DialectWatch } from '../dialect/watch.js';
 
 export { Call, type RequestOptions } from './call.js';
 
@@ -86,6 +87,8 @@ export interface TransportSettings {
   /** Checked headers (lower-case names) sent with every request. */
   defaultHeaders: Readonly<Record<string, string>>;
   responseValidation: ResponseValidation;
+  /** Checks each answer against the dialect the client was given (undefined: none given). */
+  dialect?: DialectWatch | undefined;
 }
 
 /** One call as a resource describes it. */
@@ -155,9 +158,12 @@ function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
 /** The HTTP pipeline of one client. */
 export class Transport {
   readonly #settings: TransportSettings;
+  // The path of `/api/v1/partnership` on this service: what the dialect watch strips from a URL.
+  readonly #apiPath: string;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
+    this.#apiPath = `${new URL(settings.baseUrl).pathname.replace(/\/+$/, '')}${API_PREFIX}`;
   }
 
   get clock(): Clock {
@@ -224,6 +230,23 @@ export class Transport {
         error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)),
       });
     }
+  }
+
+  /** Checks an answer against the client's dialect, when it was given one (may throw `DialectDriftError`). */
+  #watchDialect(method: string, target: URL, response: Response, body: unknown, safeUrl: string): void {
+    const watch = this.#settings.dialect;
+    if (!watch || !target.pathname.startsWith(this.#apiPath)) return;
+    watch.check(
+      {
+        method,
+        path: target.pathname.slice(this.#apiPath.length),
+        search: target.search,
+        status: response.status,
+        header: (name) => response.headers.get(name),
+        body,
+      },
+      safeUrl,
+    );
   }
 
   /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
@@ -323,6 +346,7 @@ export class Transport {
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
         this.#hook('onResponse', { ...where, attempt, status: response.status, durationMs });
+        this.#watchDialect(spec.method, target, response, body, targetUrl);
         settings.logger.debug?.(
           `response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
           {
