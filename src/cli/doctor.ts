@@ -186,7 +186,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
     rateLimit: { requestsPerSecond: options.requestsPerSecond ?? 1 },
     logger: silentLogger,
     responseValidation: 'warn',
-    maxRetries: 2,
+    // One retry: a 429 from another process, a blip; a dead host is reported, not waited on.
+    maxRetries: 1,
     timeoutMs: 15_000,
     deadlineMs: 60_000,
   });
