@@ -66,8 +66,24 @@ export class Probe {
   // once more for the `idempotencyKey` point, never written down.
   #lastCreate: Request | undefined;
 
-  constructor(options: { fetch: typeof fetch; secrets: Secrets[]; baseUrl: string; now?: () => number }) {
+  readonly #gapMs: number;
+  #lastAnswerAt = -Infinity;
+
+  /**
+   * `gapMs`: the least time between an answer and the next request. The client's limiter spaces
+   * requests by when they leave; a service that admits a request late (a cold start, a queue)
+   * counts it later than that, and the next one, on time by our clock, meets a 429. Doctor's
+   * probes run one at a time, so spacing each from the previous answer costs it little.
+   */
+  constructor(options: {
+    fetch: typeof fetch;
+    secrets: Secrets[];
+    baseUrl: string;
+    gapMs?: number;
+    now?: () => number;
+  }) {
     this.#fetch = options.fetch;
+    this.#gapMs = options.gapMs ?? 0;
     this.#secrets = options.secrets;
     this.#apiPath = `${new URL(options.baseUrl).pathname.replace(/\/+$/, '')}/api/v1/partnership`;
     this.#now = options.now ?? Date.now;
@@ -77,6 +93,7 @@ export class Probe {
   readonly fetch: typeof fetch = async (input, init) => {
     this.requests += 1;
     const request = new Request(input, init);
+    await this.#spaced(request.signal);
     const url = new URL(request.url);
     const sentText = request.body ? await request.clone().text() : '';
     if (request.method === 'POST' && /\/restaurants\/[^/]+\/reservations\/$/.test(url.pathname))
@@ -100,10 +117,12 @@ export class Probe {
     try {
       response = await this.#fetch(request);
     } catch (error) {
+      this.#lastAnswerAt = this.#now();
       entry.response = { error: this.scrubText(describeFailure(error)) };
       throw error;
     }
     const receivedAt = this.#now();
+    this.#lastAnswerAt = receivedAt;
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = response.headers.get(name);
@@ -116,6 +135,23 @@ export class Probe {
     this.#pending.add(reading);
     return response;
   };
+
+  async #spaced(signal: AbortSignal): Promise<void> {
+    const wait = this.#lastAnswerAt + this.#gapMs - this.#now();
+    if (!(wait > 0)) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        signal.removeEventListener('abort', abort);
+        resolve();
+      }
+      function abort() {
+        clearTimeout(timer);
+        reject(signal.reason);
+      }
+      signal.addEventListener('abort', abort, { once: true });
+    });
+  }
 
   async #read(response: Response, entry: Exchange, url: URL): Promise<void> {
     const text = await readLimited(response);

@@ -172,7 +172,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   const secrets = [createSecrets(options.partnerId, options.token)];
   if (options.token.trim() !== options.token && options.token.trim() !== '')
     secrets.push(createSecrets(options.partnerId, options.token.trim()));
-  const probe = new Probe({ fetch: options.fetch ?? globalThis.fetch, secrets, baseUrl: options.baseUrl });
+  const rate = options.requestsPerSecond ?? 1;
+  const probe = new Probe({
+    fetch: options.fetch ?? globalThis.fetch,
+    secrets,
+    baseUrl: options.baseUrl,
+    gapMs: 1000 / rate,
+  });
   const report = new Report(options.json ? undefined : print, (text) => probe.scrubText(text));
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -183,7 +189,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
     partnerId: options.partnerId,
     apiToken: options.token,
     fetch: probe.fetch,
-    rateLimit: { requestsPerSecond: options.requestsPerSecond ?? 1 },
+    rateLimit: { requestsPerSecond: rate },
     logger: silentLogger,
     responseValidation: 'warn',
     // One retry: a 429 from another process, a blip; a dead host is reported, not waited on.
