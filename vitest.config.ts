@@ -49,6 +49,10 @@ export const FULL_LANE_ONLY: Record<string, string> = {
     'spawns a Node process per case to measure its peak memory while a 9 MiB answer is read: 2-3 s each, and a loaded machine adds to the peak',
   'test/resources/exact-types.test.ts':
     "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
+  'test/doctor/bin.test.ts':
+    'spawns the doctor and the fake through tsx per case, one run at the real 1 request/second: about 70 s',
+  'test/doctor/round-trip.test.ts':
+    'two doctor runs with --probe-writes per dialect value (30 cases), three waiting out a real Retry-After: 25 s',
 };
 
 /**
