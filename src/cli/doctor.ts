@@ -13,6 +13,7 @@ import { isDialectFile, readDialect, type DialectFile } from '../dialect/file.js
 import { PartnerSdkError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import { createSecrets } from '../transport/secrets.js';
+import type { RateLimiter } from '../transport/rate-limiter.js';
 import {
   checkClock,
   checkRestaurants,
@@ -28,7 +29,8 @@ import { Cleanup, probeBooking, probeWebhook } from './doctor-writes.js';
 
 const usage = `Usage: restaurant-partner doctor [--out FILE] [--probe-writes] [--webhook-url URL]
                                  [--compare FILE] [--record FILE] [--json]
-                                 [--base-url URL] [--partner-id UUID] [--rate-limit RPS] [--help]
+                                 [--base-url URL] [--partner-id UUID] [--rate-limit RPS]
+                                 [--redis-url URL] [--help]
 
 Checks the setup against the service (reach, credentials, clock, restaurants, webhooks) and learns
 its dialect into partner-dialect.json (--out FILE). Read-only unless told: at most 20 requests.
@@ -41,6 +43,9 @@ environment); --base-url and --partner-id override the first two.
   --record FILE      write a redacted transcript of every probe and answer
   --json             print one JSON document instead of lines
   --rate-limit RPS   requests per second doctor allows itself (default 1, the service's limit)
+  --redis-url URL    wait on the partner's shared budget in this Redis (createRedisRateLimiter's
+                     default keys; needs the ioredis package), so doctor and your running
+                     processes together stay within the limit
 Exit codes: 0 ok (warnings included), 1 a check failed, drift found or something left behind, 2 usage.`;
 
 /** What `runDoctor` takes: the command line's choices, and for tests a `fetch` of their own. */
@@ -62,6 +67,8 @@ export interface DoctorOptions {
   print?: (text: string) => void;
   /** Aborting it interrupts the run: what was created is cleaned up, and the exit code is 1. */
   signal?: AbortSignal;
+  /** The limiter to wait on (the partner's shared Redis budget); default one of this process at `requestsPerSecond`. */
+  rateLimiter?: RateLimiter | undefined;
 }
 
 export interface DoctorResult {
@@ -189,7 +196,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
     partnerId: options.partnerId,
     apiToken: options.token,
     fetch: probe.fetch,
-    rateLimit: { requestsPerSecond: rate },
+    rateLimit: options.rateLimiter ?? { requestsPerSecond: rate },
     logger: silentLogger,
     responseValidation: 'warn',
     // One retry: a 429 from another process, a blip; a dead host is reported, not waited on.
@@ -256,6 +263,34 @@ function readCompared(file: string): DialectFile {
   return parsed;
 }
 
+/** The partner's Redis budget (loaded only with `--redis-url`: ioredis is an optional peer). */
+async function sharedBudget(url: string, partnerId: string, rate: number) {
+  let Redis: typeof import('ioredis').Redis;
+  try {
+    ({ Redis } = await import('ioredis'));
+  } catch {
+    fail('--redis-url needs the ioredis package (npm install ioredis)');
+  }
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5_000, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    fail(`--redis-url: cannot connect (${(error as Error).message.split('\n')[0]})`);
+  }
+  const { createRedisRateLimiter } = await import('../redis/rate-limiter.js');
+  const limiter = createRedisRateLimiter({ redis, partnerId, requestsPerSecond: rate, logger: silentLogger });
+  return {
+    limiter,
+    close: () =>
+      redis.quit().then(
+        () => undefined,
+        () => redis.disconnect(),
+      ),
+  };
+}
+
 /** Runs `restaurant-partner doctor` with `args` (the words after the command name). */
 export async function run(args: string[]): Promise<void> {
   let values;
@@ -272,6 +307,7 @@ export async function run(args: string[]): Promise<void> {
         'base-url': { type: 'string' },
         'partner-id': { type: 'string' },
         'rate-limit': { type: 'string', default: '1' },
+        'redis-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -316,6 +352,8 @@ export async function run(args: string[]): Promise<void> {
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
+  const redis =
+    values['redis-url'] === undefined ? undefined : await sharedBudget(values['redis-url'], partnerId!, rate);
   try {
     const result = await runDoctor({
       baseUrl: baseUrl!,
@@ -329,6 +367,7 @@ export async function run(args: string[]): Promise<void> {
       json: values.json,
       requestsPerSecond: rate,
       signal: controller.signal,
+      rateLimiter: redis?.limiter,
     });
     process.exitCode = result.exitCode;
   } catch (error) {
@@ -337,6 +376,7 @@ export async function run(args: string[]): Promise<void> {
       fail(createSecrets(partnerId!, token!).scrubText(error.message));
     throw error;
   } finally {
+    await redis?.close();
     process.removeListener('SIGINT', interrupt);
     process.removeListener('SIGTERM', interrupt);
   }
