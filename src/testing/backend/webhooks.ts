@@ -15,7 +15,10 @@ export const MAX_WEBHOOK_NAME_LENGTH = 125;
 
 /** The webhook as the partner API shows it; `auth_token` only on create and regenerate. */
 /** `tokenField`: the field the token is shown under (the `webhookTokenField` dialect), or false to hide it. */
-export function webhookView(webhook: WebhookRecord, tokenField: string | false = false): Record<string, unknown> {
+export function webhookView(
+  webhook: WebhookRecord,
+  tokenField: string | false = false,
+): Record<string, unknown> {
   const at = (millis: number | null) => (millis === null ? null : isoSeconds(millis));
   return {
     id: webhook.id,
