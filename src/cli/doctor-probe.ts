@@ -54,6 +54,8 @@ export class Probe {
   readonly exchanges: Exchange[] = [];
   readonly points = new Map<DialectPoint, DialectFilePoint>();
   readonly conflicts = new Map<DialectPoint, Set<string | number>>();
+  /** Points answered in a form outside their known values (left unknown). */
+  readonly unlisted = new Map<DialectPoint, Set<string | number>>();
   serverDate: ServerDate | undefined;
   /** Content types of answers that were not JSON (a proxy's page), with the path. */
   readonly foreignAnswers: { path: string; status: number; contentType: string; start: string }[] = [];
@@ -189,7 +191,13 @@ export class Probe {
   settle(key: DialectPoint, raw: string | number, evidence: DialectFilePoint['evidence']): void {
     const value = pointValue(key, raw);
     const known = this.points.get(key);
-    if (value === undefined || (known && known.value !== value)) {
+    if (value === undefined) {
+      // A form this version has no value for: left unknown, and said so (not a disagreement).
+      const forms = this.unlisted.get(key) ?? new Set();
+      this.unlisted.set(key, forms.add(raw));
+      return;
+    }
+    if (known && known.value !== value) {
       const values = this.conflicts.get(key) ?? new Set(known ? [known.value as string | number] : []);
       values.add(raw);
       this.conflicts.set(key, values);
@@ -235,7 +243,7 @@ export class Probe {
     const points: Record<string, DialectFilePoint> = {};
     for (const key of DIALECT_POINTS) {
       const point = this.points.get(key);
-      if (point && !this.conflicts.has(key)) points[key] = point;
+      if (point && !this.conflicts.has(key) && !this.unlisted.has(key)) points[key] = point;
     }
     return {
       version: 1,

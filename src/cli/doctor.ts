@@ -143,6 +143,13 @@ function writeOutputs(
         'warn',
         `answers disagree on ${key} (${[...values].join(' and ')}): left unknown`,
       );
+    for (const [key, values] of probe.unlisted)
+      report.add(
+        'dialect',
+        'warn',
+        `the service answers ${key} in a form this version does not know (${[...values].join(', ')}): left unknown`,
+        'the client still reads it if it can; a newer restaurant-partner-sdk may know the form',
+      );
     if (options.compare) {
       for (const change of drift)
         report.add(

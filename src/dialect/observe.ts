@@ -96,9 +96,12 @@ function refusalPoints(found: Found, answer: ObservedAnswer): void {
           ? 'message'
           : 'error' in body
             ? 'error'
-            : undefined;
+            : Array.isArray(body.errors)
+              ? 'errors'
+              : undefined;
     if (form) add(found, 'errorBody', form, `{"${form}": ...}`);
-    const code = [body.code, body.error, body.detail].find(
+    const first = Array.isArray(body.errors) && isRecord(body.errors[0]) ? body.errors[0] : {};
+    const code = [body.code, body.error, body.detail, first.code].find(
       (value) => typeof value === 'string' && /^no[_ ]availability$/i.test(value.trim()),
     );
     if (code !== undefined && (status === 409 || status === 422 || status === 400)) {

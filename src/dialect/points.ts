@@ -16,7 +16,7 @@ export const DIALECT_POINT_VALUES = {
   pageLinks: ['absolute', 'relative'],
   idempotencyKey: ['honoured', 'ignored'],
   webhookTokenField: ['auth_token', 'token', 'secret', 'authToken'],
-  errorBody: ['detail', 'message', 'error', 'empty'],
+  errorBody: ['detail', 'message', 'error', 'errors', 'empty'],
   noAvailabilityStatus: [409, 422, 400],
   badInputStatus: [400, 422],
   dateTimeForm: ['offset', 'utc', 'fraction', 'compact', 'space', 'minutes'],
@@ -47,7 +47,7 @@ export const DIALECT_POINT_DESCRIPTIONS: { readonly [Key in DialectPoint]: strin
     '`Idempotency-Key` on creates: the same key and body replay the first answer, or every POST books anew',
   webhookTokenField: "the field of a webhook's token in the create and regenerate answers",
   errorBody:
-    'error answers: `{"detail": ...}`, `{"message": ...}`, `{"error": ...}` (field maps beside it), or no body',
+    'error answers: `{"detail": ...}`, `{"message": ...}`, `{"error": ...}` (field maps beside each), `{"errors": [{"message", "code"?}]}`, or no body',
   noAvailabilityStatus: 'status of a create refused for no availability',
   badInputStatus: 'status of a request refused for its input (with a field map)',
   dateTimeForm:

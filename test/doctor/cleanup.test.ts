@@ -62,3 +62,27 @@ describe('doctor clean-up', () => {
     fake.dispose();
   });
 });
+
+describe('doctor and a form it does not know', () => {
+  it('a webhook create answered 202: createStatus is left unknown with a warning naming the form, never guessed', async () => {
+    const { fake, doctor } = await world();
+    fake.injectFault({
+      operation: 'webhooks.create',
+      phase: 'after',
+      status: 202,
+      body: { id: 1, url: 'https://partner.example.test/in', name: 'temporary', is_enabled: true },
+    });
+    fake.registerDeliveryHandler(
+      'https://partner.example.test/in',
+      () => new Response(null, { status: 200 }),
+    );
+    const run = await doctor({ probeWrites: false, webhookUrl: 'https://partner.example.test/in' });
+    expect(run.output).toMatch(
+      /WARN {2}dialect: the service answers createStatus in a form this version does not know \(202\): left unknown/,
+    );
+    expect(run.file!.unknown).toContain('createStatus');
+    expect(run.file!.points.createStatus).toBeUndefined();
+    expect(run.output).toMatch(/^deleted webhook 1$/m);
+    fake.dispose();
+  });
+});

@@ -42,6 +42,11 @@ export function inDialect(dialect: Dialect, response: Response, now: number): Re
     delete headers['content-type'];
     return empty(status, headers);
   }
+  if (dialect.errorBody === 'errors' && 'detail' in record) {
+    const { detail, code, ...fields } = record;
+    const item = { message: detail, ...(code === undefined ? {} : { code }) };
+    return new JsonResponse(status, JSON.stringify({ errors: [item], ...fields }), headers);
+  }
   if (dialect.errorBody !== 'detail' && 'detail' in record) {
     const { detail, ...rest } = record;
     return new JsonResponse(status, JSON.stringify({ [dialect.errorBody]: detail, ...rest }), headers);
