@@ -29,6 +29,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/priority.test.ts',
   'test/redis/duplicate-store-stalls.test.ts',
   'test/redis/crash-recovery.test.ts',
+  'test/redis/doctor-budget.test.ts',
 ];
 
 /**
@@ -59,6 +60,10 @@ export const FULL_LANE_ONLY: Record<string, string> = {
     'starts the fake under parents it then kills, and waits in real time for it to stop: about 12 s',
   'test/resources/exact-types.test.ts':
     "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
+  'test/doctor/bin.test.ts':
+    'spawns the doctor and the fake through tsx per case, one run at the real 1 request/second: about 70 s',
+  'test/doctor/round-trip.test.ts':
+    'two doctor runs with --probe-writes per dialect value (30 cases), three waiting out a real Retry-After: 25 s',
 };
 
 /**

@@ -4,8 +4,12 @@
 // exact); a CommonJS TypeScript project (`module: nodenext`) compiles and runs through `require`;
 // a second project on msw 2 installs (the peer range) and runs `setupServer(...fake.handlers)`;
 // and a third project without msw type-checks `/testing` (skipLibCheck off) and drives the bin's client.
+// The installed `restaurant-partner doctor` runs against the installed fake, writes and compares its file.
 // Started through `npm run check:packed`, so process.execPath is the project's pinned Node.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +86,7 @@ try {
   // The bin from the tarball: each command once, against the standalone fake it starts.
   cpSync(join(root, 'scripts/packed-project/cli-session.mjs'), join(scratch, 'cli-session.mjs'));
   process.stdout.write(run(process.execPath, ['cli-session.mjs']));
+  await checkDoctor(scratch);
 
   // The types are exact: each misspelt line fails, and nothing else does.
   cpSync(join(root, 'scripts/packed-project/misspelt.ts'), join(scratch, 'misspelt.ts'));
@@ -256,4 +261,59 @@ try {
   rmSync(noMswScratch, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
   rmSync(msw2Scratch, { recursive: true, force: true });
+}
+
+/**
+ * The installed bin as a partner runs it: `restaurant-partner fake` on a free port, then
+ * `restaurant-partner doctor --probe-writes` against it (exit 0, a dialect file, the token nowhere),
+ * then `doctor --compare` of that file (exit 0, no drift).
+ */
+async function checkDoctor(cwd) {
+  const bin = join(cwd, 'node_modules/.bin/restaurant-partner');
+  const fake = spawn(bin, ['fake', '--port', '0', '--seed', 'demo', '--rate-limit', 'off', '--quiet'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const [line] = await once(createInterface({ input: fake.stdout }), 'line');
+    const { url, partners } = JSON.parse(line);
+    const env = {
+      ...process.env,
+      PARTNER_BASE_URL: url,
+      PARTNER_ID: partners[0].partnerId,
+      PARTNER_TOKEN: partners[0].apiToken,
+    };
+    const doctor = (args) =>
+      spawnSync(bin, ['doctor', ...args], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    const first = doctor([
+      '--probe-writes',
+      '--rate-limit',
+      '20',
+      '--out',
+      'partner-dialect.json',
+      '--record',
+      'record.json',
+    ]);
+    const written = [
+      first.stdout,
+      first.stderr,
+      readFileSync(join(cwd, 'partner-dialect.json'), 'utf8'),
+      readFileSync(join(cwd, 'record.json'), 'utf8'),
+    ];
+    if (first.status !== 0) throw new Error(`doctor exited ${first.status}:\n${first.stdout}${first.stderr}`);
+    if (written.some((text) => text.includes(partners[0].apiToken)))
+      throw new Error('doctor printed or wrote the token');
+    const points = Object.keys(JSON.parse(written[2]).points);
+    if (points.length < 10) throw new Error(`doctor settled only ${points.join(', ')}`);
+    const compared = doctor(['--compare', 'partner-dialect.json', '--json', '--rate-limit', '20']);
+    if (compared.status !== 0 || JSON.parse(compared.stdout).drift.length !== 0)
+      throw new Error(
+        `doctor --compare of its own file: exit ${compared.status}\n${compared.stdout}${compared.stderr}`,
+      );
+    console.log(
+      `the packed restaurant-partner doctor settled ${points.length} points against the packed fake, and finds no drift`,
+    );
+  } finally {
+    fake.kill('SIGTERM');
+  }
 }

@@ -31,6 +31,9 @@ import { resolveResponseValidation, type ResponseValidation } from './transport/
 import { checkRestaurantTimezones } from './restaurant-timezones.js';
 import { createMemoryBookingLedger, serviceIdentity, type BookingLedger } from './lib/booking-ledger.js';
 import { DEFAULT_AMBIGUOUS_HOLD_MS } from './lib/idempotent-create.js';
+import { createDialectWatch } from './dialect/watch.js';
+import type { DialectFile } from './dialect/file.js';
+import type { DialectPointValues } from './dialect/points.js';
 
 /** Options of {@link PartnerClient}. */
 export interface ClientOptions {
@@ -141,6 +144,20 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most pages one list call follows; past it the list fails rather than reading on. Default 1000. */
   maxPages?: number;
+  /**
+   * The live service's answers where the interface is open: the parsed `partner-dialect.json`
+   * that `restaurant-partner doctor` writes (or plain `{ createStatus: 201, ... }` switches).
+   * Every answer is compared with the points it settles; a departure is logged once per client
+   * and point (a warning naming the point), or fails the call under `strictDialect`. Points the
+   * file lists as unknown are not watched. The client still accepts every plausible answer.
+   */
+  dialect?: DialectFile | Partial<DialectPointValues>;
+  /**
+   * With `dialect`: a departure fails the call with `DialectDriftError` instead of a warning (for
+   * CI runs against a fake or a staging service). The answer was received, so a write may have
+   * taken effect. Default false.
+   */
+  strictDialect?: boolean;
 }
 
 /**
@@ -384,6 +401,7 @@ export class PartnerClient {
     const responseValidation = resolveResponseValidation(options.responseValidation, (message) =>
       logger.warn(message),
     );
+    const dialect = createDialectWatch(options.dialect, options.strictDialect, logger);
     this.rateLimiter =
       rateLimit === false
         ? undefined
@@ -424,6 +442,7 @@ export class PartnerClient {
       defaultHeaders,
       responseValidation,
       slowWaitWarnMs: options.slowWaitWarnMs ?? DEFAULT_SLOW_WAIT_WARN_MS,
+      dialect,
     }));
     // As given now: a later change to the caller's object must not reach copies made from this client.
     const given: ClientOptions = { ...options };

@@ -54,6 +54,20 @@ export { Restaurants } from './resources/restaurants.js';
 export { Profile } from './resources/profile.js';
 export { Webhooks } from './resources/webhooks.js';
 export { readDuration, readStartTime, readTimestamp } from './time.js';
+export {
+  DIALECT_POINT_VALUES,
+  DIALECT_POINTS,
+  DIALECT_POINT_DESCRIPTIONS,
+  type DialectPoint,
+  type DialectPointValues,
+} from './dialect/points.js';
+export { DialectDriftError, isDialectDriftError } from './dialect/drift-error.js';
+export {
+  DIALECT_FILE_VERSION,
+  type DialectEvidence,
+  type DialectFile,
+  type DialectFilePoint,
+} from './dialect/file.js';
 export * from './errors.js';
 export * from './resources/shared.schemas.js';
 export * from './resources/reservations.schemas.js';

@@ -26,6 +26,10 @@ export const COMMANDS = {
     summary: 'run a battery of deliveries against your webhook receiver before launch',
     load: () => import('./certify.js'),
   },
+  doctor: {
+    summary: 'check your setup against the service and learn its dialect (partner-dialect.json)',
+    load: () => import('./doctor.js'),
+  },
 } satisfies Record<string, { summary: string; load: () => Promise<{ run(args: string[]): Promise<void> }> }>;
 
 export type CommandName = keyof typeof COMMANDS;

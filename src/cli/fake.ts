@@ -7,8 +7,15 @@
  * It imports the core and the node:http adapter only (never msw, an optional peer dependency).
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DIALECT_VALUES, parseDialectArguments } from '../testing/backend/dialects.js';
+import type { DialectFile } from '../dialect/file.js';
+import {
+  DIALECT_VALUES,
+  parseDialectArguments,
+  resolveDialect,
+  type Dialect,
+} from '../testing/backend/dialects.js';
 import { startFakeServer } from '../testing/node.js';
 import { watchParent, writePidFile } from './lifetime.js';
 
@@ -19,6 +26,7 @@ const dialectHelp = Object.entries(DIALECT_VALUES)
 
 const usage = `Usage: restaurant-partner fake [--port N] [--host 127.0.0.1] [--seed demo|none]
                                [--rate-limit RPS|off] [--dialect key=value ...]
+                               [--dialect-file FILE] [--record-file FILE]
                                [--allow-remote-control] [--allowed-host NAME ...]
                                [--max-sandboxes N]
                                [--sandbox-idle-minutes N] [--pid-file FILE]
@@ -35,6 +43,8 @@ subdomains too, * any name), a guard against pages that rebind their own name to
 --rate-limit takes requests per second per partner, fractions included (2.5), or off.
 POST /_fake/sandboxes creates isolated worlds for parallel suites: at most --max-sandboxes
 (default 50), each ending after --sandbox-idle-minutes without a request (default 15).
+--dialect-file FILE answers in the dialect restaurant-partner doctor learned (partner-dialect.json);
+--record-file FILE in the dialect of a doctor --record transcript; --dialect key=value goes over either.
 Dialect keys (default first): ${dialectHelp}.
 --pid-file FILE writes this server's process id once it listens (removed when it stops): kill
 that pid, not the one npx prints. The server stops with the process that started it (SIGTERM,
@@ -47,6 +57,25 @@ Example:
 function fail(message: string): never {
   process.stderr.write(`restaurant-partner fake: ${message}\n\n${usage}\n`);
   process.exit(2);
+}
+
+/** The dialect of `--dialect-file` (doctor's file) or `--record-file` (doctor's transcript, which carries the file). */
+function learnedDialect(dialectFile: string | undefined, recordFile: string | undefined): Dialect {
+  if (dialectFile !== undefined && recordFile !== undefined)
+    fail('give --dialect-file or --record-file, not both');
+  const file = dialectFile ?? recordFile;
+  if (file === undefined) return resolveDialect();
+  const flag = dialectFile === undefined ? '--record-file' : '--dialect-file';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    fail(`${flag} ${file}: ${(error as Error).message}`);
+  }
+  const learned = recordFile === undefined ? parsed : (parsed as { dialect?: unknown } | null)?.dialect;
+  if (typeof learned !== 'object' || learned === null || !('points' in learned))
+    fail(`${flag} ${file}: not a file written by restaurant-partner doctor`);
+  return resolveDialect(learned as DialectFile);
 }
 
 /** Runs `restaurant-partner fake` with `args` (the words after the command name). */
@@ -62,6 +91,8 @@ export async function run(args: string[]): Promise<void> {
         seed: { type: 'string', default: 'demo' },
         'rate-limit': { type: 'string', default: '1' },
         dialect: { type: 'string', multiple: true, default: [] },
+        'dialect-file': { type: 'string' },
+        'record-file': { type: 'string' },
         'allow-remote-control': { type: 'boolean', default: false },
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'max-sandboxes': { type: 'string', default: '50' },
@@ -102,7 +133,10 @@ export async function run(args: string[]): Promise<void> {
     );
   let dialect;
   try {
-    dialect = parseDialectArguments(values.dialect);
+    dialect = {
+      ...learnedDialect(values['dialect-file'], values['record-file']),
+      ...parseDialectArguments(values.dialect, false),
+    };
   } catch (error) {
     fail((error as Error).message);
   }

@@ -15,6 +15,7 @@ import { FakeBackend, type FakeReservation, type StateCopy } from './backend/bac
 import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
+import type { DialectFile } from '../dialect/file.js';
 import { FakeError } from './backend/fake-error.js';
 import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
@@ -45,8 +46,8 @@ export interface FakeServiceOptions {
   seed?: SeedOption;
   /** Requests per second per partner (default 1, as the spec), fractions allowed, or `false` for no limit. */
   rateLimit?: RateLimitSetting;
-  /** Answers where the spec is silent; see {@link Dialect}. */
-  dialect?: Partial<Dialect>;
+  /** Answers where the spec is silent: switches (see {@link Dialect}), or the parsed `partner-dialect.json` that `restaurant-partner doctor` writes. */
+  dialect?: Partial<Dialect> | DialectFile;
   /** Clock options, or a clock of your own. */
   clock?: FakeClockOptions | FakeClock;
   /** Base URL handed out by `clientOptions()`. Default `https://partner-api.fake.invalid` (never resolves, so nothing leaks to a real host). */

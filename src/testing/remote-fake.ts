@@ -8,6 +8,7 @@
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { FakeReservation } from './backend/backend.js';
 import type { Dialect } from './backend/dialects.js';
+import type { DialectFile } from '../dialect/file.js';
 import { FakeError, type FieldErrors } from './backend/fake-error.js';
 import type { ActiveFault, FaultSpec } from './backend/faults.js';
 import type { JournalEntry } from './backend/journal.js';
@@ -156,7 +157,7 @@ export interface CreateSandboxOptions {
   seed?: 'demo' | 'none';
   /** Requests per second per partner (default 1), or false. */
   rateLimit?: RateLimitSetting;
-  dialect?: Partial<Dialect>;
+  dialect?: Partial<Dialect> | DialectFile;
 }
 
 /** The longest one look at the delivery log waits on the server (within its own bound, 30 s). */

@@ -32,6 +32,8 @@ import { sendObserved, waitObserved } from './observed.js';
 import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 import { followedService } from './followed-services.js';
+import { isRetryableByDefault, neverReachedServer } from './outcome.js';
+import type { DialectWatch } from '../dialect/watch.js';
 
 export { Call, type RequestOptions } from './call.js';
 
@@ -97,6 +99,8 @@ export interface TransportSettings {
   responseValidation: ResponseValidation;
   /** A wait for the rate-limit budget longer than this gives one warning. */
   slowWaitWarnMs: number;
+  /** Checks each answer against the dialect the client was given (undefined: none given). */
+  dialect?: DialectWatch | undefined;
 }
 
 /** What a call says of itself to observers, besides its operation. */
@@ -137,48 +141,20 @@ export interface RequestSpec<T> {
 /** The path prefix of every operation (spec: "all paths start with /api/v1/partnership/"). */
 export const API_PREFIX = '/api/v1/partnership';
 
+export { neverReachedServer, outcomeUnknown } from './outcome.js';
+
 /** Most redirects followed for one read (each within the service's origin). */
 const MAX_REDIRECTS = 5;
-
-/** True when the failed request certainly never reached the server (`sent: 'no'`): even a create may be sent again. */
-export function neverReachedServer(error: unknown): boolean {
-  return error instanceof PartnerSdkError && error.sent === 'no';
-}
-
-/**
- * True when a failed attempt may have been carried out all the same: no answer (dropped, timed
- * out) after the request may have left, 408, 5xx, a redirect (a write is never followed), an
- * answer too large to read, or a 2xx outside the contract.
- */
-export function outcomeUnknown(error: unknown): boolean {
-  if (neverReachedServer(error)) return false;
-  if (error instanceof ConnectionError || error instanceof ResponseValidationError) return true;
-  if (error instanceof ResponseTooLargeError)
-    return error.status < 400 || error.status === 408 || error.status >= 500;
-  return (
-    error instanceof PartnerApiError &&
-    (error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400))
-  );
-}
-
-/**
- * Default retry decision: 429 always, and a connection that was never opened (nothing was sent);
- * network errors, 408 and 5xx only where a repeat is harmless.
- */
-function isRetryableByDefault(error: unknown, safeToRepeat: boolean): boolean {
-  if (error instanceof RateLimitError) return true;
-  if (error instanceof ConnectionError && error.sent === 'no') return true;
-  if (error instanceof ResponseValidationError || error instanceof ResponseTooLargeError) return false;
-  if (error instanceof PartnerApiError && error.status < 400) return false;
-  return safeToRepeat && outcomeUnknown(error);
-}
 
 /** The HTTP pipeline of one client. */
 export class Transport {
   readonly #settings: TransportSettings;
+  // The path of `/api/v1/partnership` on this service: what the dialect watch strips from a URL.
+  readonly #apiPath: string;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
+    this.#apiPath = `${new URL(settings.baseUrl).pathname.replace(/\/+$/, '')}${API_PREFIX}`;
   }
 
   /** The clock of this call: a test fake's when it follows the service (`followed-services.ts`), else the client's. */
@@ -290,6 +266,7 @@ export class Transport {
     }
   }
 
+  /** Checks an answer against the client's dialect, when it was given one (may throw `DialectDriftError`). */
   /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     try {
@@ -380,6 +357,7 @@ export class Transport {
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
         this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
+        this.#settings.dialect?.checkResponse(this.#apiPath, spec.method, target, response, body, targetUrl);
         settings.logger.debug?.(
           `response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
           {

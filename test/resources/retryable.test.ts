@@ -14,6 +14,7 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
+  DialectDriftError,
   IdempotencyKeyReuseError,
   InputValidationError,
   NoAvailabilityError,
@@ -219,6 +220,12 @@ describe('retryable, from the answers of the fake', () => {
         return client.reservations.waitForConfirmation(pending.id, booked.id, { deadlineMs: 60_000 });
       },
       errorClass: ReservationCancelledError,
+      retryable: false,
+    },
+    {
+      name: 'an answer departing from the dialect file under strictDialect',
+      run: () => fakeClient({ dialect: { profile: 'list' }, strictDialect: true }).profile.retrieve(),
+      errorClass: DialectDriftError,
       retryable: false,
     },
     {

@@ -28,6 +28,7 @@ export const EXPECTED: Record<string, boolean | 'by status' | 'varies' | 'none'>
   IdempotencyKeyReuseError: false,
   BookingLedgerUnavailableError: true,
   ReservationCancelledError: false,
+  DialectDriftError: false,
   ReservationNotRebookableError: false,
   RebookNotConfirmedError: false,
   RebookIncompleteError: true,

@@ -10,6 +10,7 @@ import { realDelay, type ActiveFault, type OperationName } from '../backend/faul
 import type { PartnerRecord } from '../backend/state.js';
 import { empty, errorResponse, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ApiCall, ApiOperation } from './call.js';
+import { inDialect } from './dialect-answers.js';
 import { retrieveProfile, updateProfile } from './profile.js';
 import {
   createReservation,
@@ -211,9 +212,13 @@ export async function handleApi(
     );
     const hint = rest.endsWith('/') ? '' : ' Paths end with a slash, as in the spec.';
     return {
-      response: errorResponse(
-        404,
-        `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`,
+      response: inDialect(
+        backend.dialect,
+        errorResponse(
+          404,
+          `Not found: no partner API route ${method} ${API_ROOT}${rest}.${hint} Nearest: ${API_ROOT}${nearest}.`,
+        ),
+        backend.clock.now(),
       ),
       operation: null,
       partnerId: null,
@@ -229,16 +234,23 @@ export async function handleApi(
       ? 'Invalid username/password.'
       : 'Authentication credentials were not provided.';
     return {
-      response: errorResponse(401, detail, {}, { 'www-authenticate': 'Basic realm="api"' }),
+      response: inDialect(
+        backend.dialect,
+        errorResponse(401, detail, {}, { 'www-authenticate': 'Basic realm="api"' }),
+        backend.clock.now(),
+      ),
       operation: null,
       partnerId: null,
     };
   }
-  const outcome = (response: Response, operation: string | null = null): ApiOutcome => ({
+  // The service's own answers speak the dialect; an injected fault's answer stays as given.
+  const faulted = (response: Response, operation: string | null): ApiOutcome => ({
     response,
     operation,
     partnerId: partner.partnerId,
   });
+  const outcome = (response: Response, operation: string | null = null): ApiOutcome =>
+    faulted(inDialect(backend.dialect, response, backend.clock.now()), operation);
   // Spec, Limits: "1 request per second per partner ... beyond it the response is 429."
   const admission = backend.admit(partner.partnerId, onFakeClock);
   if (!admission.allowed) {
@@ -283,7 +295,7 @@ export async function handleApi(
   if (before) backend.touch();
   if (before) {
     const answer = await applyFault(before, request, backend);
-    if (answer) return outcome(answer, operation);
+    if (answer) return faulted(answer, operation);
   }
   const call: ApiCall = { backend, partner, params, url, request, body };
   const after = backend.faults.take(operation, 'after');
@@ -303,12 +315,12 @@ export async function handleApi(
         );
     });
     backend.clock.rearm();
-    return outcome((await applyFault(after, request, backend))!, operation);
+    return faulted((await applyFault(after, request, backend))!, operation);
   }
   const response = await runOperation(backend, route.run, call);
   if (after) {
     const answer = await applyFault(after, request, backend);
-    if (answer) return outcome(answer, operation);
+    if (answer) return faulted(answer, operation);
   }
   return outcome(response, operation);
 }

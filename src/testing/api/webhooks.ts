@@ -6,11 +6,14 @@ import * as webhooks from '../backend/webhooks.js';
 import { empty, json } from '../http.js';
 import type { ApiCall } from './call.js';
 
-/** POST `/webhooks/`: answers with `auth_token`, the only time besides regeneration. */
+/** POST `/webhooks/`: answers with the token (`auth_token`, or the `webhookTokenField` dialect), the only time besides regeneration. */
 export function createWebhook(call: ApiCall): Response {
   return json(
     call.backend.dialect.createStatus,
-    webhooks.webhookView(webhooks.createWebhook(call.backend, call.partner, call.body), true),
+    webhooks.webhookView(
+      webhooks.createWebhook(call.backend, call.partner, call.body),
+      call.backend.dialect.webhookTokenField,
+    ),
   );
 }
 
@@ -50,7 +53,7 @@ export function regenerateWebhookToken(call: ApiCall): Response {
     200,
     webhooks.webhookView(
       webhooks.regenerateWebhookToken(call.backend, call.partner, call.params.webhookId!),
-      true,
+      call.backend.dialect.webhookTokenField,
     ),
   );
 }

@@ -8,6 +8,7 @@ import type { Reservation } from '../../resources/reservations.schemas.js';
 import { FakeClock, type FakeClockOptions } from './fake-clock.js';
 import { Deliveries, type DeliveryOptions } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
+import type { DialectFile } from '../../dialect/file.js';
 import { DelayedCommits, FaultList, type ActiveFault } from './faults.js';
 import { Journal } from './journal.js';
 import {
@@ -41,7 +42,7 @@ export interface BackendOptions {
   /** Adds the starting data (run again by `reset()`). */
   seed?: (backend: FakeBackend) => void;
   rateLimit?: RateLimitSetting;
-  dialect?: Partial<Dialect>;
+  dialect?: Partial<Dialect> | DialectFile;
   clock?: FakeClockOptions | FakeClock;
   deliveries?: DeliveryOptions;
   /** One line per request and delivery. */
@@ -190,7 +191,12 @@ export class FakeBackend implements World {
 
   /** The reservation as the partner API shows it, in this world's dialect. */
   view(record: ReservationRecord): Reservation {
-    return reservationView(record, this.#state.restaurants.get(record.restaurantId)!, this.dialect.duration);
+    return reservationView(
+      record,
+      this.#state.restaurants.get(record.restaurantId)!,
+      this.dialect.duration,
+      this.dialect.dateTimeForm,
+    );
   }
 
   /**

@@ -49,16 +49,18 @@ export function reservationView(
   record: ReservationRecord,
   restaurant: RestaurantRecord,
   form: 'iso' | 'hms',
+  dateTimeForm: DateTimeForm = 'offset',
 ): Reservation {
   const zone = restaurant.timezone;
-  const at = (millis: number | null) => (millis === null ? null : formatLocal(millis, zone));
+  const at = (millis: number | null) =>
+    millis === null ? null : dateTimeIn(formatLocal(millis, zone), millis, dateTimeForm);
   return {
     id: record.id,
     first_name: record.first_name,
     last_name: record.last_name,
     email: record.email,
     phone: record.phone,
-    start_time: formatLocal(record.start, zone),
+    start_time: dateTimeIn(formatLocal(record.start, zone), record.start, dateTimeForm),
     duration: formatDuration(record.durationMinutes, form),
     adults: record.adults,
     children: record.children,
@@ -75,6 +77,26 @@ export function reservationView(
     language: record.language,
     metadata: record.metadata,
   } as Reservation;
+}
+
+type DateTimeForm = 'offset' | 'utc' | 'fraction' | 'compact' | 'space' | 'minutes';
+
+/** `local` (`2026-12-05T19:30:00+01:00`) in the `dateTimeForm` dialect's form. */
+function dateTimeIn(local: string, millis: number, form: DateTimeForm): string {
+  switch (form) {
+    case 'offset':
+      return local;
+    case 'utc':
+      return `${new Date(Math.floor(millis / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+    case 'fraction':
+      return local.replace(/(T\d\d:\d\d:\d\d)/, '$1.000000');
+    case 'compact':
+      return local.replace(/([+-]\d\d):(\d\d)$/, '$1$2');
+    case 'space':
+      return local.replace('T', ' ');
+    case 'minutes':
+      return local.replace(/(T\d\d:\d\d):\d\d/, '$1');
+  }
 }
 
 // Spec, Authentication 4: "A partner sees only ... restaurants accessible to its account."

@@ -14,7 +14,11 @@ export const MAX_WEBHOOK_URL_LENGTH = 500;
 export const MAX_WEBHOOK_NAME_LENGTH = 125;
 
 /** The webhook as the partner API shows it; `auth_token` only on create and regenerate. */
-export function webhookView(webhook: WebhookRecord, withToken = false): Record<string, unknown> {
+/** `tokenField`: the field the token is shown under (the `webhookTokenField` dialect), or false to hide it. */
+export function webhookView(
+  webhook: WebhookRecord,
+  tokenField: string | false = false,
+): Record<string, unknown> {
   const at = (millis: number | null) => (millis === null ? null : isoSeconds(millis));
   return {
     id: webhook.id,
@@ -28,7 +32,7 @@ export function webhookView(webhook: WebhookRecord, withToken = false): Record<s
     last_response: webhook.lastResponse,
     subscribed_events: { ...webhook.subscribed_events },
     // "The token field is auth_token, shown on create and regenerate only."
-    ...(withToken ? { auth_token: webhook.authToken } : {}),
+    ...(tokenField ? { [tokenField]: webhook.authToken } : {}),
   };
 }
 

@@ -18,9 +18,13 @@ const seen = { timers: [], io: [], schemas: 0 };
  * A call made inside another counted call (readFileSync opening the file) is not counted again.
  */
 const LOADER = /node:|node_modules\/tsx\/|import-probe\.mjs/;
+const TSX_OR_PROBE = /node_modules\/tsx\/|import-probe\.mjs/;
 function caller() {
   const frames = (new Error().stack ?? '').split('\n').slice(3);
-  if (frames[0]?.includes('node:')) return undefined;
+  // Called straight from Node's own code (the CommonJS loader reading a required package's
+  // source, say): the loader's work, not the code's.
+  const direct = frames.find((line) => !TSX_OR_PROBE.test(line));
+  if (direct === undefined || direct.includes('node:')) return undefined;
   return frames.find((line) => !LOADER.test(line));
 }
 
