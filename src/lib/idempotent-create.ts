@@ -102,6 +102,13 @@ export interface CreateReservationOptions extends RequestOptions {
    * converted with it and no request is spent reading the restaurants list.
    */
   timezone?: string | undefined;
+  /**
+   * Your own database transaction, with a booking ledger that keeps its entries in your database
+   * (`createPostgres(...).bookingLedger()`): the key is claimed inside it, so your order row and the
+   * claim commit together. What may have been sent is recorded outside it, so a rollback after the
+   * booking was sent never frees the key (docs/postgres.md). Any other ledger refuses it.
+   */
+  tx?: object | undefined;
 }
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
@@ -319,6 +326,8 @@ class IdempotentCreate {
     const parsed = parseInput(ReservationCreateInput, input);
     // Checked here too, as the timezone look-up below may spend a request first.
     checkRequestOptions(options ?? {});
+    const tx = options?.tx;
+    if (tx !== undefined) this.#checkTransaction(tx);
     const ownKey = options?.idempotencyKey !== undefined;
     const key = (this.#key = checkIdempotencyKey(
       options?.idempotencyKey ?? crypto.randomUUID(),
@@ -345,11 +354,12 @@ class IdempotentCreate {
         [FINGERPRINT_METADATA_KEY]: this.#digest,
       };
     }
-    return this.#throughLedger(fingerprint, !ownKey, async (fence) => {
+    return this.#throughLedger(fingerprint, !ownKey, tx, async (fence, neverUsed) => {
       // A caller's own key may have booked already with no ledger to tell (another process, a
       // restart): look first. A random key is this call's alone: nothing to look up before sending.
-      // A service declared to honour the header answers a repeat itself.
-      if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
+      // A service declared to honour the header answers a repeat itself; a durable ledger that
+      // never saw the key tells it was never sent.
+      if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured && !neverUsed) {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
           this.#checkSameBooking(earlier.reservation, parsed, start.toMillis(), zone);
@@ -391,6 +401,21 @@ class IdempotentCreate {
     });
   }
 
+  /** `tx` only with a ledger that claims inside the caller's transaction, refused before any request. */
+  #checkTransaction(tx: unknown): void {
+    const ledger = this.#context.bookingLedger;
+    if (typeof ledger.acceptTransaction === 'function') return ledger.acceptTransaction(tx);
+    throw new InputValidationError([
+      {
+        field: 'tx',
+        path: ['tx'],
+        code: 'invalid_option',
+        message:
+          "a transaction needs a booking ledger kept in your database (createPostgres(...).bookingLedger() from 'restaurant-partner-sdk/postgres'); this client's ledger cannot claim inside it",
+      },
+    ]);
+  }
+
   /** A ledger operation within the call's signal and deadline; a ledger that fails refuses the create (nothing sent). */
   async #ledger<T>(operation: () => Promise<T>): Promise<T> {
     try {
@@ -413,7 +438,8 @@ class IdempotentCreate {
   async #throughLedger(
     fingerprint: string,
     fresh: boolean,
-    create: (fence: () => Promise<void>) => Promise<WithResponse<Reservation>>,
+    tx: object | undefined,
+    create: (fence: () => Promise<void>, neverUsed: boolean) => Promise<WithResponse<Reservation>>,
   ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const ledger = context.bookingLedger;
@@ -430,9 +456,13 @@ class IdempotentCreate {
           now: this.#transport.clock.now(),
           holdMs: this.#holdMs(),
           fresh,
+          ...(tx === undefined ? {} : { tx }),
         }),
       );
-      if (entry === undefined) return this.#asHolder(slot, token, fingerprint, fresh, create);
+      if (entry === undefined || entry.state === 'claimed') {
+        const neverUsed = ledger.durable === true && entry?.state === 'claimed' && !entry.used;
+        return this.#asHolder(slot, token, fingerprint, fresh, (fence) => create(fence, neverUsed));
+      }
       if (entry.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReuseError({
           idempotencyKey: this.#key,

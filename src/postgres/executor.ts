@@ -70,6 +70,12 @@ type Query = (text: string, params?: readonly unknown[]) => Promise<{ rows: unkn
 
 const isFunction = (value: unknown): value is (...args: never[]) => unknown => typeof value === 'function';
 
+/** Executors over one connection (a PGlite instance, a node-postgres Client): a transaction holds it whole. */
+const ONE_CONNECTION = new WeakSet<SqlExecutor>();
+
+/** Whether `executor` runs over one connection, so nothing runs beside its open transaction. */
+export const hasOneConnection = (executor: SqlExecutor) => ONE_CONNECTION.has(executor);
+
 /** An executor whose `transaction` joins the transaction `query` already runs in. */
 function inTransaction(query: Query): SqlExecutor {
   const tx: SqlExecutor = {

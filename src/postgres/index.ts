@@ -4,6 +4,8 @@
  * postgres.js, PGlite) or any {@link SqlExecutor} (Drizzle, Kysely). See docs/postgres.md.
  * @module
  */
+import type { BookingLedger } from '../lib/booking-ledger.js';
+import { createPostgresBookingLedger } from './booking-ledger.js';
 import { toExecutor, type SqlExecutor, type SqlSource } from './executor.js';
 import { DEFAULT_SCHEMA, migrate, migrationSql, schemaIdentifier, schemaVersion } from './migrations.js';
 
@@ -55,6 +57,13 @@ export interface PostgresDatabase {
   migrationSql(): string;
   /** The schema's version: the highest migration applied (0 when none, or no schema). */
   schemaVersion(): Promise<number>;
+  /**
+   * The booking ledger in this schema, for `new PartnerClient({ bookingLedger })`: shared by every
+   * process on the database, durable (a create with your own key the ledger never saw costs one
+   * request), and able to claim a key inside your own transaction (`create(..., { tx })`). On a
+   * schema not migrated, every create fails closed (nothing sent) with a message naming `migrate()`.
+   */
+  bookingLedger(): BookingLedger;
 }
 
 /**
@@ -79,5 +88,6 @@ export function createPostgres(options: PostgresOptions): PostgresDatabase {
     migrate: () => migrate(executor, schema),
     migrationSql: () => migrationSql(schema),
     schemaVersion: () => schemaVersion(executor, schema),
+    bookingLedger: () => createPostgresBookingLedger({ executor, schema }),
   };
 }

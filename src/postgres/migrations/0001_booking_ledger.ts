@@ -4,7 +4,8 @@
  * outlive a partner's transaction: a create claimed inside the partner's own transaction records
  * its "may have been sent" fence, its renewals and its outcome here, outside that transaction, so
  * a rollback after the POST left never frees the key. Leases are on the database's clock
- * (`lease_ends_at`, `expires_at`); holds on the client's (`until_ms`, ms since the epoch).
+ * (`lease_ends_at`); holds on the client's (`until_ms`, ms since the epoch). Rows are kept: a
+ * durable ledger remembers every key that booked (key -> reservation id) for good.
  * @module
  */
 import type { Migration } from '../migrations.js';
@@ -17,17 +18,14 @@ const entryColumns = `
   until_ms bigint,
   reservation_id text,
   lease_ends_at timestamptz,
-  expires_at timestamptz not null,
-  updated_at timestamptz not null default now()`;
+  updated_at timestamptz not null default clock_timestamp()`;
 
 export const bookingLedger: Migration = {
   name: '0001_booking_ledger',
   sql: (schema) => `
 create table if not exists ${schema}.booking_ledger (${entryColumns}
 );
-create index if not exists booking_ledger_expires_at on ${schema}.booking_ledger (expires_at);
 create table if not exists ${schema}.booking_ledger_sent (${entryColumns}
 );
-create index if not exists booking_ledger_sent_expires_at on ${schema}.booking_ledger_sent (expires_at);
 `,
 };
