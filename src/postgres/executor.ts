@@ -145,20 +145,24 @@ function fromPgClient(client: PgClientLike): SqlExecutor {
     turn = result.catch(() => undefined);
     return result;
   };
-  return {
+  const executor: SqlExecutor = {
     query: ((text, params) =>
       queued(() => client.query(text, params && [...params]))) as SqlExecutor['query'],
     transaction: (fn) => queued(() => withBegin(client, fn)),
   };
+  ONE_CONNECTION.add(executor);
+  return executor;
 }
 
 /** A PGlite instance: its `transaction` hands over a `tx` with `query`; nested ones join it. */
 function fromPGlite(db: PGliteLike): SqlExecutor {
-  return {
+  const executor: SqlExecutor = {
     query: ((text, params) => db.query(text, params && [...params])) as SqlExecutor['query'],
     transaction: (fn) =>
       db.transaction((tx) => fn(inTransaction((text, params) => tx.query(text, params && [...params])))),
   };
+  ONE_CONNECTION.add(executor);
+  return executor;
 }
 
 /** An object of the partner's own: used as it is, its transactions' handles as they come. */

@@ -11,13 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BookingLedgerUnavailableError,
   IdempotencyKeyReuseError,
-  PartnerClient,
   createMemoryBookingLedger,
-  silentLogger,
   type BookingLedger,
 } from 'restaurant-partner-sdk';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
-import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
+import { bookedWorld } from './support/world.js';
 import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
 import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
 
@@ -135,41 +133,6 @@ describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Dri
     });
   },
 );
-
-/** A fake holding `bookings` of the partner's reservations at one restaurant, and a client factory. */
-async function bookedWorld(bookings: number) {
-  const fake = createFakeService({ rateLimit: false, journalLimit: 50_000 });
-  const partner = fake.addPartner({ name: 'Ledger partner' });
-  const restaurant = fake.addRestaurant({
-    display_name: 'Ledger Bistro',
-    partnerIds: [partner.partnerId],
-    availability: { capacityCovers: 100_000 },
-  });
-  const client = (bookingLedger?: BookingLedger) =>
-    new PartnerClient({
-      ...fake.clientOptions(partner),
-      logger: silentLogger,
-      restaurantTimezones: { [restaurant.id]: restaurant.timezone },
-      ...(bookingLedger ? { bookingLedger } : {}),
-    });
-  const day = (offset: number) => new Date(fake.clock.now() + offset * 86_400_000).toISOString().slice(0, 10);
-  const input = (index: number) => ({
-    start_time: {
-      date: day(3 + Math.floor(index / 16)),
-      time: `${18 + Math.floor((index % 8) / 4)}:${String((index % 4) * 15).padStart(2, '0')}`,
-    },
-    adults: 2,
-  });
-  const seeding = client(createMemoryBookingLedger());
-  for (let index = 0; index < bookings; index += 1)
-    await seeding.reservations.create(restaurant.id, input(index));
-  const requestsOf = async <T>(run: () => Promise<T>) => {
-    const before = fake.requests.length;
-    const value = await run();
-    return { value, requests: fake.requests.slice(before) };
-  };
-  return { fake, restaurant, client, input, requestsOf };
-}
 
 describe.each<DriverKind>(['pg Pool', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'creating with the Postgres ledger through %s',
