@@ -29,6 +29,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/priority.test.ts',
   'test/redis/duplicate-store-stalls.test.ts',
   'test/redis/crash-recovery.test.ts',
+  'test/postgres/ledger-crash.test.ts',
 ];
 
 /**
