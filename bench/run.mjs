@@ -509,6 +509,7 @@ if (wanted('receiver')) await benchReceiver();
 }
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
+if (wanted('create')) await (await import('./create-first-key.mjs')).benchCreateFirstKey({ dist, record });
 if (wanted('single'))
   await (
     await import('./single-process.mjs')
