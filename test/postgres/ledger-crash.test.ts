@@ -12,7 +12,7 @@ import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, wellBehaved } from '../support/hostile-server.js';
 import { startLedgerWorker } from './support/ledger-workers.js';
-import { freshSchema } from './support/drivers.js';
+import { freshSchema, pgPool } from './support/drivers.js';
 import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
 
 const BOUND_MS = 5_000;
@@ -23,7 +23,7 @@ let server: TestPostgres;
 let admin: pg.Pool;
 beforeAll(async () => {
   server = await startPostgresServer();
-  admin = new pg.Pool({ connectionString: server.url, max: 2 });
+  admin = pgPool(server.url, 2);
 }, 60_000);
 afterAll(async () => {
   await admin?.end();

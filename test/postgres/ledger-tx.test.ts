@@ -12,7 +12,7 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { InputValidationError, createMemoryBookingLedger, type Reservation } from 'restaurant-partner-sdk';
 import { createPostgres, type PostgresDatabase, type SqlSource } from 'restaurant-partner-sdk/postgres';
-import { fromDrizzle, fromKysely, freshSchema } from './support/drivers.js';
+import { fromDrizzle, fromKysely, freshSchema, pgPool } from './support/drivers.js';
 import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
 import { bookedWorld } from './support/world.js';
 
@@ -37,7 +37,7 @@ interface Driver {
 
 const DRIVERS: Record<string, (url: string) => Driver> = {
   'node-postgres (a pool client inside BEGIN)': (url) => {
-    const pool = new pg.Pool({ connectionString: url, max: 6 });
+    const pool = pgPool(url, 6);
     return {
       sql: pool,
       async transaction(fn) {
@@ -66,7 +66,7 @@ const DRIVERS: Record<string, (url: string) => Driver> = {
     };
   },
   'Drizzle (db.transaction)': (url) => {
-    const pool = new pg.Pool({ connectionString: url, max: 6 });
+    const pool = pgPool(url, 6);
     const db = drizzle(pool);
     return {
       sql: fromDrizzle(db),
@@ -76,7 +76,7 @@ const DRIVERS: Record<string, (url: string) => Driver> = {
   },
   'Kysely (db.transaction())': (url) => {
     const db = new Kysely<unknown>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 6 }) }),
+      dialect: new PostgresDialect({ pool: pgPool(url, 6) }),
     });
     return {
       sql: fromKysely(db),
@@ -104,7 +104,7 @@ describe.each(Object.keys(DRIVERS))('claiming inside the partner transaction: %s
   let admin: pg.Pool;
   beforeAll(async () => {
     driver = DRIVERS[name]!(server.url);
-    admin = new pg.Pool({ connectionString: server.url, max: 2 });
+    admin = pgPool(server.url, 2);
     schema = freshSchema('tx');
     database = createPostgres({ sql: driver.sql, schema });
     await database.migrate();
@@ -207,7 +207,7 @@ describe('a tx the ledger cannot use is refused before any request', () => {
   it('with the memory ledger, with a ledger on one connection (PGlite), with something that is not a transaction', async () => {
     const { PGlite } = await import('@electric-sql/pglite');
     const lite = new PGlite();
-    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    const pool = pgPool(server.url, 2);
     try {
       const onPool = createPostgres({ sql: pool, schema: freshSchema('refused') });
       await onPool.migrate();

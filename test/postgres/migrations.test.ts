@@ -15,7 +15,7 @@ import {
   type PostgresDatabase,
 } from 'restaurant-partner-sdk/postgres';
 import { MIGRATIONS, migrate, migratedExecutor } from '../../src/postgres/migrations.js';
-import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
+import { connect, freshSchema, pgClient, type Connected, type DriverKind } from './support/drivers.js';
 import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
 
 let server: TestPostgres;
@@ -120,8 +120,7 @@ describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Dri
 
 /** A node-postgres client of its own, for running a whole script as psql would. */
 async function connectAdmin() {
-  const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: server.url });
+  const client = pgClient(server.url);
   await client.connect();
   return client;
 }

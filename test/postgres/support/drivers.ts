@@ -63,7 +63,7 @@ export function fromKysely(db: Kysely<unknown>): SqlExecutor {
 export async function connect(kind: DriverKind, url: string): Promise<Connected> {
   switch (kind) {
     case 'pg Pool': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = pgPool(url, 10);
       return {
         sql: pool,
         raw: async (text, params) => (await pool.query(text, params)).rows,
@@ -71,9 +71,9 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
     case 'pg Client': {
-      const client = new pg.Client({ connectionString: url });
+      const client = pgClient(url);
       await client.connect();
-      const other = new pg.Pool({ connectionString: url, max: 2 });
+      const other = pgPool(url, 2);
       return {
         sql: client,
         raw: async (text, params) => (await other.query(text, params)).rows,
@@ -98,7 +98,7 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
     case 'Drizzle': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = pgPool(url, 10);
       return {
         sql: fromDrizzle(drizzle(pool)),
         raw: async (text, params) => (await pool.query(text, params)).rows,
@@ -106,7 +106,7 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
     case 'Kysely': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = pgPool(url, 10);
       const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
       return {
         sql: fromKysely(db),
@@ -115,6 +115,23 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
   }
+}
+
+/**
+ * A node-postgres pool whose idle connections' errors are expected: the server is stopped at the
+ * end of a file, and an idle connection it ends must not be an uncaught error.
+ */
+export function pgPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** A node-postgres client, its connection errors expected as for {@link pgPool}. */
+export function pgClient(url: string): pg.Client {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  return client;
 }
 
 let schemas = 0;
