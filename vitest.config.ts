@@ -30,6 +30,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/duplicate-store-stalls.test.ts',
   'test/redis/crash-recovery.test.ts',
   'test/redis/doctor-budget.test.ts',
+  'test/postgres/ledger-crash.test.ts',
 ];
 
 /**

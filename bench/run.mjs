@@ -516,6 +516,7 @@ if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record 
 if (wanted('listen')) await (await import('./listen-forward.mjs')).benchListen({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
 if (wanted('otel')) await (await import('./otel-overhead.mjs')).benchOtel({ root, record });
+if (wanted('create')) await (await import('./create-first-key.mjs')).benchCreateFirstKey({ dist, record });
 if (wanted('single'))
   await (
     await import('./single-process.mjs')

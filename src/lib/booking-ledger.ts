@@ -44,6 +44,21 @@ export interface BookingLedgerClaim {
    * that lost its memory need not hold it.
    */
   fresh?: boolean | undefined;
+  /**
+   * The caller's own database transaction (`reservations.create(..., { tx })`): the claim is made
+   * in it, so it commits with the caller's writes. Only a ledger with `acceptTransaction` gets one.
+   */
+  tx?: object | undefined;
+}
+
+/**
+ * What a durable ledger answers when it takes a claim: `used` is false only when no create sharing
+ * the ledger can have sent anything with the key (the ledger never held it, or only released
+ * claims that sent nothing). Other ledgers answer `undefined`.
+ */
+export interface BookingLedgerClaimed {
+  state: 'claimed';
+  used: boolean;
 }
 
 /**
@@ -57,12 +72,29 @@ export interface BookingLedgerClaim {
  */
 export interface BookingLedger {
   /**
+   * True for a ledger that keeps every key it was given (a booking's key -> reservation id, for
+   * good) for every process creating with your keys, across restarts: the Postgres ledger. Then a
+   * claim it answers with `{ state: 'claimed', used: false }` is a key no create ever sent, and a
+   * create with your own key sends at once, without first reading the restaurant's list for it.
+   * Declare it only for a ledger that every client creating with your keys shares.
+   */
+  readonly durable?: boolean | undefined;
+  /**
+   * Checks the `tx` of `reservations.create(..., { tx })` (throws `InputValidationError` naming
+   * `tx` when this ledger cannot claim inside it), before anything is sent. A ledger without it
+   * refuses every `tx`.
+   */
+  acceptTransaction?(tx: unknown): void;
+  /**
    * Claims `slot` for `claim.token`, unless an entry stops it: then answers that entry (another
    * fingerprint, a running create, a booking, or an ambiguous hold not over at `claim.now`; a
    * running claim whose lease lapsed is answered as an ambiguous hold until its `until`).
-   * Answers undefined when the claim is taken.
+   * Answers undefined (or, from a durable ledger, {@link BookingLedgerClaimed}) when the claim is taken.
    */
-  claim(slot: string, claim: BookingLedgerClaim): Promise<BookingLedgerEntry | undefined>;
+  claim(
+    slot: string,
+    claim: BookingLedgerClaim,
+  ): Promise<BookingLedgerEntry | BookingLedgerClaimed | undefined>;
   /**
    * Extends a running claim by `leaseMs` and moves its lapse hold to `until` (client clock);
    * false when it is no longer `token`'s (settled by another, or lapsed and taken over). A claim

@@ -48,6 +48,7 @@ import {
 import { apiPromise, checkId, singleObject, type ResourceContext } from '../resources/resource.js';
 import { ledgerSlot, type BookingLedgerEntry } from './booking-ledger.js';
 import { observedCreate } from './create-outcome.js';
+import { differingFields, digestOf, fieldsDifferingFrom, fingerprintOf } from './fingerprint.js';
 import {
   IDEMPOTENCY_METADATA_KEY,
   KeySearch,
@@ -87,8 +88,6 @@ const FIRST_WAIT_MS = 50;
 const LONGEST_WAIT_MS = 500;
 /** When the look-ups of the settle window run, as shares of the window: at once, then ever further apart. */
 const SETTLE_SCHEDULE = [0, 0.1, 0.3, 0.6, 1];
-/** The guest fields compared when a key is repeated: those the caller sent. */
-const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'phone'] as const;
 
 /** Per-call options of `reservations.create`. */
 export interface CreateReservationOptions extends RequestOptions {
@@ -103,6 +102,13 @@ export interface CreateReservationOptions extends RequestOptions {
    * converted with it and no request is spent reading the restaurants list.
    */
   timezone?: string | undefined;
+  /**
+   * Your own database transaction, with a booking ledger that keeps its entries in your database
+   * (`createPostgres(...).bookingLedger()`): the key is claimed inside it, so your order row and the
+   * claim commit together. What may have been sent is recorded outside it, so a rollback after the
+   * booking was sent never frees the key (docs/postgres.md). Any other ledger refuses it.
+   */
+  tx?: object | undefined;
 }
 
 const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
@@ -222,75 +228,6 @@ export function findReservationByKey(
     .catch((error: unknown) => Promise.reject(secrets.scrubError(error)));
 }
 
-/**
- * The booking's input as the ledger compares it: restaurant, `start_time` as an instant (UTC),
- * adults, children (0 when omitted) and the guest fields the caller sent. Canonical JSON, so equal
- * input gives an equal string and the fields that differ can be named.
- */
-function fingerprintOf(
-  restaurantId: number | string,
-  parsed: ReservationCreateBody,
-  startInstant: string,
-): string {
-  const fields: Record<string, unknown> = {
-    restaurant: String(restaurantId),
-    start_time: startInstant,
-    adults: parsed.adults,
-    children: parsed.children ?? 0,
-  };
-  for (const field of GUEST_FIELDS) if (parsed[field] !== undefined) fields[field] = parsed[field];
-  return JSON.stringify(fields);
-}
-
-/** The fields two fingerprints disagree on. */
-function differingFields(first: string, second: string): string[] {
-  let a: Record<string, unknown>;
-  let b: Record<string, unknown>;
-  try {
-    a = JSON.parse(first) as Record<string, unknown>;
-    b = JSON.parse(second) as Record<string, unknown>;
-  } catch {
-    return ['(input)'];
-  }
-  const names = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-  const differing = names.filter((name) => JSON.stringify(a[name]) !== JSON.stringify(b[name]));
-  return differing.length > 0 ? differing : ['(input)'];
-}
-
-// Guest fields as a service may store them: trimmed, case-folded, a phone number by its digits.
-const comparable = (field: string, value: unknown) =>
-  typeof value !== 'string'
-    ? value
-    : field === 'phone'
-      ? value.replace(/[^\d+]/g, '')
-      : value.trim().toLowerCase();
-
-/** The fields in which a reservation found under the key differs from this create's input. */
-function fieldsDifferingFrom(
-  found: Reservation,
-  parsed: ReservationCreateBody,
-  startMillis: number,
-  timezone: string | null,
-): string[] {
-  const differing: string[] = [];
-  if (startInstant(found.start_time, timezone) !== startMillis) differing.push('start_time');
-  if (found.adults !== undefined && found.adults !== parsed.adults) differing.push('adults');
-  if (found.children != null && found.children !== (parsed.children ?? 0)) differing.push('children');
-  for (const field of GUEST_FIELDS) {
-    const sent = parsed[field];
-    const stored = found[field];
-    if (sent === undefined || stored == null) continue;
-    if (comparable(field, sent) !== comparable(field, stored)) differing.push(field);
-  }
-  return differing;
-}
-
-/** A digest of the fingerprint, stored in the booking's metadata (no guest data in clear). */
-async function digestOf(fingerprint: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(fingerprint)));
-  return Array.from(bytes.subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
 /** One `reservations.create` call. */
 class IdempotentCreate {
   readonly #context: ResourceContext;
@@ -328,6 +265,8 @@ class IdempotentCreate {
     const parsed = parseInput(ReservationCreateInput, input);
     // Checked here too, as the timezone look-up below may spend a request first.
     checkRequestOptions(options ?? {});
+    const tx = options?.tx;
+    if (tx !== undefined) this.#checkTransaction(tx);
     const ownKey = options?.idempotencyKey !== undefined;
     const key = (this.#key = checkIdempotencyKey(
       options?.idempotencyKey ?? crypto.randomUUID(),
@@ -358,11 +297,12 @@ class IdempotentCreate {
         [FINGERPRINT_METADATA_KEY]: this.#digest,
       };
     }
-    return this.#throughLedger(fingerprint, !ownKey, async (fence) => {
+    return this.#throughLedger(fingerprint, !ownKey, tx, async (fence, neverUsed) => {
       // A caller's own key may have booked already with no ledger to tell (another process, a
       // restart): look first. A random key is this call's alone: nothing to look up before sending.
-      // A service declared to honour the header answers a repeat itself.
-      if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured) {
+      // A service declared to honour the header answers a repeat itself; a durable ledger that
+      // never saw the key tells it was never sent.
+      if (ownKey && context.idempotencyMetadata && !context.idempotencyKeyHonoured && !neverUsed) {
         const earlier = await lookUpByKey(this.#reads, rid, key, call);
         if (earlier.state === 'found') {
           this.#checkSameBooking(earlier.reservation, parsed, start, zone);
@@ -405,6 +345,21 @@ class IdempotentCreate {
     });
   }
 
+  /** `tx` only with a ledger that claims inside the caller's transaction, refused before any request. */
+  #checkTransaction(tx: unknown): void {
+    const ledger = this.#context.bookingLedger;
+    if (typeof ledger.acceptTransaction === 'function') return ledger.acceptTransaction(tx);
+    throw new InputValidationError([
+      {
+        field: 'tx',
+        path: ['tx'],
+        code: 'invalid_option',
+        message:
+          "a transaction needs a booking ledger kept in your database (createPostgres(...).bookingLedger() from 'restaurant-partner-sdk/postgres'); this client's ledger cannot claim inside it",
+      },
+    ]);
+  }
+
   /** A ledger operation within the call's signal and deadline; a ledger that fails refuses the create (nothing sent). */
   async #ledger<T>(operation: () => Promise<T>): Promise<T> {
     try {
@@ -427,7 +382,8 @@ class IdempotentCreate {
   async #throughLedger(
     fingerprint: string,
     fresh: boolean,
-    create: (fence: () => Promise<void>) => Promise<WithResponse<Reservation>>,
+    tx: object | undefined,
+    create: (fence: () => Promise<void>, neverUsed: boolean) => Promise<WithResponse<Reservation>>,
   ): Promise<WithResponse<Reservation>> {
     const context = this.#context;
     const ledger = context.bookingLedger;
@@ -444,9 +400,13 @@ class IdempotentCreate {
           now: this.#transport.clock.now(),
           holdMs: this.#holdMs(),
           fresh,
+          ...(tx === undefined ? {} : { tx }),
         }),
       );
-      if (entry === undefined) return this.#asHolder(slot, token, fingerprint, fresh, create);
+      if (entry === undefined || entry.state === 'claimed') {
+        const neverUsed = ledger.durable === true && entry?.state === 'claimed' && !entry.used;
+        return this.#asHolder(slot, token, fingerprint, fresh, (fence) => create(fence, neverUsed));
+      }
       if (entry.fingerprint !== fingerprint) {
         throw new IdempotencyKeyReuseError({
           idempotencyKey: this.#key,

@@ -19,6 +19,11 @@ export const IDEMPOTENCY_METADATA_KEY = 'restaurant_partner_sdk.idempotency_key'
 /** Most reads of the whole list one look-up makes, waiting for two that agree. */
 const MAX_PASSES = 3;
 /**
+ * The page size a look-up asks for: the most the service is known to give (the fake clamps larger
+ * ones to it), so a restaurant with n of your bookings costs ceil(n / 100) requests a read.
+ */
+export const LOOK_UP_PAGE_SIZE = 100;
+/**
  * A list without counts whose last page holds this many items (or as many as its first page) may
  * have been cut short by the server: the look-up cannot tell. The service's page size is not
  * documented; 50 is the most common default.
@@ -52,6 +57,8 @@ type Pass =
       complete: boolean;
       /** The ids read, sorted: two reads agree when they list the same reservations. */
       ids: string[];
+      /** How many pages the read took: one page is one answer, which cannot shift while it is read. */
+      pages: number;
       why: { code: string; message: string } | undefined;
     };
 
@@ -62,7 +69,7 @@ async function readPass(
   call: Call,
   afterSend: boolean,
 ): Promise<Pass> {
-  let page = await reads.list(rid, undefined, call);
+  let page = await reads.list(rid, { page_size: LOOK_UP_PAGE_SIZE }, call);
   const counts: (number | undefined)[] = [];
   const sizes: number[] = [];
   const ids: string[] = [];
@@ -115,7 +122,7 @@ async function readPass(
       code: 'list_maybe_cut_short',
       message: `the list reports no count and its last page is full (${sizes.at(-1)} reservations), so it may have been cut short`,
     };
-  return { state: 'read', complete: why === undefined, ids: ids.sort(), why };
+  return { state: 'read', complete: why === undefined, ids: ids.sort(), pages: sizes.length, why };
 }
 
 /** Whether a list without counts may have been cut short: its last page is as full as a page gets. */
@@ -164,6 +171,9 @@ export class KeySearch {
     this.#last = pass;
     if (pass.complete && before?.complete && before.ids.join(',') === pass.ids.join(','))
       return { state: 'absent', final: true };
+    // Before any send, a list answered whole in one page is one snapshot: nothing in it can have
+    // shifted between pages, so one read tells. After a send, reads spread over time must agree.
+    if (pass.complete && pass.pages === 1 && !this.#afterSend) return { state: 'absent', final: true };
     const message = !pass.complete
       ? (pass.why?.message ?? 'the list could not be read whole')
       : before === undefined

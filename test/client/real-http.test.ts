@@ -141,7 +141,7 @@ describe('over real HTTP', () => {
     expect(methods).toEqual([
       'GET /api/v1/partnership/restaurants/',
       'POST /api/v1/partnership/restaurants/7/reservations/',
-      'GET /api/v1/partnership/restaurants/7/reservations/',
+      'GET /api/v1/partnership/restaurants/7/reservations/?page_size=100',
     ]);
   });
 

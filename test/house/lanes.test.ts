@@ -13,7 +13,7 @@ import { FULL_LANE_ONLY, NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** What a test file imports when it starts redis-server or Chromium. */
 const STARTS_A_PROGRAM =
-  /from '[^']*(?:\/redis-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
+  /from '[^']*(?:\/(?:redis|postgres)-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
 
 function testFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })

@@ -102,9 +102,9 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
       reservationId: '41',
     });
     // Another fingerprint sees the entry (and the client refuses the key for another booking).
-    expect(
-      (await ledger.claim('slot', { ...claim, token: 'fourth', fingerprint: 'fp-2' }))?.fingerprint,
-    ).toBe('fp-1');
+    expect(await ledger.claim('slot', { ...claim, token: 'fourth', fingerprint: 'fp-2' })).toMatchObject({
+      fingerprint: 'fp-1',
+    });
   });
 
   it('an ambiguous hold stops claims until its time, then lets one through; a release frees the key', async () => {
@@ -146,9 +146,9 @@ describe.each(CLIENT_KINDS)('createRedisBookingLedger with %s', (kind) => {
       until,
     });
     // Another booking under the key is still refused, as for a live claim.
-    expect((await ledger.claim('slot', { ...taker, fingerprint: 'fp-2', now: until }))?.fingerprint).toBe(
-      'fp',
-    );
+    expect(await ledger.claim('slot', { ...taker, fingerprint: 'fp-2', now: until })).toMatchObject({
+      fingerprint: 'fp',
+    });
     expect(await ledger.claim('slot', { ...taker, now: until })).toBeUndefined();
     expect(await ledger.renew('slot', 'frozen', 150, until + 5_000)).toBe(false);
     // The old holder's outcome does not overwrite the taker's live claim.

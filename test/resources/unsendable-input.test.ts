@@ -54,10 +54,9 @@ describe('input JSON cannot carry, refused before any request', () => {
   );
 
   it('sends a printable key with inner spaces unchanged', async () => {
-    // The restaurants (timezone), the look-up of the caller's key (two reads that agree), then the create.
+    // The restaurants (timezone), the look-up of the caller's key (one page: one read tells), then the create.
     api.reply(
       () => json([restaurantBody({ id: 7 })]),
-      () => json([]),
       () => json([]),
       (call) => json({ ...(call.body as object), id: 1 }, 201),
     );

@@ -1,0 +1,67 @@
+/**
+ * One booking worker of the crash proofs: a PartnerClient booking with the Postgres ledger (its own
+ * node-postgres Pool). It prints `ready` once connected, and on `go` (stdin) makes one create with
+ * KEY, inside its own transaction when TX=1 (BEGIN, an order row, the create with `tx`, COMMIT),
+ * then prints the outcome as one JSON line. A test SIGKILLs it mid-create.
+ * Environment: SDK_SOURCE (folder of src/, run under tsx), DATABASE_URL, SCHEMA, BASE_URL,
+ * PARTNER_ID, API_TOKEN, KEY, TX.
+ */
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+const { env } = process;
+const entry = (name) => pathToFileURL(`${env.SDK_SOURCE}/${name}.ts`).href;
+const { PartnerClient } = await import(entry('index'));
+const { createPostgres } = await import(entry('postgres/index'));
+
+const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 });
+const db = createPostgres({ sql: pool, schema: env.SCHEMA });
+const client = new PartnerClient({
+  baseUrl: env.BASE_URL,
+  partnerId: env.PARTNER_ID,
+  apiToken: env.API_TOKEN,
+  rateLimit: false,
+  logLevel: 'off',
+  bookingLedger: db.bookingLedger(),
+  restaurantTimezones: { 1: 'Europe/Brussels' },
+});
+const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
+
+async function create() {
+  if (env.TX !== '1') return client.reservations.create(1, input, { idempotencyKey: env.KEY });
+  const connection = await pool.connect();
+  try {
+    await connection.query('BEGIN');
+    await connection.query(`insert into "${env.SCHEMA}".orders (id) values ($1) on conflict do nothing`, [
+      env.KEY,
+    ]);
+    const booked = await client.reservations.create(1, input, { idempotencyKey: env.KEY, tx: connection });
+    await connection.query(`update "${env.SCHEMA}".orders set reservation_id = $2 where id = $1`, [
+      env.KEY,
+      String(booked.id),
+    ]);
+    await connection.query('COMMIT');
+    return booked;
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    connection.release();
+  }
+}
+
+const lines = createInterface({ input: process.stdin });
+console.log('ready');
+for await (const line of lines) {
+  if (line.trim() !== 'go') continue;
+  try {
+    const reservation = await create();
+    console.log(JSON.stringify({ id: reservation.id }));
+  } catch (error) {
+    console.log(JSON.stringify({ error: error?.name ?? String(error), message: error?.message }));
+  }
+  break;
+}
+lines.close();
+await pool.end();
