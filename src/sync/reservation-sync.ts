@@ -129,6 +129,11 @@ function invalid(field: string, rule: string): never {
   throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
 }
 
+function checkHolder(holder: unknown): void {
+  if (holder !== undefined && !(typeof holder === 'string' && holder.length > 0 && holder.length <= 200))
+    invalid('holder', 'must be a non-empty string of at most 200 characters');
+}
+
 function checkOptions(options: ReservationSyncOptions<unknown>): void {
   if (!options || typeof options !== 'object')
     invalid('options', 'must be an object with client and onChange');
@@ -136,9 +141,7 @@ function checkOptions(options: ReservationSyncOptions<unknown>): void {
   if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function')
     invalid('client', 'must be a PartnerClient');
   if (typeof onChange !== 'function') invalid('onChange', 'must be a function');
-  const { holder } = options;
-  if (holder !== undefined && !(typeof holder === 'string' && holder.length > 0 && holder.length <= 200))
-    invalid('holder', 'must be a non-empty string of at most 200 characters');
+  checkHolder(options.holder);
   if (
     restaurantIds !== undefined &&
     !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))
