@@ -2,17 +2,38 @@
 // Makes sure the system packages some tests need are installed, e.g.
 //   node scripts/ensure-system-packages.mjs redis-server chromium
 // Each argument is a Debian package whose program has the same name (redis-server, chromium), or
-// `package=program` when they differ (e.g. `valkey-server=valkey-server`, `chromium=chromium-browser`).
+// `package=program` when they differ (e.g. `postgresql=postgres`, `chromium=chromium-browser`).
 // Missing ones are installed with apt-get when this runs as root on Debian or Ubuntu; otherwise it
 // stops with one line saying what to install. Nothing is ever skipped silently.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** Where a program is on PATH, or undefined (also looks in the sbin folders, where Debian puts some). */
+/** Debian's PostgreSQL server programs (`postgres`, `initdb`), off the PATH: the newest version first. */
+function postgresqlFolders() {
+  try {
+    return readdirSync('/usr/lib/postgresql')
+      .filter((version) => /^\d+$/.test(version))
+      .sort((a, b) => Number(b) - Number(a))
+      .map((version) => `/usr/lib/postgresql/${version}/bin`);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Where a program is on PATH, or undefined (also looks in the sbin folders, where Debian puts some,
+ * and in /usr/lib/postgresql/<version>/bin, where Debian puts the PostgreSQL server).
+ */
 export function findProgram(name) {
-  const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  const folders = [
+    ...(process.env.PATH ?? '').split(delimiter),
+    '/usr/sbin',
+    '/usr/local/sbin',
+    '/sbin',
+    ...postgresqlFolders(),
+  ];
   for (const folder of folders) {
     if (!folder) continue;
     try {

@@ -11,6 +11,7 @@ import type { Reservation } from '../resources/reservations.schemas.js';
 import type { ChangeContext, ReservationChange } from '../sync/changes.js';
 import type { TransactionalSyncStore } from '../sync/store.js';
 import type { SqlExecutor } from './executor.js';
+import { migratedExecutor, schemaIdentifier } from './migrations.js';
 
 /** The mirror's columns for a reservation's fields, with their SQL types (migration `0002_sync`). */
 const FIELDS = [
@@ -52,10 +53,11 @@ export interface MirrorOptions {
   onChange: PostgresOnChange;
 }
 
-/** Writes one change into the mirror's two tables (schema identifier `id`), through `tx`. */
+/** Writes one change into the mirror's two tables in `schema`, through `tx`. */
 export function createMirrorWriter(
-  id: string,
+  schema: string,
 ): (change: ReservationChange, tx: SqlExecutor) => Promise<void> {
+  const id = schemaIdentifier(schema);
   const columns = ['restaurant_id', 'revision', 'synced_at', ...FIELDS.map(([name]) => name)];
   const placeholders = [
     '$1::bigint',
@@ -75,7 +77,9 @@ export function createMirrorWriter(
     values ($1::bigint, $2::bigint, $3::integer, $4::text, $5::text, $6::jsonb, $7::jsonb, $8::timestamptz)
     on conflict (restaurant_id, reservation_id, revision) do nothing`;
 
-  return async (change, tx) => {
+  return async (change, transaction) => {
+    // A missing table of the mirror is reported as the migrate step.
+    const tx = migratedExecutor(transaction, schema);
     const fields = change.reservation as unknown as Record<string, unknown>;
     await tx.query(upsert, [
       change.restaurantId,
@@ -105,10 +109,10 @@ export function createMirrorWriter(
  */
 export function mirrorOptions(
   store: TransactionalSyncStore<SqlExecutor>,
-  id: string,
+  schema: string,
   then?: PostgresOnChange,
 ): MirrorOptions {
-  const write = createMirrorWriter(id);
+  const write = createMirrorWriter(schema);
   return {
     store,
     async onChange(change, context) {

@@ -9,35 +9,25 @@
  * sync's clock.
  * @module
  */
-import { SchemaNotMigratedError } from '../errors.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { SyncRecord, TransactionalSyncStore } from '../sync/store.js';
 import type { SqlExecutor } from './executor.js';
-import { isMissingRelation } from './migrations.js';
+import { migratedExecutor, schemaIdentifier } from './migrations.js';
 
 /** A jsonb value as the drivers answer it: parsed (node-postgres, PGlite) or text (some setups). */
 const fromJson = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
-/**
- * The sync store on `executor`, in the schema whose quoted identifier is `id` (`schema` is its
- * name, for errors). Its tables come with migration `0002_sync`.
- */
+/** The sync store on `executor`, in `schema`. Its tables come with migration `0002_sync`. */
 export function createPostgresSyncStore(
   executor: SqlExecutor,
-  id: string,
   schema: string,
 ): TransactionalSyncStore<SqlExecutor> {
+  const id = schemaIdentifier(schema);
   const records = `${id}.sync_records`;
   const leases = `${id}.sync_leases`;
-  /** Runs `work`, turning a missing table into the one line that names the migrate step. */
-  const migrated = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (isMissingRelation(error)) throw new SchemaNotMigratedError({ schema, cause: error });
-      throw error;
-    }
-  };
+  // The store's own statements report a missing table as the migrate step; the partner's work in
+  // putWith runs on the bare transaction, so its own errors reach it unchanged.
+  const ours = migratedExecutor(executor, schema);
 
   /** Writes `record` if the stored revision is the one before; true when it wrote. */
   async function compareAndSet(sql: SqlExecutor, record: SyncRecord): Promise<boolean> {
@@ -65,60 +55,54 @@ export function createPostgresSyncStore(
   }
 
   return {
-    get: (restaurantId, reservationId) =>
-      migrated(async () => {
-        const { rows } = await executor.query<{
-          revision: number;
-          reservation: unknown;
-          observed_at: number;
-          expires_at: number;
-        }>(
-          `select revision, reservation, observed_at, expires_at from ${records}
-           where restaurant_id = $1::bigint and reservation_id = $2::bigint`,
-          [restaurantId, reservationId],
-        );
-        const row = rows[0];
-        if (!row) return undefined;
-        return {
-          restaurantId,
-          reservation: fromJson<Reservation>(row.reservation),
-          observedAt: Number(row.observed_at),
-          revision: Number(row.revision),
-          expiresAt: Number(row.expires_at),
-        };
-      }),
-    put: (record) => migrated(() => compareAndSet(executor, record)),
+    async get(restaurantId, reservationId) {
+      const { rows } = await ours.query<{
+        revision: number;
+        reservation: unknown;
+        observed_at: number;
+        expires_at: number;
+      }>(
+        `select revision, reservation, observed_at, expires_at from ${records}
+         where restaurant_id = $1::bigint and reservation_id = $2::bigint`,
+        [restaurantId, reservationId],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        restaurantId,
+        reservation: fromJson<Reservation>(row.reservation),
+        observedAt: Number(row.observed_at),
+        revision: Number(row.revision),
+        expiresAt: Number(row.expires_at),
+      };
+    },
+    put: (record) => compareAndSet(ours, record),
     putWith: (record, _now, work) =>
-      migrated(() =>
-        executor.transaction(async (tx) => {
-          if (!(await compareAndSet(tx, record))) return false;
-          await work(tx);
-          return true;
-        }),
-      ),
-    claim: (key, holder, now, ttlMs) =>
-      migrated(async () => {
-        // A lease granted "after" now (the clock was set back) lasts its length from now, not
-        // until the clock catches up: the same rule as the memory store's.
-        await executor.query(
-          `update ${leases} set until = $2::float8 + (until - granted_at), granted_at = $2::float8 where key = $1::text and granted_at > $2::float8`,
-          [key, now],
-        );
-        const { rows } = await executor.query(
-          `insert into ${leases} as lease (key, holder, granted_at, until) values ($1::text, $2::text, $3::float8, $3::float8 + $4::float8)
-           on conflict (key) do update set holder = excluded.holder, granted_at = excluded.granted_at, until = excluded.until
-           where lease.holder = excluded.holder or lease.until <= excluded.granted_at
-           returning holder`,
-          [key, holder, now, ttlMs],
-        );
-        return rows.length === 1;
+      executor.transaction(async (tx) => {
+        if (!(await compareAndSet(migratedExecutor(tx, schema), record))) return false;
+        await work(tx);
+        return true;
       }),
-    release: (key, holder) =>
-      migrated(async () => {
-        await executor.query(`delete from ${leases} where key = $1::text and holder = $2::text`, [
-          key,
-          holder,
-        ]);
-      }),
+    async claim(key, holder, now, ttlMs) {
+      // A lease granted "after" now (the clock was set back) lasts its length from now, not until
+      // the clock catches up: the same rule as the memory store's.
+      await ours.query(
+        `update ${leases} set until = $2::float8 + (until - granted_at), granted_at = $2::float8
+         where key = $1::text and granted_at > $2::float8`,
+        [key, now],
+      );
+      const { rows } = await ours.query(
+        `insert into ${leases} as lease (key, holder, granted_at, until)
+         values ($1::text, $2::text, $3::float8, $3::float8 + $4::float8)
+         on conflict (key) do update set holder = excluded.holder, granted_at = excluded.granted_at, until = excluded.until
+         where lease.holder = excluded.holder or lease.until <= excluded.granted_at
+         returning holder`,
+        [key, holder, now, ttlMs],
+      );
+      return rows.length === 1;
+    },
+    async release(key, holder) {
+      await ours.query(`delete from ${leases} where key = $1::text and holder = $2::text`, [key, holder]);
+    },
   };
 }

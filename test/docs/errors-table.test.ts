@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as core from 'restaurant-partner-sdk';
+import * as postgres from 'restaurant-partner-sdk/postgres';
 import * as redis from 'restaurant-partner-sdk/redis';
 import * as sync from 'restaurant-partner-sdk/sync';
 import * as testing from 'restaurant-partner-sdk/testing';
@@ -15,7 +16,7 @@ import { EXPECTED } from '../support/retryable.js';
 /** Every exported class that is an Error, by name, across the entries a partner imports. */
 function exportedErrorClasses(): Map<string, Function> {
   const classes = new Map<string, Function>();
-  for (const entry of [core, redis, sync, testing, webhooks] as Record<string, unknown>[])
+  for (const entry of [core, postgres, redis, sync, testing, webhooks] as Record<string, unknown>[])
     for (const value of Object.values(entry))
       if (typeof value === 'function' && value.prototype instanceof Error) classes.set(value.name, value);
   return classes;

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PartnerClient, type Reservation } from 'restaurant-partner-sdk';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { startPostgresServer, type ThrowawayPostgres } from '../../scripts/postgres-server.mjs';
+import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
 import { changeRows, expectMirrorEquals } from './support/mirror-tables.js';
 
 const SEED = Number(process.env.CHAOS_SEED ?? 20261128);

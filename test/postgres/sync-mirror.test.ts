@@ -12,9 +12,9 @@ import {
   type ReservationChange,
   type ReservationSync,
 } from 'restaurant-partner-sdk/sync';
-import { startPostgresServer, type ThrowawayPostgres } from '../../scripts/postgres-server.mjs';
+import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
 import { createWorld, quietLogger, truthOf, type World } from '../sync/support/world.js';
-import { DRIVERS, open, type Opened } from './support/drivers.js';
+import { open, SYNC_DRIVERS, type Opened } from './support/sync-databases.js';
 import { changeRows, expectMirrorEquals } from './support/mirror-tables.js';
 
 let server: ThrowawayPostgres;
@@ -34,7 +34,7 @@ async function along<T>(world: World, promise: Promise<T>): Promise<T> {
   return watched;
 }
 
-for (const driver of DRIVERS) {
+for (const driver of SYNC_DRIVERS) {
   describe(`the mirror on ${driver}`, () => {
     let opened: Opened;
     let world: World | undefined;
@@ -150,8 +150,8 @@ for (const driver of DRIVERS) {
 
     // PGlite has no connection to lose. postgres.js 3.4 crashes its process when the server ends
     // a connection mid-transaction (an uncaught TypeError in its write timer: porsager/postgres
-    // issues 1154 and 1208), so this runs on node-postgres.
-    if (driver !== 'pg') return;
+    // issues 1154 and 1208), so this runs on a node-postgres Pool.
+    if (driver !== 'pg Pool') return;
 
     it('a connection lost mid-transaction leaves nothing half-written, and the change applies on retry', async () => {
       world = await createWorld({ rateLimit: false });

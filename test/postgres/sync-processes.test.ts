@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { createReservationSync, type ReservationSync } from 'restaurant-partner-sdk/sync';
-import { startPostgresServer, type ThrowawayPostgres } from '../../scripts/postgres-server.mjs';
+import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
 import { createWorld, quietLogger, truthOf } from '../sync/support/world.js';
 import { expectMirrorEquals } from './support/mirror-tables.js';
 

@@ -6,12 +6,11 @@
  * together; a work that throws leaves neither; a record taken meanwhile runs no work at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSchemaNotMigratedError } from 'restaurant-partner-sdk';
 import type { SyncRecord } from 'restaurant-partner-sdk/sync';
-import { createPostgres } from 'restaurant-partner-sdk/postgres';
+import { createPostgres, isSchemaNotMigratedError } from 'restaurant-partner-sdk/postgres';
 import pg from 'pg';
-import { startPostgresServer, type ThrowawayPostgres } from '../../scripts/postgres-server.mjs';
-import { DRIVERS, open, type Opened } from './support/drivers.js';
+import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
+import { open, SYNC_DRIVERS, type Opened } from './support/sync-databases.js';
 
 let server: ThrowawayPostgres;
 beforeAll(async () => {
@@ -36,7 +35,7 @@ const record = (revision: number, adults = 2): SyncRecord => ({
   expiresAt: NOW + 7 * 24 * 3600_000,
 });
 
-for (const driver of DRIVERS) {
+for (const driver of SYNC_DRIVERS) {
   describe(`db.syncStore() on ${driver}`, () => {
     let opened: Opened;
     beforeAll(async () => {

@@ -33,6 +33,7 @@ import {
   TimeoutError,
   type ClientOptions,
 } from 'restaurant-partner-sdk';
+import * as postgres from 'restaurant-partner-sdk/postgres';
 import * as redis from 'restaurant-partner-sdk/redis';
 import * as sync from 'restaurant-partner-sdk/sync';
 import { createClockRateLimiter, createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
@@ -460,6 +461,8 @@ describe('classes whose errors need a dependency down: their fixed value', () =>
   it.each([
     [new core.BookingLedgerUnavailableError('Redis did not answer', { idempotencyKey: 'order-1' }), true],
     [new redis.RedisTimeoutError(1000), true],
+    [new postgres.MigrationChangedError('edited', { migration: '0001_booking_ledger' }), false],
+    [new postgres.SchemaNotMigratedError({ schema: 'restaurant_partner' }), false],
     [new sync.SyncStoppedError(), true],
     [new webhooks.WebhookBodyTimeoutError(5000), true],
     [new webhooks.WebhookDeliveryInProgressError('evt_1'), true],

@@ -34,6 +34,8 @@ export const EXPECTED: Record<string, boolean | 'by status' | 'varies' | 'none'>
   RateLimitQueueFullError: true,
   RateLimitWaitTooLongError: true,
   RedisTimeoutError: true,
+  MigrationChangedError: false,
+  SchemaNotMigratedError: false,
   SyncStoppedError: true,
   WebhookError: 'varies',
   WebhookVerificationError: false,

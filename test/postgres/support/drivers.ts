@@ -1,65 +1,122 @@
 /**
- * The three ways a partner hands its database to `createPostgres`, each opened on the throwaway
- * server (PGlite in this process's memory), each in a schema of its own so they share nothing:
- * node-postgres (`pg.Pool`), postgres.js (`postgres(url)`), PGlite.
+ * The ways a partner hands its database to `createPostgres({ sql })`, each connected to the test
+ * cluster as a partner would: a node-postgres Pool and Client, a postgres.js `sql`, PGlite (its
+ * own in-memory database), and Drizzle and Kysely through an executor of the partner's own
+ * (written here the way docs/postgres.md shows it).
  */
 import { PGlite } from '@electric-sql/pglite';
+import { sql as drizzleSql, type SQL } from 'drizzle-orm';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import postgres from 'postgres';
-import { createPostgres } from 'restaurant-partner-sdk/postgres';
+import type { SqlExecutor, SqlSource } from 'restaurant-partner-sdk/postgres';
 
-export const DRIVERS = ['pg', 'postgres.js', 'PGlite'] as const;
-export type Driver = (typeof DRIVERS)[number];
+export type DriverKind = 'pg Pool' | 'pg Client' | 'postgres.js' | 'PGlite' | 'Drizzle' | 'Kysely';
+/** The drivers on the real server (PGlite runs its own database in the process). */
+export const SERVER_DRIVERS: readonly DriverKind[] = [
+  'pg Pool',
+  'pg Client',
+  'postgres.js',
+  'Drizzle',
+  'Kysely',
+];
 
-export interface Opened {
-  db: ReturnType<typeof createPostgres>;
-  /** Runs SQL straight on the database, outside the SDK (to look at the tables). */
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
-  /** The schema's quoted identifier. */
-  schema: string;
+export interface Connected {
+  sql: SqlSource;
+  /** Runs a statement on a connection of the test's own (for assertions and tampering). */
+  raw(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
-let schemas = 0;
-
-/** Opens `driver` on `url` in a fresh schema (a name that needs quoting), migrated. */
-export async function open(driver: Driver, url: string): Promise<Opened> {
-  const name = `Sync ${driver} ${++schemas}`;
-  const schema = `"${name}"`;
-  if (driver === 'pg') {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    // An idle connection the server ends (a test cuts one on purpose) is dropped, not thrown.
-    pool.on('error', () => undefined);
-    const db = createPostgres({ sql: pool, schema: name });
-    await db.migrate();
-    return {
-      db,
-      schema,
-      query: async (text, params) => (await pool.query(text, params)).rows,
-      close: () => pool.end(),
-    };
-  }
-  if (driver === 'postgres.js') {
-    const sql = postgres(url, { max: 4, onnotice: () => undefined });
-    const db = createPostgres({ sql, schema: name });
-    await db.migrate();
-    return {
-      db,
-      schema,
-      query: async <Row>(text: string, params: unknown[] = []) =>
-        [...(await sql.unsafe(text, params as never[]))] as Row[],
-      // A bounded end: a connection the server cut stays open on postgres.js's side otherwise.
-      close: () => sql.end({ timeout: 1 }),
-    };
-  }
-  const lite = new PGlite();
-  await lite.waitReady;
-  const db = createPostgres({ sql: lite, schema: name });
-  await db.migrate();
+/** A Drizzle database as a SqlExecutor: `$1` placeholders become Drizzle parameters. */
+export function fromDrizzle(db: Pick<NodePgDatabase, 'execute' | 'transaction'>): SqlExecutor {
+  const statement = (text: string, params: readonly unknown[]): SQL =>
+    drizzleSql.join(
+      text
+        .split(/\$(\d+)/)
+        .map((part, index) =>
+          index % 2 === 1 ? drizzleSql`${params[Number(part) - 1]}` : drizzleSql.raw(part),
+        ),
+    );
   return {
-    db,
-    schema,
-    query: async <Row>(text: string, params?: unknown[]) => (await lite.query<Row>(text, params)).rows,
-    close: () => lite.close(),
+    query: async (text, params = []) => ({
+      rows: (await db.execute(statement(text, params))).rows as never[],
+    }),
+    transaction: (fn) => db.transaction((tx) => fn(fromDrizzle(tx))),
   };
 }
+
+/** A Kysely instance as a SqlExecutor; a transaction started in a transaction joins it. */
+export function fromKysely(db: Kysely<unknown>): SqlExecutor {
+  const executor: SqlExecutor = {
+    query: async (text, params = []) => ({
+      rows: (await db.executeQuery(CompiledQuery.raw(text, [...params]))).rows as never[],
+    }),
+    transaction: (fn) =>
+      db.isTransaction ? fn(executor) : db.transaction().execute((trx) => fn(fromKysely(trx))),
+  };
+  return executor;
+}
+
+/** Connects `kind` to the cluster at `url` (PGlite ignores it). */
+export async function connect(kind: DriverKind, url: string): Promise<Connected> {
+  switch (kind) {
+    case 'pg Pool': {
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      return {
+        sql: pool,
+        raw: async (text, params) => (await pool.query(text, params)).rows,
+        close: () => pool.end(),
+      };
+    }
+    case 'pg Client': {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const other = new pg.Pool({ connectionString: url, max: 2 });
+      return {
+        sql: client,
+        raw: async (text, params) => (await other.query(text, params)).rows,
+        close: async () => void (await Promise.all([client.end(), other.end()])),
+      };
+    }
+    case 'postgres.js': {
+      const sql = postgres(url, { max: 10, onnotice: () => undefined });
+      return {
+        sql,
+        raw: async (text, params) => [...(await sql.unsafe(text, (params ?? []) as never[]))],
+        close: () => sql.end({ timeout: 1 }),
+      };
+    }
+    case 'PGlite': {
+      const db = new PGlite();
+      await db.waitReady;
+      return {
+        sql: db,
+        raw: async (text, params) => (await db.query(text, params)).rows as never[],
+        close: () => db.close(),
+      };
+    }
+    case 'Drizzle': {
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      return {
+        sql: fromDrizzle(drizzle(pool)),
+        raw: async (text, params) => (await pool.query(text, params)).rows,
+        close: () => pool.end(),
+      };
+    }
+    case 'Kysely': {
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+      return {
+        sql: fromKysely(db),
+        raw: async (text, params) => (await pool.query(text, params)).rows,
+        close: () => db.destroy(),
+      };
+    }
+  }
+}
+
+let schemas = 0;
+/** A schema name no other test in the run uses. */
+export const freshSchema = (prefix = 'rp') => `${prefix}_${process.pid}_${++schemas}`;
