@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,bottleneck,sync,create,single
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,fake,receiver,redis,bottleneck,sync,create,single,mirror
  * (comma list; `redis` is redis-4proc,redis-16proc,redis-fault,redis-20rps, each also by name) runs only those
  * parts and prints them without touching bench/results.json.
  */
@@ -509,6 +509,7 @@ if (wanted('receiver')) await benchReceiver();
 }
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
+if (wanted('mirror')) await (await import('./postgres-mirror.mjs')).benchPostgresMirror({ root, record });
 if (wanted('single'))
   await (
     await import('./single-process.mjs')
