@@ -2,14 +2,14 @@
  * The chaos proof of the sync into Postgres, seeded: the standalone fake over HTTP with delivery
  * chaos on (deliveries dropped, repeated, delayed, reordered), random partner, restaurant and
  * customer actions, and a syncing child process (test/postgres/support/sync-worker.mjs) SIGKILLed
- * at random commit points (before the transaction, before or after the partner's write inside it,
- * after COMMIT) and started again, eight times (each point twice). At the end the mirror equals the fake, each change
- * is in `reservation_changes` exactly once and in order per reservation, and the partner's own
- * rows, written in the sync's transaction, hold each change exactly once too.
+ * at its commit points (before the transaction, before or after the partner's write inside it,
+ * after COMMIT) and started again, eight times (each point twice). At the end the mirror equals
+ * the fake, each change is in `reservation_changes` exactly once and in order per reservation,
+ * and the partner's own rows, written in the sync's transaction, hold each change exactly once.
  *
  * The actions and the kill points come from the seed (CHAOS_SEED replays a run; CHAOS_VERBOSE=1
- * prints where each run died); where a kill
- * lands in the stream of changes also depends on timing, which the end state must not.
+ * prints where each run died); where a kill lands in the stream of changes also depends on
+ * timing, which the end state must not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
