@@ -59,14 +59,22 @@ export function fromKysely(db: Kysely<unknown>): SqlExecutor {
   return executor;
 }
 
+/**
+ * A node-postgres pool that drops the 'error' events it reports for connections the server ended
+ * (a test ends one on purpose; the cluster's stop ends those whose close is still under way:
+ * `pool.end()` resolves before its connections finish closing). Unhandled, they end the process.
+ */
+function quietPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 /** Connects `kind` to the cluster at `url` (PGlite ignores it). */
 export async function connect(kind: DriverKind, url: string): Promise<Connected> {
   switch (kind) {
     case 'pg Pool': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
-      // node-postgres's rule: a pool reports a connection the server ended as an 'error' event,
-      // which throws out of the process unless handled (a test ends one on purpose).
-      pool.on('error', () => undefined);
+      const pool = quietPool(url, 10);
       return {
         sql: pool,
         raw: async (text, params) => (await pool.query(text, params)).rows,
@@ -75,8 +83,9 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
     }
     case 'pg Client': {
       const client = new pg.Client({ connectionString: url });
+      client.on('error', () => undefined);
       await client.connect();
-      const other = new pg.Pool({ connectionString: url, max: 2 });
+      const other = quietPool(url, 2);
       return {
         sql: client,
         raw: async (text, params) => (await other.query(text, params)).rows,
@@ -101,7 +110,7 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
     case 'Drizzle': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = quietPool(url, 10);
       return {
         sql: fromDrizzle(drizzle(pool)),
         raw: async (text, params) => (await pool.query(text, params)).rows,
@@ -109,7 +118,7 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
     case 'Kysely': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      const pool = quietPool(url, 10);
       const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
       return {
         sql: fromKysely(db),
