@@ -8,7 +8,7 @@
  * the load generator run as separate processes, so a server never shares an event loop with the
  * code being measured. Whole run: about one minute. bench/README.md explains each figure.
  *
- * Options (environment): BENCH_ONLY=throttle,overhead,import,size,bundle,cold,workerd,fake,receiver,redis,bottleneck,sync,listen,otel,create,single
+ * Options (environment): BENCH_ONLY=throttle,overhead,import,size,bundle,cold,workerd,fake,receiver,redis,bottleneck,sync,listen,otel,create,mirror,single
  * (comma list; `redis` is redis-4proc,redis-16proc,redis-fault,redis-20rps, each also by name) runs only those
  * parts and prints them without touching bench/results.json.
  */
@@ -517,6 +517,7 @@ if (wanted('listen')) await (await import('./listen-forward.mjs')).benchListen({
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
 if (wanted('otel')) await (await import('./otel-overhead.mjs')).benchOtel({ root, record });
 if (wanted('create')) await (await import('./create-first-key.mjs')).benchCreateFirstKey({ dist, record });
+if (wanted('mirror')) await (await import('./postgres-mirror.mjs')).benchPostgresMirror({ root, record });
 if (wanted('single'))
   await (
     await import('./single-process.mjs')

@@ -2,6 +2,10 @@
 // Started through `npm run examples`, so `npx tsx` runs under the project's pinned Node.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { startPostgresServer } from './postgres-server.mjs';
+
+/** Examples that run against a real PostgreSQL: a throwaway cluster is started for them, its URL in DATABASE_URL. */
+const NEEDS_POSTGRES = new Set(['sync-to-postgres.ts']);
 
 const only = process.argv.slice(2);
 const examples = readdirSync(new URL('../examples/', import.meta.url))
@@ -10,13 +14,18 @@ const examples = readdirSync(new URL('../examples/', import.meta.url))
   .sort();
 
 const failed = [];
+let postgres;
 for (const name of examples) {
   const started = performance.now();
   const [command, args] = name.endsWith('.sh')
     ? ['bash', [`examples/${name}`]]
     : ['npx', ['tsx', `examples/${name}`]];
   // Live credentials must never leak into CI's example runs: examples fall back to the fake without them.
-  const env = { ...process.env, PARTNER_BASE_URL: '', PARTNER_ID: '', PARTNER_TOKEN: '' };
+  const env = { ...process.env, PARTNER_BASE_URL: '', PARTNER_ID: '', PARTNER_TOKEN: '', DATABASE_URL: '' };
+  if (NEEDS_POSTGRES.has(name)) {
+    postgres ??= await startPostgresServer();
+    env.DATABASE_URL = postgres.url;
+  }
   const result = spawnSync(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
@@ -33,5 +42,6 @@ for (const name of examples) {
     console.error(result.stderr);
   }
 }
+await postgres?.stop();
 console.log(`${examples.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

@@ -120,6 +120,12 @@ function fromPgPool(pool: PgPoolLike): SqlExecutor {
     query: ((text, params) => pool.query(text, params && [...params])) as SqlExecutor['query'],
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: a connection the server ends mid-
+      // transaction would throw its 'error' event out of the process. The failing statement
+      // rejects anyway; a broken client keeps the listener (its socket may still report).
+      const events = client as Partial<Record<'on' | 'off', (event: 'error', listener: () => void) => void>>;
+      const ignore = () => undefined;
+      events.on?.('error', ignore);
       let broken: Error | undefined;
       try {
         return await withBegin(client, fn);
@@ -128,6 +134,7 @@ function fromPgPool(pool: PgPoolLike): SqlExecutor {
         broken = error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
+        if (!broken) events.off?.('error', ignore);
         client.release(broken);
       }
     },

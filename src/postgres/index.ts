@@ -8,6 +8,9 @@ import type { BookingLedger } from '../lib/booking-ledger.js';
 import { createPostgresBookingLedger } from './booking-ledger.js';
 import { toExecutor, type SqlExecutor, type SqlSource } from './executor.js';
 import { DEFAULT_SCHEMA, migrate, migrationSql, schemaIdentifier, schemaVersion } from './migrations.js';
+import { mirrorOptions, type MirrorOptions, type PostgresOnChange } from './mirror.js';
+import { createPostgresSyncStore } from './sync-store.js';
+import type { TransactionalSyncStore } from '../sync/store.js';
 
 export type {
   PGliteLike,
@@ -19,6 +22,7 @@ export type {
   SqlSource,
 } from './executor.js';
 export { toExecutor } from './executor.js';
+export type { MirrorOptions, PostgresOnChange } from './mirror.js';
 export {
   MigrationChangedError,
   SchemaNotMigratedError,
@@ -64,6 +68,20 @@ export interface PostgresDatabase {
    * schema not migrated, every create fails closed (nothing sent) with a message naming `migrate()`.
    */
   bookingLedger(): BookingLedger;
+  /**
+   * A reservation sync's store in this schema, shared by every process on the database, and
+   * transactional: `createReservationSync({ store: db.syncStore(), onChange })` hands each change
+   * to `onChange` with `context.tx`, the transaction that records it, so your writes through
+   * `tx` and the sync's state commit together or not at all.
+   */
+  syncStore(): TransactionalSyncStore<SqlExecutor>;
+  /**
+   * Options to spread into `createReservationSync`: `store` (as {@link PostgresDatabase.syncStore})
+   * and an `onChange` that keeps the schema's `reservations` (one row per reservation) and
+   * `reservation_changes` (every change, once) equal to the service. `onChange` given here runs
+   * after the mirror's writes, in the same transaction.
+   */
+  mirror(options?: { onChange?: PostgresOnChange }): MirrorOptions;
 }
 
 /**
@@ -89,5 +107,8 @@ export function createPostgres(options: PostgresOptions): PostgresDatabase {
     migrationSql: () => migrationSql(schema),
     schemaVersion: () => schemaVersion(executor, schema),
     bookingLedger: () => createPostgresBookingLedger({ executor, schema }),
+    syncStore: () => createPostgresSyncStore(executor, schema),
+    mirror: (mirrored) =>
+      mirrorOptions(createPostgresSyncStore(executor, schema), schema, mirrored?.onChange),
   };
 }

@@ -12,6 +12,7 @@ import { InputValidationError } from '../errors.js';
 import { MigrationChangedError, SchemaNotMigratedError } from './errors.js';
 import type { SqlExecutor } from './executor.js';
 import { bookingLedger } from './migrations/0001_booking_ledger.js';
+import { sync } from './migrations/0002_sync.js';
 
 /** One migration: `NNNN_name`, and its SQL for a schema (the schema's quoted identifier). */
 export interface Migration {
@@ -20,7 +21,7 @@ export interface Migration {
 }
 
 /** Every migration, in order; a new one is one line here (and its file). `0002_sync` is the sync's. */
-export const MIGRATIONS: readonly Migration[] = [bookingLedger];
+export const MIGRATIONS: readonly Migration[] = [bookingLedger, sync];
 
 /** The schema used when the partner names none. */
 export const DEFAULT_SCHEMA = 'restaurant_partner';

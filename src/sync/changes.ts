@@ -37,6 +37,22 @@ export interface ReservationChange {
   source: ReservationChangeSource;
   /** When the sync saw the change (ISO 8601, UTC), on the sync's clock. */
   detectedAt: string;
+  /**
+   * The change's number among this reservation's changes: 1 for `created`, then 2, 3 ... with no
+   * gap, shared by every process on one store. Guard your writes with it (`where revision <
+   * $new`), never with `detectedAt`: two changes may share a second, and clocks differ.
+   */
+  revision: number;
+}
+
+/**
+ * What `onChange` gets besides the change. `tx` is the store's transaction when the store is
+ * transactional (`db.syncStore()` from `restaurant-partner-sdk/postgres`): your writes through it
+ * commit with the sync's record of the change, or not at all. Undefined with the memory and
+ * Redis stores.
+ */
+export interface ChangeContext<Tx = undefined> {
+  tx: Tx;
 }
 
 /** The state flags, each with its timestamp, most significant first. */

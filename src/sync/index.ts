@@ -26,5 +26,15 @@ export {
   type ReservationSyncOptions,
   type SyncEvent,
 } from './reservation-sync.js';
-export { createMemorySyncStore, type SyncRecord, type SyncStore } from './store.js';
-export type { ReservationChange, ReservationChangeKind, ReservationChangeSource } from './changes.js';
+export {
+  createMemorySyncStore,
+  type SyncRecord,
+  type SyncStore,
+  type TransactionalSyncStore,
+} from './store.js';
+export type {
+  ChangeContext,
+  ReservationChange,
+  ReservationChangeKind,
+  ReservationChangeSource,
+} from './changes.js';

@@ -14,11 +14,17 @@ import type { WebhookEvent } from '../webhooks/events.js';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
 import { backgroundSpacingMs, createBackgroundLimiter, partnerRate } from './budget.js';
 import { changeKind, fold, sameReservation, type Observation, type ReservationChange } from './changes.js';
+import { createHandOver, type OnChange } from './hand-over.js';
 import { createLeases, LEASE_MS } from './leases.js';
 import { createRecords } from './records.js';
 import { ChangeNotHandedOverError, createRetries } from './retries.js';
 import { createReconcileSchedule, RESTAURANTS_REFRESH_MS, type ReconcileSchedule } from './schedule.js';
-import { createMemorySyncStore, type SyncRecord, type SyncStore } from './store.js';
+import {
+  createMemorySyncStore,
+  type SyncRecord,
+  type SyncStore,
+  type TransactionalSyncStore,
+} from './store.js';
 
 /**
  * A verified webhook event, as a `createWebhookReceiver` hands it to its handlers. Only
@@ -28,18 +34,29 @@ export type SyncEvent = Pick<WebhookEvent, 'type' | 'created_at' | 'restaurant_i
   reservation?: unknown;
 };
 
-/** Options of {@link createReservationSync}. */
-export interface ReservationSyncOptions {
+/**
+ * Options of {@link createReservationSync}. `Tx` is the transaction a transactional store hands
+ * `onChange` (`context.tx`); undefined with the memory and Redis stores.
+ */
+export interface ReservationSyncOptions<Tx = undefined> {
   /** The client whose partner's bookings are followed. Its limiter's rate sets the budget. */
   client: PartnerClient;
   /**
    * Receives each change of the view. When it throws, that reservation's change is tried again
    * (1 s, 2 s, 4 s ... up to 1 min apart, a warning each time) while every other change goes on;
-   * the change is recorded as handed over only once it resolves.
+   * the change is recorded as handed over only once it resolves. With a transactional store,
+   * `context.tx` is the transaction that records it: write through it, and your writes commit
+   * with the sync's record or not at all.
    */
-  onChange: (change: ReservationChange) => void | Promise<void>;
+  onChange: OnChange<Tx>;
   /** Where the view lives. Default: {@link createMemorySyncStore} (lost with the process). */
-  store?: SyncStore;
+  store?: SyncStore | TransactionalSyncStore<Tx>;
+  /**
+   * This process's name in the store's leases. Default: a random one per sync. Give each process
+   * a stable name of its own (its host or pod name) and a restarted process takes back at once
+   * the leases its previous run held; two running processes must never share one.
+   */
+  holder?: string;
   /** Restaurants to follow. Default: every restaurant the partner sees, re-read every hour. */
   restaurantIds?: readonly number[];
   reconcile?: {
@@ -112,13 +129,19 @@ function invalid(field: string, rule: string): never {
   throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
 }
 
-function checkOptions(options: ReservationSyncOptions): void {
+function checkHolder(holder: unknown): void {
+  if (holder !== undefined && !(typeof holder === 'string' && holder.length > 0 && holder.length <= 200))
+    invalid('holder', 'must be a non-empty string of at most 200 characters');
+}
+
+function checkOptions(options: ReservationSyncOptions<unknown>): void {
   if (!options || typeof options !== 'object')
     invalid('options', 'must be an object with client and onChange');
   const { client, onChange, restaurantIds, reconcile } = options;
   if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function')
     invalid('client', 'must be a PartnerClient');
   if (typeof onChange !== 'function') invalid('onChange', 'must be a function');
+  checkHolder(options.holder);
   if (
     restaurantIds !== undefined &&
     !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))
@@ -184,16 +207,16 @@ async function readPages(reader: PartnerClient, clock: Clock, restaurantId: numb
  * await sync.start();
  * ```
  */
-export function createReservationSync(options: ReservationSyncOptions): ReservationSync {
-  checkOptions(options);
+export function createReservationSync<Tx = undefined>(options: ReservationSyncOptions<Tx>): ReservationSync {
+  checkOptions(options as ReservationSyncOptions<unknown>);
   const { client, onChange } = options;
-  const store = options.store ?? createMemorySyncStore();
+  const store: SyncStore = options.store ?? createMemorySyncStore();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createConsoleLogger('[restaurant-partner-sdk sync]');
   const intervalMs = options.reconcile?.intervalMs ?? DEFAULT_INTERVAL_MS;
   const budgetShare = options.reconcile?.budgetShare ?? DEFAULT_BUDGET_SHARE;
   const fixedRestaurants = options.restaurantIds !== undefined;
-  const holder = crypto.randomUUID();
+  const holder = options.holder ?? crypto.randomUUID();
   const spacingMs = backgroundSpacingMs(partnerRate(client.rateLimiter), budgetShare);
   // The sync's own copy of the client: same credentials, clock and hooks, its reads paced by its share.
   const reader = client.withOptions({
@@ -217,6 +240,7 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
   const lastReadAt = new Map<number, number>();
   const leases = createLeases(store, holder, clock);
   const records = createRecords(store, clock, logger);
+  const handOver = createHandOver({ store, records, onChange, clock, logger });
 
   const background = (): RequestOptions => ({ signal: stopper.signal, priority: 'background' });
   const keep = <T>(work: Promise<T>): Promise<T> => {
@@ -312,6 +336,8 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
     }
     const kind = changeKind(record?.reservation, next);
     if (!kind) return;
+    // The change and the record that says it was handed over share one revision.
+    const revision = records.revisionAfter(record);
     const change: ReservationChange = {
       kind,
       restaurantId,
@@ -319,21 +345,17 @@ export function createReservationSync(options: ReservationSyncOptions): Reservat
       previous: record?.reservation ?? null,
       source: observation.source,
       detectedAt: new Date(clock.now()).toISOString(),
+      revision,
     };
     checkRunning();
-    try {
-      await onChange(change);
-    } catch (error) {
-      throw new ChangeNotHandedOverError(change, error);
-    }
-    schedule.changed(change, observation, lastReadAt.get(restaurantId));
-    await records.save({
+    await handOver(change, {
       restaurantId,
       reservation: next,
       observedAt: Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.observedAt),
-      revision: records.revisionAfter(record),
+      revision,
       expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
     });
+    schedule.changed(change, observation, lastReadAt.get(restaurantId));
     schedule.saw(restaurantId, next);
   }
 

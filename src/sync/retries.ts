@@ -17,7 +17,7 @@ export class ChangeNotHandedOverError extends PartnerSdkError {
   override name = 'ChangeNotHandedOverError';
   constructor(change: ReservationChange, cause: unknown) {
     super(
-      `onChange threw for reservation ${change.reservation.id} (${change.kind}); the sync tries it again`,
+      `onChange (or the store's transaction around it) failed for reservation ${change.reservation.id} (${change.kind}, revision ${change.revision}); the sync tries it again`,
       { cause },
     );
   }

@@ -43,6 +43,26 @@ export interface SyncStore {
   release(key: string, holder: string): Promise<void>;
 }
 
+/**
+ * A {@link SyncStore} with transactions, such as `db.syncStore()` from
+ * `restaurant-partner-sdk/postgres`: the sync then hands each change over inside the transaction
+ * that writes its record, so your writes and the sync's state commit together or not at all, and
+ * a crash at any point (before, during or after your write, before or after the commit) leaves
+ * the change either wholly applied or not at all (then applied after the restart).
+ *
+ * `putWith(record, now, work)`, in one transaction: writes `record` by the same compare-and-set as
+ * `put`, then runs `work(tx)`, then commits. It answers false (nothing written, `work` not run)
+ * when the stored revision is not `record.revision - 1`, and rejects (nothing written) when `work`
+ * or the transaction failed.
+ */
+export interface TransactionalSyncStore<Tx> extends SyncStore {
+  putWith(record: SyncRecord, now: number, work: (tx: Tx) => Promise<void>): Promise<boolean>;
+}
+
+/** True when `store` gives `onChange` a transaction. */
+export const isTransactional = (store: SyncStore): store is TransactionalSyncStore<unknown> =>
+  typeof (store as Partial<TransactionalSyncStore<unknown>>).putWith === 'function';
+
 /** How many writes the memory store makes between two sweeps of expired records. */
 const SWEEP_EVERY = 256;
 

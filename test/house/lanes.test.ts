@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { FULL_LANE_ONLY, NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-/** What a test file imports when it starts redis-server or Chromium. */
+/** What a test file imports when it starts redis-server, PostgreSQL or Chromium. */
 const STARTS_A_PROGRAM =
   /from '[^']*(?:\/(?:redis|postgres)-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
 
@@ -22,7 +22,7 @@ function testFiles(folder: string): string[] {
 }
 
 describe('test lanes', () => {
-  it('puts exactly the tests that start redis-server or Chromium in the system project', () => {
+  it('puts exactly the tests that start redis-server, PostgreSQL or Chromium in the system project', () => {
     const inSystem = (file: string) => NEEDS_SYSTEM_PROGRAMS.some((glob) => globMatches(glob, file));
     const files = [...testFiles('test'), ...testFiles('examples')];
     const starting = files.filter((file) => STARTS_A_PROGRAM.test(readFileSync(join(root, file), 'utf8')));

@@ -26,9 +26,10 @@ afterEach(async () => {
 const changesOf = <Change extends ReservationChange>(changes: Change[], id: number) =>
   changes.filter((change) => change.reservation.id === id);
 
-/** Each change's `previous` is the one before's `reservation`, the first one's null. */
+/** Each change's `previous` is the one before's `reservation`, the first one's null; revisions 1, 2, 3 ... */
 function expectChain(chain: ReservationChange[]): void {
   expect(chain[0]?.previous).toBeNull();
+  expect(chain.map((change) => change.revision)).toEqual(chain.map((_, index) => index + 1));
   for (let index = 1; index < chain.length; index++)
     expect(chain[index]!.previous).toEqual(chain[index - 1]!.reservation);
 }
@@ -85,11 +86,12 @@ describe('the sync never hands a change backwards', () => {
     );
   });
 
-  it('a store write that fails after onChange: the change is not handed over again, and the next one follows it', async () => {
+  it('store writes that fail after onChange: the change is not handed over again, and the next one follows it at the next revision', async () => {
     world = await createWorld();
     const [restaurantId] = world.restaurantIds as [number];
     const memory = createMemorySyncStore();
-    let failingWrites = 1;
+    // The first change's write, and its second try at the next change, fail.
+    let failingWrites = 2;
     const store: SyncStore = {
       ...memory,
       put: async (record, now) => {
@@ -128,7 +130,7 @@ describe('the sync never hands a change backwards', () => {
     expectChain(changes);
     const truth = truthOf(world).get(`${restaurantId}:${booking.id}`);
     expect(await sync.get(restaurantId, booking.id)).toEqual(truth);
-    // Written once the store answered, at the revision after the first.
+    // Written once the store answered, at the second change's revision (the store held none).
     expect(await memory.get(restaurantId, booking.id)).toMatchObject({ revision: 2, reservation: truth });
   });
 });

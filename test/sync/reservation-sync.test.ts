@@ -202,11 +202,55 @@ describe('createReservationSync', () => {
     const second = startSync({ store });
     await settle(second.sync);
     await settle(second.sync);
-    expect(second.changes.map((change) => [change.reservation.id, change.kind])).toEqual([
-      [cancelled.id, 'cancelled'],
-      [later.id, 'created'],
+    // Revisions go on from the store: the cancellation is the second change of its reservation.
+    expect(second.changes.map((change) => [change.reservation.id, change.kind, change.revision])).toEqual([
+      [cancelled.id, 'cancelled', 2],
+      [later.id, 'created', 1],
     ]);
     expect(await second.sync.get(restaurantId, kept.id)).toEqual(kept);
+  });
+
+  it('a process restarted under the same holder takes back at once the lease its dead run held; another holder waits for it to lapse', async () => {
+    world = await createWorld();
+    const [restaurantId] = world.restaurantIds as [number];
+    const store = createMemorySyncStore();
+    const booking = await world.book(restaurantId);
+    const startOn = (holder: string, onChange: () => Promise<void>) => {
+      const sync = createReservationSync({
+        client: world.client,
+        onChange,
+        store,
+        holder,
+        restaurantIds: world.restaurantIds,
+        clock: world.clock,
+        logger: quietLogger,
+        trackClientCreates: false,
+      });
+      syncs.push(sync);
+      return sync;
+    };
+    // A run that stops answering mid-announcement (as a process killed there): its lease stays.
+    let release!: (error: Error) => void;
+    const dead = startOn('pod-a', () => new Promise<void>((_, reject) => (release = reject)));
+    const stuck = dead.track(restaurantId, booking).catch(() => undefined);
+    await world.clock.quiet();
+    const handed: string[] = [];
+    const other = startOn('pod-b', async () => void handed.push('pod-b'));
+    let otherIn = false;
+    const otherDone = other.track(restaurantId, booking).then(() => (otherIn = true));
+    const restarted = startOn('pod-a', async () => void handed.push('pod-a'));
+    // No time passes: only the same holder gets in.
+    await restarted.track(restaurantId, booking);
+    await world.clock.quiet();
+    expect(handed).toEqual(['pod-a']);
+    expect(otherIn).toBe(false);
+    release(new Error('killed'));
+    await stuck;
+    await world.clock.advance(3000);
+    await otherDone;
+    // pod-b, once in, finds the change already recorded: nothing to hand over again.
+    expect(handed).toEqual(['pod-a']);
+    expect(await store.get(restaurantId, booking.id)).toMatchObject({ revision: 1 });
   });
 
   it('rejects ingest after stop (so the receiver answers 5xx and the service delivers again), and sends nothing more', async () => {
@@ -246,6 +290,7 @@ describe('createReservationSync', () => {
     expect(refusal({ restaurantIds: [12, 'x'] })).toEqual(['restaurantIds']);
     expect(refusal({ store: { get: () => undefined } })).toEqual(['store']);
     expect(refusal({ onChange: 'save' })).toEqual(['onChange']);
+    expect(refusal({ holder: '' })).toEqual(['holder']);
     expect(refusal({ reconcile: { intervalMs: 60_000, budgetShare: 1 } })).toBe('accepted');
     expect(world.fake.requests.filter((entry) => entry.operation?.startsWith('reservations'))).toEqual([]);
   });
