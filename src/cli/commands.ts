@@ -26,6 +26,10 @@ export const COMMANDS = {
     summary: 'run a battery of deliveries against your webhook receiver before launch',
     load: () => import('./certify.js'),
   },
+  migrate: {
+    summary: 'apply (or print) the migrations of restaurant-partner-sdk/postgres',
+    load: () => import('./migrate.js'),
+  },
   doctor: {
     summary: 'check your setup against the service and learn its dialect (partner-dialect.json)',
     load: () => import('./doctor.js'),
