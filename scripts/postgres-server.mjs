@@ -11,20 +11,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chownSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureSystemPackages, findProgram } from './ensure-system-packages.mjs';
-
-/** A free loopback port: bind port 0, read it, let it go. */
-async function freePort() {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './redis-server.mjs';
 
 /** The uid and gid to run the cluster as: `postgres` when this process is root, else this process's own. */
 function clusterUser() {

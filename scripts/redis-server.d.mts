@@ -19,3 +19,6 @@ export interface ThrowawayRedis {
 
 /** Starts redis-server on a free loopback port, installing it first where it can (root on Debian). */
 export function startRedisServer(): Promise<ThrowawayRedis>;
+
+/** A free loopback port: bind port 0, read it, let it go (for a server with no `--port 0`). */
+export function freePort(): Promise<number>;

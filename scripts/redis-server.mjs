@@ -13,7 +13,7 @@ import { createServer, Socket } from 'node:net';
 import { ensureSystemPackages, findProgram } from './ensure-system-packages.mjs';
 
 /** A free loopback port: bind port 0, read it, let it go (redis-server has no `--port 0`). */
-async function freePort() {
+export async function freePort() {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

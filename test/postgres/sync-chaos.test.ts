@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
@@ -24,6 +23,8 @@ import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
 import { changeRows, expectMirrorEquals } from './support/mirror-tables.js';
+import { seededRandom as random } from '../support/seeded-random.js';
+import { freePort } from '../../scripts/redis-server.mjs';
 
 const SEED = Number(process.env.CHAOS_SEED ?? 20261128);
 const KILLS = 8;
@@ -31,26 +32,6 @@ const ZONE = 'Europe/Brussels';
 const SCHEMA = 'chaos';
 const source = fileURLToPath(new URL('../../src', import.meta.url));
 const worker = fileURLToPath(new URL('./support/sync-worker.mjs', import.meta.url));
-
-/** mulberry32: a small seeded generator, so a run replays from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let postgres: ThrowawayPostgres;
 let fakeServer: RunningFakeServer;

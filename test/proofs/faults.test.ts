@@ -35,6 +35,7 @@ import {
 } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const BOOKINGS = 240;
 const SEED = Number(process.env.FAULT_SEED ?? 20261123);
@@ -42,18 +43,6 @@ const TIMEOUT_MS = 120;
 const SLOW_MS = 300;
 // Longer than the whole run on the virtual clock (every settle window included), so every hold is still on when the run reconciles.
 const HOLD_MS = 6 * 60 * 60_000;
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failing run can be replayed from its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Outcome<T> {
   key: string;

@@ -29,6 +29,7 @@ import {
 } from 'restaurant-partner-sdk';
 import { createFakeService, type FaultSpec, type OperationName } from 'restaurant-partner-sdk/testing';
 import { propertyRuns } from '../support/property-runs.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const SEED = Number(process.env.REBOOK_SEED ?? 20261128);
 // About 150 ms a run (in-process, virtual time): the fast lane tries a fifth of them, and the
@@ -45,18 +46,6 @@ const OLD_INPUT = { start_time: { date: '2026-12-05', time: '19:30' }, adults: 2
 const NEW_TIME = { date: '2026-12-05', time: '20:15' };
 // Outside the fake's opening hours: a 409 no_availability.
 const CLOSED_TIME = { date: '2026-12-05', time: '16:00' };
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so a failing run replays from its seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Restaurant = 'sync' | 'confirms-later' | 'never-confirms' | 'refuses' | 'no-table';
 

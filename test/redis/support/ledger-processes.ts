@@ -2,55 +2,13 @@
  * Real processes of the shared-ledger proofs (ledger-process.mjs beside this file), started with
  * their environment and read line by line.
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startLineProcess } from '../../support/line-process.js';
 
-/**
- * Starts test/redis/support/ledger-process.mjs with `env` on the Redis at `redisUrl`;
- * `nextLine(match)` takes the first line it printed that matches, waiting up to `timeoutMs` (20 s).
- */
+/** Starts test/redis/support/ledger-process.mjs with `env` on the Redis at `redisUrl`. */
 export function startLedgerProcess(redisUrl: string, env: Record<string, string>) {
-  const source = fileURLToPath(new URL('../../../src', import.meta.url));
-  const script = fileURLToPath(new URL('./ledger-process.mjs', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, SDK_SOURCE: source, REDIS_URL: redisUrl, ...env },
+  return startLineProcess(fileURLToPath(new URL('./ledger-process.mjs', import.meta.url)), {
+    REDIS_URL: redisUrl,
+    ...env,
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines: string[] = [];
-  let closed = false;
-  const waiters: (() => void)[] = [];
-  const wake = () => waiters.splice(0).forEach((waiter) => waiter());
-  const reader = createInterface({ input: child.stdout });
-  reader.on('line', (line) => {
-    lines.push(line);
-    wake();
-  });
-  reader.on('close', () => {
-    closed = true;
-    wake();
-  });
-  const nextLine = async (match: (line: string) => boolean, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = lines.find(match);
-      if (found !== undefined) {
-        lines.splice(lines.indexOf(found), 1);
-        return found;
-      }
-      if (Date.now() > deadline || closed)
-        throw new Error(`no such line from the process (${lines.join(' | ')}): ${stderr.slice(-500)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  };
-  const exited = () =>
-    new Promise((resolve) =>
-      child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve),
-    );
-  return { child, nextLine, lines, exited };
 }
