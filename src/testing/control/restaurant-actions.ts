@@ -14,7 +14,7 @@ import {
 import { requireObject } from '../backend/validation.js';
 import { json } from '../http.js';
 import type { ControlCall } from './call.js';
-import type { ControlRouteHandler } from './routes.js';
+import type { ControlRouteHandler } from './route.js';
 
 const ok = (body: unknown) => json(200, body);
 

@@ -14,23 +14,13 @@ import { addRestaurant } from '../backend/restaurants.js';
 import { isPlainObject, requireObject } from '../backend/validation.js';
 import { empty, json, JsonResponse, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ControlCall } from './call.js';
+import type { ControlRoute, ControlRouteHandler } from './route.js';
 import { deliveryChanges, MAX_DELIVERY_WAIT_MS } from './delivery-changes.js';
 import { RESERVATION_PAGE, reservationPage } from './reservation-pages.js';
 import { liveState, removeFault } from './live-state.js';
 import { id, RESTAURANT_ACTION_ROUTES } from './restaurant-actions.js';
 
-/** A control route as documented: method, path, the JSON body it takes (`?` marks optional keys), what it does. */
-export interface ControlRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  body?: string;
-  does: string;
-}
-
-/** A control route with the backend call that serves it. */
-export interface ControlRouteHandler extends ControlRoute {
-  run(call: ControlCall): Response | Promise<Response>;
-}
+export type { ControlRoute, ControlRouteHandler } from './route.js';
 
 const ok = (body: unknown) => json(200, body);
 const created = (body: unknown) => json(201, body);
