@@ -461,7 +461,7 @@ export class Transport {
     const stop = call.stopSignal();
     try {
       const slot = await waitObserved(
-        { ...settings, limiter, call, details: { ...said, attempt } },
+        { ...settings, clock: this.clock, limiter, call, details: { ...said, attempt } },
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
         () =>
           limiter.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() }),
