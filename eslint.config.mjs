@@ -191,7 +191,7 @@ export default tseslint.config(
     // rate limit, fault, operation), and parseFault and addRestaurant check each field of their
     // input in turn: one branch per rule, each a line.
     files: [
-      'src/testing/fake-service.ts',
+      'src/testing/fake-handle.ts',
       'src/testing/api/router.ts',
       'src/testing/backend/faults.ts',
       'src/testing/backend/restaurants.ts',

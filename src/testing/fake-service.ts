@@ -6,36 +6,30 @@
  */
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { createClockRateLimiter } from './clock-rate-limiter.js';
-import type { Clock } from '../transport/clock.js';
-import type { RateLimiter } from '../transport/rate-limiter.js';
-import { createMswHandlers, type MswHandler, type MswModule } from './adapters/msw.js';
+import { createMswHandlers, requireMsw, type MswHandler, type MswModule } from './adapters/msw.js';
 import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-clients.js';
-import { API_ROOT, handleApi } from './api/router.js';
-import { FakeBackend, type FakeReservation, type StateCopy } from './backend/backend.js';
-import { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
-import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
-import type { Dialect } from './backend/dialects.js';
+import { FakeBackend, type FakeReservation } from './backend/backend.js';
+import type { FakeClock, FakeClockOptions } from './backend/fake-clock.js';
+import type { DeliveryOptions } from './backend/deliveries.js';
 import type { DialectFile } from '../dialect/file.js';
-import { FakeError } from './backend/fake-error.js';
+import type { SandboxOptions } from './sandboxes.js';
+import type { DeliveryHandler } from './backend/deliveries.js';
+import type { Dialect } from './backend/dialects.js';
 import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
-import { redactedPath, type JournalEntry } from './backend/journal.js';
+import type { JournalEntry } from './backend/journal.js';
 import { addPartner, link, type AddPartnerInput, type FakePartner } from './backend/partners.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
-import {
-  bookFromOtherChannel,
-  cancelAsRestaurantOrCustomer,
-  confirmAsRestaurant,
-  markAsRestaurant,
-  modifyAsRestaurantOrCustomer,
-} from './backend/reservations.js';
+import { bookFromOtherChannel } from './backend/reservations.js';
+import { createActions, type CustomerActions, type RestaurantActions } from './fake-actions.js';
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
 import { seedDemo } from './backend/seed.js';
 import type { DeliveryLogEntry, EventType } from './backend/state.js';
 import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
-import { CONTROL_ROUTES, handleControl } from './control/routes.js';
-import { errorResponse, nearestRoute } from './http.js';
-import { SANDBOX_PREFIX, Sandboxes, type SandboxOptions } from './sandboxes.js';
+import { serveRequest, type HandleContext } from './fake-handle.js';
+import type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
+import { waitForDeliveryIn, type WaitForDeliveryOptions } from './delivery-wait.js';
+import { Sandboxes } from './sandboxes.js';
 
 /** Which data a fake starts with: `demo`, `none`, or a function that adds it. */
 export type SeedOption = 'demo' | 'none' | ((fake: FakeService) => void);
@@ -67,99 +61,10 @@ export interface FakeServiceOptions {
   memoryLimits?: MemoryLimits;
 }
 
-/** Per-request facts an adapter knows and the fake cannot (the caller's address, its headers' origin). */
-export interface HandleContext {
-  /** false refuses the `/_fake/` control routes (the standalone server sets it for callers it must not obey). */
-  controlAllowed?: boolean;
-  /** Why control is refused, said in the 403 answer. */
-  controlRefusal?: string;
-  /** true when the caller is not on loopback: control views then withhold partners' API tokens. */
-  remoteViewer?: boolean;
-}
-
-/** Options that make a `PartnerClient` talk to this fake in-process, on the fake's clock. */
-export interface FakeClientOptions {
-  baseUrl: string;
-  partnerId: string;
-  apiToken: string;
-  rateLimit: RateLimiter | false;
-  clock: Clock;
-  fetch: typeof fetch;
-}
-
-/** An opaque copy of the fake's state (`fake.snapshot()`), for `fake.restore()`. */
-export type FakeSnapshot = StateCopy;
-
-/** What the standalone server prints on start and `POST /_fake/reset` answers. */
-export interface SeedDescription {
-  partners: FakePartner[];
-  restaurants: FakeRestaurant[];
-}
-
-/** Options of {@link FakeService.waitForDelivery}. */
-export interface WaitForDeliveryOptions {
-  /** Real-time limit (default 5000 ms): deliveries go over real HTTP or to in-process handlers. */
-  timeoutMs?: number;
-}
-
-/** `waitForDelivery`'s refusal (in-process and over HTTP): what was delivered meanwhile, and the likely cause. */
-export function noDeliveryWithin(
-  event: string,
-  timeoutMs: number,
-  log: readonly DeliveryLogEntry[],
-): FakeError {
-  const seen = log.map((entry) => `${entry.event}#${entry.attempt} -> ${entry.status ?? entry.error}`);
-  return new FakeError(
-    408,
-    `No ${event} delivery was answered within ${timeoutMs} ms (attempts logged: ${seen.length === 0 ? 'none' : seen.join(', ')}). Is a webhook subscribed to ${event} and enabled?`,
-    { code: 'timeout' },
-  );
-}
-
-/**
- * Which face of the fake a path reaches, after any `/sandboxes/<id>` prefix: `partner` wherever
- * `/api/v1/partnership/` appears in it (any path prefix, `/_fake/...` included), `control` for
- * `/_fake` and below, `other` for the rest. `handle` routes by it, and the `node:http` adapter
- * chooses its guard by it, so no path reaches the partner API under the control API's guard.
- */
-export function faceOfPath(pathname: string): 'partner' | 'control' | 'other' {
-  let path = pathname;
-  if (path.startsWith(SANDBOX_PREFIX)) {
-    const end = path.indexOf('/', SANDBOX_PREFIX.length);
-    path = end < 0 ? '/' : path.slice(end);
-  }
-  if (path.includes(`${API_ROOT}/`) || path.endsWith(`${API_ROOT}/profile`)) return 'partner';
-  if (path === '/_fake' || path.startsWith('/_fake/')) return 'control';
-  return 'other';
-}
-
-/** The backend behind each fake, for the adapters of this package (never part of the public API). */
-const backends = new WeakMap<FakeService, FakeBackend>();
-
-/** The backend of a fake (for the MSW and `node:http` adapters). */
-export function backendOf(fake: FakeService): FakeBackend {
-  return backends.get(fake)!;
-}
-
-/** Loads msw synchronously where Node can (`require` of ESM), for the `handlers` property. */
-function requireMsw(): MswModule {
-  const moduleApi = (
-    globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }
-  ).process?.getBuiltinModule?.('node:module') as
-    { createRequire(url: string): (name: string) => unknown } | undefined;
-  if (!moduleApi)
-    throw new Error(
-      'fake.handlers loads msw synchronously, which only Node does; elsewhere (a browser worker) use `await fake.mswHandlers()`.',
-    );
-  try {
-    return moduleApi.createRequire(import.meta.url)('msw') as MswModule;
-  } catch (error) {
-    throw new Error(
-      'fake.handlers needs msw, an optional peer dependency: npm install --save-dev msw (or use fake.clientOptions(partner), which needs no msw).',
-      { cause: error },
-    );
-  }
-}
+// The entries and adapters import these from here, beside the class they describe.
+export { faceOfPath, type HandleContext } from './fake-handle.js';
+export type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
+export { noDeliveryWithin, type WaitForDeliveryOptions } from './delivery-wait.js';
 
 /**
  * A stateful, in-memory stand-in for the Restaurant Reservation Partner Service.
@@ -174,36 +79,12 @@ export class FakeService {
   readonly baseUrl: string;
 
   /** Restaurant-side actions: each sends the spec's event, and makes its first delivery attempts before resolving. */
-  readonly asRestaurant: {
-    /** "The restaurant has manually confirmed the reservation": RESERVATION_CONFIRMED. */
-    confirm(restaurantId: number, reservationId: number): Promise<Reservation>;
-    /** Changes time, party or guest details (re-checks availability): RESERVATION_MODIFIED. */
-    modify(
-      restaurantId: number,
-      reservationId: number,
-      changes: Record<string, unknown>,
-    ): Promise<Reservation>;
-    /** RESERVATION_CANCELLED (a repeat is a no-op without event). */
-    cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
-    /** The guest arrived (no event: the spec names none). */
-    arrive(restaurantId: number, reservationId: number): Promise<Reservation>;
-    /** The guest never came (no event). */
-    noShow(restaurantId: number, reservationId: number): Promise<Reservation>;
-  };
+  readonly asRestaurant: RestaurantActions;
   /** Customer-side actions: modify and cancel, with the same events. */
-  readonly asCustomer: {
-    modify(
-      restaurantId: number,
-      reservationId: number,
-      changes: Record<string, unknown>,
-    ): Promise<Reservation>;
-    cancel(restaurantId: number, reservationId: number): Promise<Reservation>;
-  };
+  readonly asCustomer: CustomerActions;
 
   readonly #backend: FakeBackend;
   readonly #sandboxes: Sandboxes;
-  /** Requests from `clientOptions()`, whose client sleeps on the fake's clock. */
-  readonly #onFakeClock = new WeakSet<Request>();
   /** Delivery attempts a `waitForDelivery` already returned. */
   readonly #claimed = new WeakSet<object>();
   #handlers: MswHandler[] | undefined;
@@ -231,7 +112,6 @@ export class FakeService {
       logger: options.logger,
       journalLimit: options.journalLimit,
     });
-    backends.set(this, this.#backend);
     // A sandbox is seeded like this fake (a seed function, which needs a FakeService, means none).
     this.#sandboxes = new Sandboxes(options.sandboxes ?? {}, {
       deliveries: options.deliveries,
@@ -244,25 +124,9 @@ export class FakeService {
     this.dialect = this.#backend.dialect;
     this.baseUrl = (options.baseUrl ?? 'https://partner-api.fake.invalid').replace(/\/+$/, '');
     const backend = this.#backend;
-    const act = (run: () => Parameters<FakeBackend['view']>[0]) =>
-      backend.withDeliveries(run).then((record) => this.#changed(backend.view(record)));
-    this.asRestaurant = {
-      confirm: (restaurantId, reservationId) =>
-        act(() => confirmAsRestaurant(backend, restaurantId, reservationId)),
-      modify: (restaurantId, reservationId, changes) =>
-        act(() => modifyAsRestaurantOrCustomer(backend, restaurantId, reservationId, changes)),
-      cancel: (restaurantId, reservationId) =>
-        act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId)),
-      arrive: (restaurantId, reservationId) =>
-        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markArrived')),
-      noShow: (restaurantId, reservationId) =>
-        act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markNoShow')),
-    };
-    this.asCustomer = {
-      modify: this.asRestaurant.modify,
-      cancel: (restaurantId, reservationId) =>
-        act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
-    };
+    ({ asRestaurant: this.asRestaurant, asCustomer: this.asCustomer } = createActions(backend, (run) =>
+      backend.withDeliveries(run).then((record) => this.#changed(backend.view(record))),
+    ));
     this.#backend.seedNow();
   }
 
@@ -319,110 +183,8 @@ export class FakeService {
    * Never throws: unexpected errors answer 500 JSON. An injected network error answers
    * `Response.error()`; adapters turn it into a dropped connection.
    */
-  async handle(request: Request, context: HandleContext = {}): Promise<Response> {
-    let backend = this.#backend;
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return errorResponse(400, 'The request URL is not valid.');
-    }
-    let path = url.pathname;
-    let prefix = '';
-    const inSandbox = path.startsWith(SANDBOX_PREFIX);
-    if (inSandbox) {
-      const end = path.indexOf('/', SANDBOX_PREFIX.length);
-      const id = path.slice(SANDBOX_PREFIX.length, end < 0 ? undefined : end);
-      const sandbox = this.#sandboxes.use(id);
-      if (!sandbox)
-        return errorResponse(
-          404,
-          `No sandbox ${JSON.stringify(id)}: it was deleted, expired after being idle, or never existed. POST /_fake/sandboxes creates one.`,
-        );
-      backend = sandbox;
-      prefix = path.slice(0, end < 0 ? undefined : end);
-      path = end < 0 ? '/' : path.slice(end);
-    }
-    const started = backend.clock.now();
-    let face: JournalEntry['face'] = 'other';
-    let operation: string | null = null;
-    let partnerId: string | null = null;
-    let response: Response;
-    try {
-      const reached = faceOfPath(path);
-      if (reached === 'partner') {
-        face = 'partner';
-        const apiIndex = path.indexOf(`${API_ROOT}/`);
-        const rest = apiIndex >= 0 ? path.slice(apiIndex + API_ROOT.length) : '/profile';
-        const outcome = await handleApi(backend, request, url, rest, this.#onFakeClock.has(request));
-        ({ response, operation, partnerId } = outcome);
-      } else if (reached === 'control') {
-        face = 'control';
-        if (context.controlAllowed === false)
-          response = errorResponse(
-            403,
-            context.controlRefusal ?? 'The control API answers loopback callers only.',
-          );
-        else
-          response = await handleControl(
-            {
-              backend,
-              url,
-              controlRoot: `${url.origin}${prefix}/_fake`,
-              sandboxes: inSandbox ? undefined : this.#sandboxes,
-              remoteViewer: context.remoteViewer === true,
-            },
-            request,
-            path,
-          );
-      } else {
-        const nearest = nearestRoute(path, [
-          `${API_ROOT}/restaurants/`,
-          ...CONTROL_ROUTES.map((route) => route.path),
-        ]);
-        response = errorResponse(
-          404,
-          `Not found: no route ${request.method} ${path}. The partner API is under ${API_ROOT}/ and the control API under /_fake/ (nearest: ${nearest}).`,
-        );
-      }
-    } catch (error) {
-      if (error instanceof FakeError) response = errorResponse(error.status, error.detail, error.body);
-      else if (request.signal.aborted) {
-        // The caller left (a dropped connection mid-request): nothing went wrong in the fake.
-        response = errorResponse(400, 'The client went away before the request was read.');
-      } else {
-        const message = error instanceof Error ? error.message : String(error);
-        backend.errorLog(
-          `fake: internal error on ${request.method} ${path}: ${error instanceof Error ? error.stack : message}`,
-        );
-        response = errorResponse(500, `Internal error in the fake: ${message}`);
-      }
-    }
-    // Whatever a request that may change state did, the version says so (after the change).
-    if (request.method !== 'GET' && request.method !== 'HEAD') backend.touch();
-    if (inSandbox && backend.sealed) {
-      // Deleted while this request ran: whatever it did went with the sandbox, and it says so.
-      response = errorResponse(
-        404,
-        'The sandbox was deleted while this request ran; nothing it did remains and no delivery follows.',
-      );
-    }
-    const status = response.type === 'error' ? null : response.status;
-    const shownPath = redactedPath(path === url.pathname ? url : new URL(`${path}${url.search}`, url.origin));
-    // The journal lists what the fake received, not the fake being read: its own reads stay out.
-    if (!(face === 'control' && request.method === 'GET')) {
-      backend.journal.record({
-        at: started,
-        method: request.method,
-        path: `${prefix}${shownPath}`,
-        status,
-        face,
-        operation,
-        partnerId,
-      });
-    }
-    backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
-    return response;
+  handle(request: Request, context: HandleContext = {}): Promise<Response> {
+    return serveRequest({ backend: this.#backend, sandboxes: this.#sandboxes }, request, context);
   }
 
   // ---- Control methods (the same backend calls the /_fake/ routes make) ----
@@ -488,27 +250,7 @@ export class FakeService {
     event: EventType | 'TEST',
     options: WaitForDeliveryOptions = {},
   ): Promise<DeliveryLogEntry> {
-    const timeoutMs = options.timeoutMs ?? 5000;
-    const matches = (entry: DeliveryLogEntry) => entry.event === event && entry.status !== null;
-    const log = this.#backend.state.deliveries;
-    const found = log.find((entry) => matches(entry) && !this.#claimed.has(entry));
-    if (found) {
-      this.#claimed.add(found);
-      return Promise.resolve(structuredClone(found));
-    }
-    return new Promise((resolve, reject) => {
-      const stop = this.#backend.deliveries.onAttempt((entry) => {
-        if (!matches(entry) || this.#claimed.has(entry)) return;
-        this.#claimed.add(entry);
-        clearTimeout(timer);
-        stop();
-        resolve(structuredClone(entry));
-      });
-      const timer = setTimeout(() => {
-        stop();
-        reject(noDeliveryWithin(event, timeoutMs, this.#backend.state.deliveries));
-      }, timeoutMs);
-    });
+    return waitForDeliveryIn(this.#backend, this.#claimed, event, options);
   }
 
   /** Receives deliveries for `url` in-process instead of over HTTP. Returns a function that unregisters it. */
@@ -620,9 +362,8 @@ export class FakeService {
   clientOptions(partner: { partnerId: string; apiToken: string }): FakeClientOptions {
     const rate = this.rateLimit;
     const send = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      const request = new Request(input, init);
-      this.#onFakeClock.add(request);
-      const response = await this.handle(request);
+      // Its client sleeps on the fake's clock: the context says so to the rate limit.
+      const response = await this.handle(new Request(input, init), { onFakeClock: true });
       // What fetch does when the connection drops: reject with a TypeError.
       if (response.type === 'error')
         throw new TypeError('fetch failed', {

@@ -41,3 +41,23 @@ export function createMswHandlers(
     msw.http.all('*/_fake', serve),
   ];
 }
+
+/** Loads msw synchronously where Node can (`require` of ESM), for the `handlers` property. */
+export function requireMsw(): MswModule {
+  const moduleApi = (
+    globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }
+  ).process?.getBuiltinModule?.('node:module') as
+    { createRequire(url: string): (name: string) => unknown } | undefined;
+  if (!moduleApi)
+    throw new Error(
+      'fake.handlers loads msw synchronously, which only Node does; elsewhere (a browser worker) use `await fake.mswHandlers()`.',
+    );
+  try {
+    return moduleApi.createRequire(import.meta.url)('msw') as MswModule;
+  } catch (error) {
+    throw new Error(
+      'fake.handlers needs msw, an optional peer dependency: npm install --save-dev msw (or use fake.clientOptions(partner), which needs no msw).',
+      { cause: error },
+    );
+  }
+}

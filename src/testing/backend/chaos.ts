@@ -7,6 +7,7 @@
  */
 import { FieldCollector, isPlainObject } from './validation.js';
 import { invalid } from './fake-error.js';
+import type { PendingDelivery } from './state.js';
 
 /** What `fake.setDeliveryChaos(...)` and `PUT /_fake/delivery-chaos` take; every key optional. */
 export interface DeliveryChaosInput {
@@ -119,5 +120,18 @@ export class DeliveryChaos {
       dueAt,
       duplicateDueAt,
     };
+  }
+
+  /**
+   * What chaos makes of one delivery: none (dropped), itself (maybe late), or itself and a
+   * duplicate (same event id, its own place in the queue from `nextSequence`).
+   */
+  apply(item: PendingDelivery, nextSequence: () => number): PendingDelivery[] {
+    const draw = this.draw(item.webhookId, item.createdAt);
+    if (draw.dropped) return [];
+    const deliveries = [{ ...item, dueAt: draw.dueAt }];
+    if (draw.duplicated)
+      deliveries.push({ ...item, sequence: nextSequence(), dueAt: draw.duplicateDueAt, duplicate: true });
+    return deliveries;
   }
 }

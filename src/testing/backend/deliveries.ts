@@ -5,33 +5,31 @@
  * It leaves the payload, the token presentation and retries open; the fake's choices (README,
  * "Where the interface spec is silent"): the envelope of `buildDelivery`, `Authorization: Bearer <auth_token>`, and retries
  * with back-off on the fake's clock.
- *
- * Every attempt ends within its time limit on a timer this module holds and clears (a timeout
- * signal on a copied `Request` is lost to garbage collection in Node: nodejs/undici#4068), reads
- * at most {@link MAX_DELIVERY_RESPONSE_BYTES} of the answer, and attempts to several webhooks run
- * at once, so no call waits for more than one time limit.
+ * Attempts to several webhooks run at once, so no call waits for more than one time limit.
  * @module
  */
-import { MAX_READ_JSON_DEPTH, nestsDeeperThan } from '../../transport/json-depth.js';
-import { buildDelivery, TEST_EVENT } from '../../webhooks/delivery.js';
-import type { Reservation } from '../../resources/reservations.schemas.js';
+import { TEST_EVENT } from '../../webhooks/delivery.js';
 import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from './chaos.js';
+import { DeliveryBytes } from './delivery-bytes.js';
 import { DeliveryCursor } from './delivery-cursor.js';
-import { logEntryBytes, pendingDeliveryBytes } from './memory.js';
-import { readCapped } from './read-capped.js';
-import { realClearTimeout, realSetTimeout, type DueWork, type FakeClock } from './fake-clock.js';
+import type { DueWork, FakeClock } from './fake-clock.js';
 import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
 import { isPlainObject } from './validation.js';
-import { isoSeconds } from './webhooks.js';
+import {
+  deliveryOf,
+  exchange,
+  logEntry,
+  normaliseUrl,
+  type DeliveryFetch,
+  type DeliveryHandler,
+  type SentAttempt,
+} from './delivery-exchange.js';
 
-/** An in-process receiver for a webhook url (instead of real HTTP). */
-export type DeliveryHandler = (request: Request) => Response | Promise<Response>;
-
-/**
- * Sends one delivery over the network. `signal` ends the attempt: pass it to `fetch` itself
- * (`fetch(request, { signal })`), never on a copy of the request, which loses it.
- */
-export type DeliveryFetch = (request: Request, signal: AbortSignal) => Promise<Response>;
+export {
+  MAX_DELIVERY_RESPONSE_BYTES,
+  type DeliveryFetch,
+  type DeliveryHandler,
+} from './delivery-exchange.js';
 
 /** Delivery settings of the fake. */
 export interface DeliveryOptions {
@@ -51,31 +49,8 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
 
 /** Most delivery attempts kept in the log (`fake.deliveries`). */
 export const MAX_DELIVERY_LOG = 1000;
-/** Most bytes of a webhook target's answer read and kept; the rest is never read. */
-export const MAX_DELIVERY_RESPONSE_BYTES = 8192;
 /** Most deliveries waiting for an attempt (delayed by chaos or waiting for a retry); beyond, new ones are dropped and logged. */
 export const MAX_PENDING_DELIVERIES = 10_000;
-
-const normaliseUrl = (url: string): string => (URL.canParse(url) ? new URL(url).href : url);
-
-/** An exchange made, waiting to be recorded. */
-interface SentAttempt {
-  webhook: WebhookRecord;
-  item: PendingDelivery;
-  attemptedAt: number;
-  /** The state it was sent from: a reset or restore since makes it void. */
-  state: FakeState;
-  outcome: AttemptOutcome;
-  body: string;
-}
-
-/** What one attempt came back with. */
-interface AttemptOutcome {
-  status: number | null;
-  error: string | null;
-  response: unknown;
-  truncated: boolean;
-}
 
 /** How much of its world's memory the deliveries may take. */
 export interface DeliveryRoom {
@@ -84,14 +59,6 @@ export interface DeliveryRoom {
   /** Bytes the log keeps at most (oldest attempts dropped first). */
   logBytes: number;
 }
-
-/** Estimated bytes by pending delivery and log entry (each computed once). */
-const sizes = new WeakMap<object, number>();
-const sizeOf = <Item extends object>(item: Item, estimate: (item: Item) => number): number => {
-  let bytes = sizes.get(item);
-  if (bytes === undefined) sizes.set(item, (bytes = estimate(item)));
-  return bytes;
-};
 
 /** The delivery queue and log of one fake. */
 export class Deliveries implements DueWork {
@@ -104,14 +71,10 @@ export class Deliveries implements DueWork {
   /** Attempts in flight, ended at once when the world is sealed. */
   readonly #inFlight = new Set<AbortController>();
   #sealed = false;
-  /** The bytes of the queue as last counted. */
-  #queueBytes: { queue: PendingDelivery[]; length: number; bytes: number } | undefined;
-  /** Bytes of the `last_response` each webhook keeps (up to 8 KiB of JSON each), by state. */
-  readonly #lastResponses = new WeakMap<FakeState, { byWebhook: Map<number, number>; sum: number }>();
-  /** The bytes of each log, kept by `#record`. */
-  readonly #logSums = new WeakMap<DeliveryLogEntry[], number>();
   /** Marks in the log, for readers that want only what is new. */
   readonly cursor = new DeliveryCursor();
+  /** What the queue, the log and the webhooks' last answers hold, in estimated bytes. */
+  readonly #bytes = new DeliveryBytes();
 
   constructor(
     private readonly getState: () => FakeState,
@@ -173,15 +136,14 @@ export class Deliveries implements DueWork {
       if (webhook.partnerId !== partnerId || !webhook.is_enabled || !webhook.subscribed_events[event])
         continue;
       // One id per event and webhook, kept across retries, so a receiver can drop duplicates.
-      const item = this.#pending(
-        state,
-        `evt_${crypto.randomUUID()}`,
+      const item = this.#pending(state, {
+        eventId: `evt_${crypto.randomUUID()}`,
         event,
-        webhook.id,
+        webhookId: webhook.id,
         restaurantId,
         reservation,
-        now,
-      );
+        createdAt: now,
+      });
       for (const delivery of this.#applyChaos(state, webhook, item)) {
         if (delivery.dueAt <= now && !queue) dueNow.push(delivery);
         else this.#schedule(state, delivery);
@@ -190,94 +152,30 @@ export class Deliveries implements DueWork {
     return dueNow;
   }
 
+  /** A new delivery, first attempt, due when it was made. */
   #pending(
     state: FakeState,
-    eventId: string,
-    event: string,
-    webhookId: number,
-    restaurantId: number | null,
-    reservation: Record<string, unknown> | null,
-    now: number,
+    fields: Omit<PendingDelivery, 'sequence' | 'attempt' | 'dueAt'>,
   ): PendingDelivery {
-    return {
-      sequence: state.nextDeliverySequence++,
-      eventId,
-      event,
-      webhookId,
-      restaurantId,
-      reservation,
-      createdAt: now,
-      attempt: 1,
-      dueAt: now,
-    };
+    return { sequence: state.nextDeliverySequence++, ...fields, attempt: 1, dueAt: fields.createdAt };
   }
 
   /** The deliveries chaos makes of one: none (dropped, and logged as such), itself (maybe late), or itself and a duplicate. */
   #applyChaos(state: FakeState, webhook: WebhookRecord, item: PendingDelivery): PendingDelivery[] {
     if (!this.#chaos) return [item];
-    const draw = this.#chaos.draw(webhook.id, item.createdAt);
-    if (draw.dropped) {
-      this.#record(
-        this.#entry(
-          webhook,
-          item,
-          item.createdAt,
-          {
-            status: null,
-            error: 'dropped by delivery chaos: never sent, never retried',
-            response: null,
-            truncated: false,
-          },
-          // The body it would have carried, so `resend` can send it after all.
-          this.#build(webhook, item).body,
-        ),
-      );
-      return [];
+    const made = this.#chaos.apply(item, () => state.nextDeliverySequence++);
+    if (made.length === 0) {
+      const error = 'dropped by delivery chaos: never sent, never retried';
+      const outcome = { status: null, error, response: null, truncated: false };
+      // The body it would have carried, so `resend` can send it after all.
+      this.#record(logEntry(webhook, item, item.createdAt, outcome, deliveryOf(webhook, item).body));
     }
-    const deliveries = [{ ...item, dueAt: draw.dueAt }];
-    if (draw.duplicated)
-      deliveries.push({
-        ...item,
-        sequence: state.nextDeliverySequence++,
-        dueAt: draw.duplicateDueAt,
-        duplicate: true,
-      });
-    return deliveries;
+    return made;
   }
 
-  /**
-   * Estimated bytes the deliveries waiting for an attempt and the log hold; asked before every
-   * write, so kept up as they grow: the queue only ever grows in place (anything else assigns a
-   * new array), and the log's sum is kept by the one method that writes it.
-   */
+  /** Estimated bytes the deliveries waiting for an attempt and the log hold (asked before every write). */
   heldBytes(): number {
-    const state = this.getState();
-    const queue = state.pendingDeliveries;
-    let memo = this.#queueBytes;
-    if (memo?.queue !== queue || memo.length > queue.length)
-      memo = this.#queueBytes = { queue, length: 0, bytes: 0 };
-    for (; memo.length < queue.length; memo.length += 1)
-      memo.bytes += sizeOf(queue[memo.length]!, pendingDeliveryBytes);
-    return memo.bytes + this.#logBytes(state.deliveries) + (this.#lastResponses.get(state)?.sum ?? 0);
-  }
-
-  /** Counts what a webhook's `last_response` now holds (a parsed answer: about three times its text). */
-  #countLastResponse(state: FakeState, webhookId: number, response: Record<string, unknown> | null): void {
-    let counted = this.#lastResponses.get(state);
-    if (!counted) this.#lastResponses.set(state, (counted = { byWebhook: new Map(), sum: 0 }));
-    const bytes = response === null ? 0 : 3 * JSON.stringify(response).length;
-    counted.sum += bytes - (counted.byWebhook.get(webhookId) ?? 0);
-    counted.byWebhook.set(webhookId, bytes);
-  }
-
-  #logBytes(log: DeliveryLogEntry[]): number {
-    let bytes = this.#logSums.get(log);
-    if (bytes === undefined) {
-      bytes = 0;
-      for (const entry of log) bytes += sizeOf(entry, logEntryBytes);
-      this.#logSums.set(log, bytes);
-    }
-    return bytes;
+    return this.#bytes.held(this.getState());
   }
 
   /** Queues a delivery on the fake's clock; a full queue, or a world out of memory, drops it (logged). */
@@ -290,7 +188,7 @@ export class Deliveries implements DueWork {
           ? `dropped: ${MAX_PENDING_DELIVERIES} deliveries already wait for an attempt (the fake's limit)`
           : 'dropped: the fake holds its limit of bytes (memoryLimits), so no delivery waits for a later attempt';
         this.#record(
-          this.#entry(webhook, item, this.clock.now(), {
+          logEntry(webhook, item, this.clock.now(), {
             status: null,
             error,
             response: null,
@@ -377,15 +275,14 @@ export class Deliveries implements DueWork {
   async sendTest(webhook: WebhookRecord): Promise<void> {
     if (this.#sealed) return;
     const state = this.getState();
-    const item = this.#pending(
-      state,
-      `evt_${crypto.randomUUID()}`,
-      TEST_EVENT,
-      webhook.id,
-      null,
-      null,
-      this.clock.now(),
-    );
+    const item = this.#pending(state, {
+      eventId: `evt_${crypto.randomUUID()}`,
+      event: TEST_EVENT,
+      webhookId: webhook.id,
+      restaurantId: null,
+      reservation: null,
+      createdAt: this.clock.now(),
+    });
     const now: PendingDelivery[] = [];
     for (const delivery of this.#applyChaos(state, webhook, item)) {
       if (delivery.dueAt <= item.createdAt) now.push(delivery);
@@ -413,15 +310,14 @@ export class Deliveries implements DueWork {
       reservation?: Record<string, unknown> | null;
     };
     const item: PendingDelivery = {
-      ...this.#pending(
-        state,
+      ...this.#pending(state, {
         eventId,
-        last.event,
-        webhook.id,
-        last.restaurantId,
-        sent.reservation ?? null,
-        sent.created_at ? Date.parse(sent.created_at) : this.clock.now(),
-      ),
+        event: last.event,
+        webhookId: webhook.id,
+        restaurantId: last.restaurantId,
+        reservation: sent.reservation ?? null,
+        createdAt: sent.created_at ? Date.parse(sent.created_at) : this.clock.now(),
+      }),
       attempt: Math.max(...logged.map((entry) => entry.attempt)) + 1,
     };
     return this.#settle(await this.#sendTo(webhook, item));
@@ -445,10 +341,15 @@ export class Deliveries implements DueWork {
 
   /** One exchange, within the time limit (recorded by {@link #settle}). */
   async #sendTo(webhook: WebhookRecord, item: PendingDelivery): Promise<SentAttempt> {
-    const delivery = this.#build(webhook, item);
+    const delivery = deliveryOf(webhook, item);
     const attemptedAt = this.clock.now();
     const state = this.getState();
-    const outcome = await this.#exchange(webhook.url, delivery.headers, delivery.body);
+    const outcome = await exchange(webhook.url, delivery.headers, delivery.body, {
+      timeoutMs: this.#timeoutMs,
+      inFlight: this.#inFlight,
+      handler: this.#handlers.get(normaliseUrl(webhook.url)),
+      fetch: this.#fetch,
+    });
     return { webhook, item, attemptedAt, state, outcome, body: delivery.body };
   }
 
@@ -464,9 +365,9 @@ export class Deliveries implements DueWork {
       current.lastUseAt = attemptedAt;
       current.lastResponseStatusCode = outcome.status;
       current.lastResponse = isPlainObject(outcome.response) ? outcome.response : null;
-      this.#countLastResponse(state, current.id, current.lastResponse);
+      this.#bytes.countLastResponse(state, current.id, current.lastResponse);
     }
-    const entry = this.#entry(webhook, item, attemptedAt, outcome, body);
+    const entry = logEntry(webhook, item, attemptedAt, outcome, body);
     this.#record(entry);
     this.log(
       `delivery ${item.event} #${item.attempt} to webhook ${webhook.id} -> ${outcome.status ?? outcome.error}`,
@@ -474,124 +375,11 @@ export class Deliveries implements DueWork {
     return entry;
   }
 
-  /** The delivery as it goes out now: its body, and the webhook's token at the time of the attempt. */
-  #build(webhook: WebhookRecord, item: PendingDelivery): ReturnType<typeof buildDelivery> {
-    return buildDelivery(
-      {
-        id: item.eventId,
-        event: item.event,
-        restaurantId: item.restaurantId,
-        reservation: item.reservation as Reservation | null,
-        createdAt: isoSeconds(item.createdAt),
-        webhookId: webhook.id,
-      },
-      // "The old token stops being valid at regeneration".
-      webhook.authToken,
-    );
-  }
-
-  /**
-   * Sends one POST and reads the answer, all within the time limit: a timer held here aborts the
-   * exchange and settles the attempt even when a sender or handler ignores the signal.
-   */
-  async #exchange(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
-    const controller = new AbortController();
-    this.#inFlight.add(controller);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_resolve, reject) => {
-      timer = realSetTimeout(() => {
-        const reason = new DOMException(`no complete answer within ${this.#timeoutMs} ms`, 'TimeoutError');
-        controller.abort(reason);
-        reject(reason);
-      }, this.#timeoutMs);
-    });
-    let status: number | null = null;
-    const exchange = (async (): Promise<AttemptOutcome> => {
-      const request = new Request(url, {
-        method: 'POST',
-        headers,
-        body,
-        redirect: 'manual',
-        signal: controller.signal,
-      });
-      const handler = this.#handlers.get(normaliseUrl(url));
-      const answer = handler ? await handler(request) : await this.#fetch(request, controller.signal);
-      status = answer.status;
-      const { text, truncated } = await readCapped(answer, MAX_DELIVERY_RESPONSE_BYTES);
-      let response: unknown = text === '' ? null : text;
-      // An answer nested past the SDK's bound is kept as text: the webhook's `last_response`
-      // must stay readable by the client (which refuses such JSON).
-      if (!truncated && text !== '' && !nestsDeeperThan(text, MAX_READ_JSON_DEPTH)) {
-        try {
-          response = JSON.parse(text) as unknown;
-        } catch {
-          response = text;
-        }
-      }
-      return { status, error: null, response, truncated };
-    })();
-    try {
-      return await Promise.race([exchange, timedOut]);
-    } catch (caught) {
-      const error =
-        caught instanceof Error || caught instanceof DOMException
-          ? `${caught.name}: ${caught.message}`
-          : String(caught);
-      // Headers may have come before the body failed or timed out: the status is kept, the attempt failed.
-      return { status, error, response: null, truncated: false };
-    } finally {
-      realClearTimeout(timer);
-      // Whatever happened, nothing of this attempt goes on: no socket read, no timer left.
-      controller.abort(new Error('the delivery attempt ended'));
-      this.#inFlight.delete(controller);
-      exchange.catch(() => undefined);
-      timedOut.catch(() => undefined);
-    }
-  }
-
-  #entry(
-    webhook: WebhookRecord,
-    item: PendingDelivery,
-    attemptedAt: number,
-    outcome: AttemptOutcome,
-    body?: string,
-  ): DeliveryLogEntry {
-    const reservationId =
-      item.reservation && typeof item.reservation.id === 'number' ? item.reservation.id : null;
-    const status = outcome.status;
-    return {
-      eventId: item.eventId,
-      event: item.event,
-      webhookId: webhook.id,
-      url: webhook.url,
-      attempt: item.attempt,
-      status,
-      ok: status !== null && status >= 200 && status < 300 && outcome.error === null,
-      error: outcome.error,
-      deliveredAt: new Date(attemptedAt).toISOString(),
-      nextAttemptAt: null,
-      restaurantId: item.restaurantId,
-      reservationId,
-      body: body ?? '',
-      response: outcome.response,
-      responseTruncated: outcome.truncated,
-      duplicate: item.duplicate === true,
-    };
-  }
-
   #record(entry: DeliveryLogEntry): void {
     const state = this.getState();
-    const log = state.deliveries;
     // Counted before the push: a state's first count starts from the entries it already holds.
     this.cursor.logged(state);
-    let bytes = this.#logBytes(log) + sizeOf(entry, logEntryBytes);
-    log.push(entry);
-    // Bounded: the oldest attempts go first once the log is full, in entries or in bytes.
-    let drop = Math.max(0, log.length - MAX_DELIVERY_LOG);
-    for (let index = 0; index < drop; index += 1) bytes -= sizeOf(log[index]!, logEntryBytes);
-    while (bytes > this.room.logBytes && drop < log.length - 1) bytes -= sizeOf(log[drop++]!, logEntryBytes);
-    if (drop > 0) log.splice(0, drop);
-    this.#logSums.set(log, bytes);
+    this.#bytes.append(state.deliveries, entry, MAX_DELIVERY_LOG, this.room.logBytes);
     for (const listener of this.#listeners) listener(entry);
   }
 }
