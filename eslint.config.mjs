@@ -211,12 +211,6 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 640, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // The control API's route table: one row per route with the handler beside it, so the table
-    // the docs print and the code that serves it cannot drift apart.
-    files: ['src/testing/control/routes.ts'],
-    rules: { 'max-lines': ['error', { max: 540, skipBlankLines: true, skipComments: true }] },
-  },
-  {
     // Contract suites: every rule of one resource, or every client method under generated input,
     // in one file so a reader checks the spec against one list.
     files: [

@@ -9,7 +9,8 @@ import { API_ROOT, handleApi } from './api/router.js';
 import type { FakeBackend } from './backend/backend.js';
 import { FakeError } from './backend/fake-error.js';
 import { redactedPath, type JournalEntry } from './backend/journal.js';
-import { CONTROL_ROUTES, handleControl } from './control/routes.js';
+import { CONTROL_ROUTES } from './control/routes.js';
+import { handleControl } from './control/serve.js';
 import { errorResponse, nearestRoute } from './http.js';
 import { SANDBOX_PREFIX, type Sandboxes } from './sandboxes.js';
 

@@ -7,7 +7,6 @@
 import type { Clock } from '../transport/clock.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
 import type { StateCopy } from './backend/backend.js';
-import type { FakeClock } from './backend/fake-clock.js';
 import type { FakePartner } from './backend/partners.js';
 import type { FakeRestaurant } from './backend/restaurants.js';
 

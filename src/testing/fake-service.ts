@@ -8,7 +8,8 @@ import type { Reservation } from '../resources/reservations.schemas.js';
 import { createClockRateLimiter } from './clock-rate-limiter.js';
 import { createMswHandlers, requireMsw, type MswHandler, type MswModule } from './adapters/msw.js';
 import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-clients.js';
-import { FakeBackend, type FakeReservation } from './backend/backend.js';
+import { FakeBackend } from './backend/backend.js';
+import { allReservations, type FakeReservation } from './backend/fake-reservations.js';
 import type { FakeClock, FakeClockOptions } from './backend/fake-clock.js';
 import type { DeliveryOptions } from './backend/deliveries.js';
 import type { DialectFile } from '../dialect/file.js';
@@ -217,7 +218,7 @@ export class FakeService {
 
   /** Every reservation of a restaurant, whatever its channel, with `channel` and `partnerId` added. */
   allReservations(restaurantId: number): FakeReservation[] {
-    return this.#backend.allReservations(restaurantId);
+    return allReservations(this.#backend, restaurantId);
   }
 
   /** The delivery log, oldest first (a copy; the latest 1000 attempts). */

@@ -18,9 +18,9 @@ import {
   worldFull,
   type MemoryLimits,
 } from './memory.js';
-import { SlidingWindowLimiter, type Admission, type RateLimitSetting } from './rate-limit.js';
+import { WorldRateLimit, type Admission, type RateLimitSetting } from './rate-limit.js';
 import { ReservationIndex } from './reservation-index.js';
-import { reservationView } from './reservations.js';
+import { reservationView } from './reservation-view.js';
 import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
 import {
   emptyState,
@@ -29,7 +29,11 @@ import {
   type PendingDelivery,
   type ReservationRecord,
 } from './state.js';
+import { StateCopy } from './state-copy.js';
 import type { World } from './world.js';
+
+export { StateCopy } from './state-copy.js';
+export type { FakeReservation } from './fake-reservations.js';
 import {
   MAX_SNAPSHOT_RESERVATIONS,
   checkRoomForReservation,
@@ -55,23 +59,8 @@ export interface BackendOptions {
   memory?: MemoryLimits;
 }
 
-/** A reservation as the control API shows it: the partner view plus who made it. */
-export type FakeReservation = Reservation & {
-  /** `partner` for a booking through the partner API, else the other channel's name. */
-  channel: string;
-  /** The booking partner's id, or null for another channel. */
-  partnerId: string | null;
-};
-
-/** An opaque copy of a world's state, for `restore`. */
-export interface StateCopy {
-  readonly kind: 'restaurant-partner-fake-snapshot';
-}
-
 /** Most named snapshots kept at once (each is a copy of the whole state). */
 export const MAX_NAMED_SNAPSHOTS = 50;
-
-const copies = new WeakMap<StateCopy, FakeState>();
 
 export class FakeBackend implements World {
   readonly clock: FakeClock;
@@ -85,11 +74,9 @@ export class FakeBackend implements World {
   readonly errorLog: (line: string) => void;
   #state: FakeState = emptyState();
   #seed: ((backend: FakeBackend) => void) | undefined;
-  #rateLimit: RateLimitSetting = 1;
+  readonly #rateLimit = new WorldRateLimit();
   readonly #initialRateLimit: RateLimitSetting;
   readonly #initialDialect: Dialect;
-  #limiter: SlidingWindowLimiter | undefined;
-  #realTimeLimiter: SlidingWindowLimiter | undefined;
   /** Wire forms by record (records restored from a snapshot are new objects, so never stale). */
   readonly #viewTexts = new WeakMap<ReservationRecord, string>();
   /** Availability indexes by state object: a restored or reset state gets its own. */
@@ -273,8 +260,7 @@ export class FakeBackend implements World {
     if (!replaced && this.namedSnapshots.size >= MAX_NAMED_SNAPSHOTS)
       throw limitReached('named snapshots', MAX_NAMED_SNAPSHOTS, 'Reset to drop them (POST /_fake/reset).');
     let held = this.#state.reservations.size;
-    for (const [other, copy] of this.namedSnapshots)
-      if (other !== name) held += copies.get(copy)!.reservations.size;
+    for (const [other, copy] of this.namedSnapshots) if (other !== name) held += copy.state.reservations.size;
     if (held > MAX_SNAPSHOT_RESERVATIONS)
       throw limitReached(
         'reservations held by named snapshots together',
@@ -302,27 +288,6 @@ export class FakeBackend implements World {
     return index;
   }
 
-  /** Every reservation of a restaurant, whatever its channel, by start time then id. */
-  allReservations(restaurantId: number): FakeReservation[] {
-    return this.reservationRecords(restaurantId).map((record) => this.fakeReservation(record));
-  }
-
-  /** The records of a restaurant's reservations, by start time then id. */
-  reservationRecords(restaurantId: number): ReservationRecord[] {
-    return [...this.#state.reservations.values()]
-      .filter((record) => record.restaurantId === restaurantId)
-      .sort((a, b) => a.start - b.start || a.id - b.id);
-  }
-
-  /** A reservation as the control API shows it: the partner view, its channel and its partner. */
-  fakeReservation(record: ReservationRecord): FakeReservation {
-    return {
-      ...this.view(record),
-      channel: record.channel.kind === 'partner' ? 'partner' : record.channel.name,
-      partnerId: record.channel.kind === 'partner' ? record.channel.partnerId : null,
-    };
-  }
-
   /** Every restaurant with its configuration and linked partners. */
   restaurants(): FakeRestaurant[] {
     return [...this.#state.restaurants.values()].map((restaurant) => describeRestaurant(this, restaurant));
@@ -338,41 +303,18 @@ export class FakeBackend implements World {
   }
 
   get rateLimit(): RateLimitSetting {
-    return this.#rateLimit;
+    return this.#rateLimit.setting;
   }
 
   /** Changes the rate limit (windows start afresh). */
   setRateLimit(setting: RateLimitSetting): void {
-    const limiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
-    this.#rateLimit = setting;
-    this.#limiter = limiter;
-    this.#realTimeLimiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+    this.#rateLimit.set(setting);
     this.touch();
   }
 
-  /**
-   * Counts a request against the partner's window on the fake's clock. On a frozen clock, a caller
-   * that does not sleep on the fake's clock (MSW with the app's own client, real HTTP) waits in
-   * real time as told, and a window on a clock that never moves would refuse it for ever: for it,
-   * the request passes when it fits the window on the fake's clock or on real time.
-   * `fake.clientOptions()` sleeps on the fake's clock and is counted on it alone.
-   */
+  /** Counts a request against the partner's window (see {@link WorldRateLimit.admit}). */
   admit(partnerId: string, onFakeClock: boolean): Admission {
-    if (!this.#limiter || !this.#realTimeLimiter) return { allowed: true };
-    const fakeNow = this.clock.now();
-    if (!this.clock.frozen || onFakeClock) return this.#limiter.admit(partnerId, fakeNow);
-    const realNow = performance.now();
-    const onFake = this.#limiter.peek(partnerId, fakeNow);
-    const onReal = this.#realTimeLimiter.peek(partnerId, realNow);
-    if (onFake.allowed || onReal.allowed) {
-      this.#limiter.count(partnerId, fakeNow);
-      this.#realTimeLimiter.count(partnerId, realNow);
-      return { allowed: true };
-    }
-    return {
-      allowed: false,
-      retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds),
-    };
+    return this.#rateLimit.admit(partnerId, this.clock, onFakeClock);
   }
 
   /**
@@ -386,15 +328,14 @@ export class FakeBackend implements World {
   }
 
   snapshot(): StateCopy {
-    const copy: StateCopy = Object.freeze({ kind: 'restaurant-partner-fake-snapshot' as const });
-    copies.set(copy, structuredClone(this.#state));
-    return copy;
+    return new StateCopy(structuredClone(this.#state));
   }
 
   /** Puts back a snapshot (pending delivery retries included). */
   restore(snapshot: StateCopy): void {
-    const state = copies.get(snapshot);
-    if (!state) throw new TypeError('expected a snapshot taken with fake.snapshot()');
+    if (!(snapshot instanceof StateCopy))
+      throw new TypeError('expected a snapshot taken with fake.snapshot()');
+    const state = snapshot.state;
     this.deliveries.abortInFlight('the state was restored');
     this.#state = structuredClone(state);
     this.#recount();

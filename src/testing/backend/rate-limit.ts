@@ -57,3 +57,49 @@ export class SlidingWindowLimiter {
     this.#recent.clear();
   }
 }
+
+/**
+ * The rate limit of one world: its setting and the windows that count it, on the fake's clock and,
+ * for callers that do not sleep on a frozen fake clock, on real time too.
+ */
+export class WorldRateLimit {
+  #setting: RateLimitSetting = false;
+  #limiter: SlidingWindowLimiter | undefined;
+  #realTimeLimiter: SlidingWindowLimiter | undefined;
+
+  get setting(): RateLimitSetting {
+    return this.#setting;
+  }
+
+  /** Changes the rate limit (windows start afresh). */
+  set(setting: RateLimitSetting): void {
+    this.#setting = setting;
+    this.#limiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+    this.#realTimeLimiter = setting === false ? undefined : new SlidingWindowLimiter(setting);
+  }
+
+  /**
+   * Counts a request against the partner's window on the fake's clock. On a frozen clock, a caller
+   * that does not sleep on the fake's clock (MSW with the app's own client, real HTTP) waits in
+   * real time as told, and a window on a clock that never moves would refuse it for ever: for it,
+   * the request passes when it fits the window on the fake's clock or on real time.
+   * `fake.clientOptions()` sleeps on the fake's clock and is counted on it alone.
+   */
+  admit(partnerId: string, clock: { now(): number; frozen: boolean }, onFakeClock: boolean): Admission {
+    if (!this.#limiter || !this.#realTimeLimiter) return { allowed: true };
+    const fakeNow = clock.now();
+    if (!clock.frozen || onFakeClock) return this.#limiter.admit(partnerId, fakeNow);
+    const realNow = performance.now();
+    const onFake = this.#limiter.peek(partnerId, fakeNow);
+    const onReal = this.#realTimeLimiter.peek(partnerId, realNow);
+    if (onFake.allowed || onReal.allowed) {
+      this.#limiter.count(partnerId, fakeNow);
+      this.#realTimeLimiter.count(partnerId, realNow);
+      return { allowed: true };
+    }
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.min(onFake.retryAfterSeconds, onReal.retryAfterSeconds),
+    };
+  }
+}

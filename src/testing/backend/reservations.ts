@@ -1,12 +1,10 @@
 /**
  * Reservation rules: booking (partner or another channel), scoping, and every move through the
  * transition table. Each rule quotes the spec line it comes from; where the spec is silent, the
- * fake's documented choice decides. The wire shape of a reservation is here too (`reservationView`),
- * because events carry it as the partner API shows it.
+ * fake's documented choice decides. The wire shape of a reservation is `reservation-view.ts`.
  * @module
  */
-import type { Reservation } from '../../resources/reservations.schemas.js';
-import { checkAvailability, formatDuration, formatLocal, readStartTime } from './availability.js';
+import { checkAvailability, readStartTime } from './availability.js';
 import { FakeError, invalid, notFound } from './fake-error.js';
 import {
   linkKey,
@@ -43,61 +41,6 @@ export const DEFAULT_PAGE_SIZE = 50;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 /** The shape of a BCP 47 tag the fake accepts: a 2-3 letter language and optional subtags. */
 export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
-
-/** The reservation as the partner API shows it: local time with offset, duration in the dialect's form. */
-export function reservationView(
-  record: ReservationRecord,
-  restaurant: RestaurantRecord,
-  form: 'iso' | 'hms',
-  dateTimeForm: DateTimeForm = 'offset',
-): Reservation {
-  const zone = restaurant.timezone;
-  const at = (millis: number | null) =>
-    millis === null ? null : dateTimeIn(formatLocal(millis, zone), millis, dateTimeForm);
-  return {
-    id: record.id,
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
-    start_time: dateTimeIn(formatLocal(record.start, zone), record.start, dateTimeForm),
-    duration: formatDuration(record.durationMinutes, form),
-    adults: record.adults,
-    children: record.children,
-    comment: record.comment,
-    cancelled: record.cancelledAt !== null,
-    cancelled_at: at(record.cancelledAt),
-    confirmed: record.confirmedAt !== null,
-    confirmed_at: at(record.confirmedAt),
-    confirmation_mode: record.confirmation_mode,
-    arrived: record.arrivedAt !== null,
-    arrived_at: at(record.arrivedAt),
-    no_show: record.noShowAt !== null,
-    no_show_at: at(record.noShowAt),
-    language: record.language,
-    metadata: record.metadata,
-  } as Reservation;
-}
-
-type DateTimeForm = 'offset' | 'utc' | 'fraction' | 'compact' | 'space' | 'minutes';
-
-/** `local` (`2026-12-05T19:30:00+01:00`) in the `dateTimeForm` dialect's form. */
-function dateTimeIn(local: string, millis: number, form: DateTimeForm): string {
-  switch (form) {
-    case 'offset':
-      return local;
-    case 'utc':
-      return `${new Date(Math.floor(millis / 1000) * 1000).toISOString().slice(0, 19)}Z`;
-    case 'fraction':
-      return local.replace(/(T\d\d:\d\d:\d\d)/, '$1.000000');
-    case 'compact':
-      return local.replace(/([+-]\d\d):(\d\d)$/, '$1$2');
-    case 'space':
-      return local.replace('T', ' ');
-    case 'minutes':
-      return local.replace(/(T\d\d:\d\d):\d\d/, '$1');
-  }
-}
 
 // Spec, Authentication 4: "A partner sees only ... restaurants accessible to its account."
 // A restaurant not linked answers 404, "never revealing that it exists".

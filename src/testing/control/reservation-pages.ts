@@ -6,6 +6,7 @@
  * @module
  */
 import type { FakeBackend } from '../backend/backend.js';
+import { fakeReservation, reservationRecords } from '../backend/fake-reservations.js';
 import { json, utf8Bound } from '../http.js';
 import type { ControlCall } from './call.js';
 
@@ -30,7 +31,7 @@ export function reservationPage(call: ControlCall, backend: FakeBackend, restaur
         ? { limit: [`Expected an integer from 1 to ${RESERVATION_PAGE.maxLimit}.`] }
         : {}),
     });
-  const all = backend.reservationRecords(restaurantId);
+  const all = reservationRecords(backend, restaurantId);
   const page: unknown[] = [];
   let bytes = 0;
   for (let index = offset; index < all.length && page.length < limit; index += 1) {
@@ -38,7 +39,7 @@ export function reservationPage(call: ControlCall, backend: FakeBackend, restaur
     // At least one booking a page, however large, so a reader always moves on.
     if (page.length > 0 && bytes + size > RESERVATION_PAGE.maxBytes) break;
     bytes += size;
-    page.push(backend.fakeReservation(all[index]!));
+    page.push(fakeReservation(backend, all[index]!));
   }
   const headers: Record<string, string> = { 'x-total-count': String(all.length) };
   const next = offset + page.length;

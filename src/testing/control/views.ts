@@ -5,7 +5,8 @@
  * of a hundred.
  * @module
  */
-import type { FakeBackend, FakeReservation } from '../backend/backend.js';
+import type { FakeBackend } from '../backend/backend.js';
+import type { FakeReservation } from '../backend/fake-reservations.js';
 import type { ReservationRecord } from '../backend/state.js';
 import type { Webhook } from '../../resources/webhooks.schemas.js';
 import { webhookView } from '../backend/webhooks.js';
