@@ -16,7 +16,10 @@ import {
   type Priority,
   type RateLimitSlot,
 } from './rate-limiter.js';
+import { firstRequestIsReady, newPacer, prepareFirstRequest, type Slot } from './pacer.js';
 import { RequestWindow } from './request-window.js';
+
+export { prepareFirstRequest } from './pacer.js';
 import { deadlineOn, tooLong, waitForPlace, WaitingLine } from './waiting-line.js';
 
 /** Options of {@link createRateLimiter}. */
@@ -64,28 +67,6 @@ export function idleExtraMs(requestsPerSecond: number): number {
   return Math.min(50, grantSpacingMs(requestsPerSecond) / 2);
 }
 
-/**
- * Loads what a process's first request needs: ky, which the transport imports on first use, and
- * with it the runtime's fetch implementation (Node loads its own on first use). Without this, a
- * process's first request reaches the service long after its grant (measured 90-300 ms on a busy
- * host, against 15-35 ms once loaded), and the next grant lands less than an interval after it at
- * the service. Limiters call it when they are created (and the Redis limiter before a process's
- * first grant); it runs once per process. It loads the limiter's pacer too.
- */
-let firstRequestPrepared: Promise<void> | undefined;
-let firstRequestReady = false;
-export const prepareFirstRequest = (): Promise<void> =>
-  (firstRequestPrepared ??= (async () => {
-    try {
-      await import('ky');
-      await new Response('{}').json();
-    } catch {
-      // Nothing more to load in this runtime; the first request loads what it needs.
-    }
-    await loadPacer();
-    firstRequestReady = true;
-  })());
-
 /** Checks a `requestsPerSecond` option (shared by every limiter of the SDK). */
 export function checkRequestsPerSecond(requestsPerSecond: unknown): asserts requestsPerSecond is number {
   if (!(
@@ -105,67 +86,6 @@ export function checkMaxQueue(maxQueue: unknown): number {
   }
   return maxQueue;
 }
-
-/** Paces one slot at a time: `serve` runs when the slot opens, synchronously when one is free. */
-type Slot = (serve: () => void) => Promise<void>;
-/** Builds a {@link Slot} whose slots are `interval` apart, each anchored on the previous slot. */
-type Pacer = (interval: number, signal: AbortSignal) => Slot;
-
-/**
- * The same pacing as p-throttle's windowed mode with a limit of 1, on plain timers: for runtimes
- * where p-throttle cannot load (it builds a FinalizationRegistry when its module loads, which
- * Cloudflare Workers refuse before the 2025-05-05 compatibility date).
- */
-const timerPacer: Pacer = (interval, signal) => {
-  let tick = 0;
-  return (serve) =>
-    new Promise<void>((resolve, reject) => {
-      signal.throwIfAborted();
-      const now = Date.now();
-      let delay = 0;
-      if (now - tick > interval) tick = now;
-      else {
-        tick += interval;
-        delay = tick - now;
-      }
-      if (delay <= 0) {
-        serve();
-        resolve();
-        return;
-      }
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        serve();
-        resolve();
-      }, delay);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-};
-
-let pacer: Pacer | undefined;
-let pacerLoading: Promise<void> | undefined;
-/**
- * Loads p-throttle on first use, only where it can run (FinalizationRegistry and WeakRef exist),
- * so that the core entry loads everywhere; elsewhere {@link timerPacer} paces the same way.
- */
-const loadPacer = (): Promise<void> =>
-  (pacerLoading ??= (async () => {
-    if (typeof FinalizationRegistry === 'function' && typeof WeakRef === 'function') {
-      try {
-        const { default: pThrottle } = await import('p-throttle');
-        pacer = (interval, signal) =>
-          pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
-        return;
-      } catch {
-        // Not loadable here after all: pace on plain timers.
-      }
-    }
-    pacer = timerPacer;
-  })());
 
 /** One pacer instance with the controller that can drop its pending call. */
 interface Engine {
@@ -244,7 +164,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   // call costs no slot.
   const newEngine = (): Engine => {
     const controller = new AbortController();
-    return { controller, slot: pacer!(pace, controller.signal) };
+    return { controller, slot: newPacer(pace, controller.signal) };
   };
   let engine: Engine | undefined;
   let enginePending = false;
@@ -299,7 +219,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   /** Asks for the next slot for the queue head, unless a wait (the pacer's or the gate's) is already on. */
   const serveQueue = () => {
     if (line.size === 0 || enginePending || gateTimer !== undefined || preparing) return;
-    if (!firstRequestReady) {
+    if (!firstRequestIsReady()) {
       // The process's first request would wait for ky after its grant anyway: wait before the
       // grant instead, so the request leaves as soon as it is granted.
       preparing = true;
@@ -379,7 +299,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
       if (line.size >= maxQueue && line.size > 0)
         return Promise.reject(new RateLimitQueueFullError(maxQueue));
       const now = Date.now();
-      const wait = line.size > 0 || !firstRequestReady ? estimateWaitMs(priority) : nextSlotInMs(now);
+      const wait = line.size > 0 || !firstRequestIsReady() ? estimateWaitMs(priority) : nextSlotInMs(now);
       if (now + wait > deadlineOn(now, acquireOptions.maxWaitMs))
         return Promise.reject(tooLong(wait, acquireOptions.maxWaitMs!, priority));
       // A free slot is granted right here, synchronously; otherwise the call waits its turn.
