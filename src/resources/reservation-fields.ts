@@ -34,11 +34,11 @@ export interface TextCreateRule {
 export interface FieldSpec {
   readonly wire: WireKind;
   /**
-   * A text field a partner may send on create, with its rule. The other create fields
-   * (`start_time`, `adults`, `children`, `metadata`) have rules of their own kind, written in
-   * reservations.schemas.ts.
+   * Sent by a partner on create. A text field carries its rule here, and the create schema is
+   * built from it; `'required'` or `'optional'` marks a field whose rule is of its own kind
+   * (`start_time`, `adults`, `children`, `metadata`), written in reservations.schemas.ts.
    */
-  readonly create?: TextCreateRule;
+  readonly create?: TextCreateRule | 'required' | 'optional';
   /** A restaurant or a customer may change it after booking (the fake's modify). */
   readonly modify?: boolean;
   /** Identifies the guest: part of the booking fingerprint, compared with a booking found under the key. */
@@ -59,10 +59,10 @@ export const RESERVATION_FIELDS = {
   last_name: { wire: 'text', create: { max: 255 }, modify: true, guest: true, personal: true },
   email: { wire: 'text', create: { nullable: true }, modify: true, guest: true, personal: true },
   phone: { wire: 'text', create: { max: 128, nullable: true }, modify: true, guest: true, personal: true },
-  start_time: { wire: 'startTime', modify: true },
+  start_time: { wire: 'startTime', create: 'required', modify: true },
   duration: { wire: 'duration' },
-  adults: { wire: 'count', modify: true },
-  children: { wire: 'nullableCount', modify: true },
+  adults: { wire: 'count', create: 'required', modify: true },
+  children: { wire: 'nullableCount', create: 'optional', modify: true },
   /** Visible to the restaurant. */
   comment: { wire: 'text', create: { nullable: true }, modify: true, personal: true },
   cancelled: { wire: 'flag' },
@@ -77,7 +77,7 @@ export const RESERVATION_FIELDS = {
   /** BCP 47 language tag of the guest. */
   language: { wire: 'text', create: {}, modify: true },
   /** The partner's own keys, stored as given (sent on create only). */
-  metadata: { wire: 'metadata' },
+  metadata: { wire: 'metadata', create: 'optional' },
 } as const satisfies Record<string, FieldSpec>;
 
 /** The name of a reservation field. */
@@ -103,8 +103,17 @@ const spec = (name: ReservationFieldName): FieldSpec => RESERVATION_FIELDS[name]
 
 /** The text fields sent on create, with their rules, in the table's order. */
 export const TEXT_CREATE_FIELDS: readonly TextCreateField[] = names.filter(
-  (name): name is TextCreateField => spec(name).create !== undefined,
+  (name): name is TextCreateField => typeof spec(name).create === 'object',
 );
+/** Every field a partner sends on create: the create schema's keys. */
+export const CREATE_FIELDS: readonly ReservationFieldName[] = names.filter(
+  (name) => spec(name).create !== undefined,
+);
+/** The create body's fields as docs list them: required ones first, `name?` when optional. */
+export const createBodyFields = (): string[] => [
+  ...CREATE_FIELDS.filter((name) => spec(name).create === 'required'),
+  ...CREATE_FIELDS.filter((name) => spec(name).create !== 'required').map((name) => `${name}?`),
+];
 /** Fields a restaurant or a customer may change after booking. */
 export const MODIFIABLE_FIELDS: readonly ReservationFieldName[] = names.filter((name) => spec(name).modify);
 /** Fields that identify the guest (the booking fingerprint compares them). */
