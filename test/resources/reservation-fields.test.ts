@@ -11,6 +11,7 @@ import { CONTROL_ROUTES } from 'restaurant-partner-sdk/testing';
 import { realSchema } from '../../src/lazy-schema.js';
 import {
   CREATE_FIELDS,
+  type FieldSpec,
   GUEST_FIELDS,
   isPlainReservationField,
   MODIFIABLE_FIELDS,
@@ -64,7 +65,9 @@ describe('the schemas are the table', () => {
       const { [field]: _left, ...rest } = body;
       return !ReservationCreateInput.safeParse(rest).success;
     });
-    expect(required).toEqual(FIELD_NAMES.filter((name) => RESERVATION_FIELDS[name].create === 'required'));
+    expect(required).toEqual(
+      FIELD_NAMES.filter((name) => (RESERVATION_FIELDS[name] as FieldSpec).create === 'required'),
+    );
     // Every create field sampled here passes the client's own check.
     expect(ReservationCreateInput.safeParse(body).success).toBe(true);
   });
