@@ -54,7 +54,8 @@ export function createActions(
       act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markNoShow')),
   };
   const asCustomer: CustomerActions = {
-    modify: asRestaurant.modify,
+    modify: (restaurantId, reservationId, changes) =>
+      asRestaurant.modify(restaurantId, reservationId, changes),
     cancel: (restaurantId, reservationId) =>
       act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
   };

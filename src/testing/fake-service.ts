@@ -30,6 +30,8 @@ import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
 import { serveRequest, type HandleContext } from './fake-handle.js';
 import type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
 import { waitForDeliveryIn, type WaitForDeliveryOptions } from './delivery-wait.js';
+// The entries and adapters import these from here, beside the class they describe.
+export type { WaitForDeliveryOptions } from './delivery-wait.js';
 import { Sandboxes } from './sandboxes.js';
 
 /** Which data a fake starts with: `demo`, `none`, or a function that adds it. */
@@ -55,17 +57,12 @@ export interface FakeServiceOptions {
   journalLimit?: number;
   /** Limits of the sandboxes `POST /_fake/sandboxes` creates. */
   sandboxes?: SandboxOptions;
-  /**
-   * Bytes of data one world (this fake, or one sandbox) may hold, and all of them together
-   * (estimated; default 256 MiB and 1 GiB). A write past either is refused with a 409 naming it.
-   */
+  /** Bytes one world (this fake, or a sandbox) may hold, and all together (estimated; default 256 MiB, 1 GiB): past either, a 409. */
   memoryLimits?: MemoryLimits;
 }
 
-// The entries and adapters import these from here, beside the class they describe.
 export { faceOfPath, type HandleContext } from './fake-handle.js';
 export type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
-export { noDeliveryWithin, type WaitForDeliveryOptions } from './delivery-wait.js';
 
 /**
  * A stateful, in-memory stand-in for the Restaurant Reservation Partner Service.
@@ -137,6 +134,7 @@ export class FakeService {
    */
   get handlers(): MswHandler[] {
     this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, requireMsw());
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- MswHandler is msw's handler type, `any` on purpose (adapters/msw.ts)
     return this.#handlers;
   }
 
@@ -379,7 +377,7 @@ export class FakeService {
       rateLimit:
         rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
-      fetch: send as typeof fetch,
+      fetch: send,
     };
   }
 

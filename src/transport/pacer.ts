@@ -84,7 +84,7 @@ const loadPacer = (): Promise<void> =>
       try {
         const { default: pThrottle } = await import('p-throttle');
         pacer = (interval, signal) =>
-          pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
+          pThrottle({ limit: 1, interval, signal })((serve: () => void) => Promise.resolve(serve()));
         return;
       } catch {
         // Not loadable here after all: pace on plain timers.

@@ -105,6 +105,8 @@ export function serviceWindow(requestsPerSecond: number): { count: number; ms: n
 /** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once and hands out slots to report on. */
 export interface LocalRateLimiter extends PacedRateLimiter {
   acquire(options?: AcquireOptions): Promise<RateLimitSlot>;
+  /** Takes effect at once: nothing to wait for. */
+  pause(ms: number): void;
   estimateWaitMs(priority?: Priority): number;
 }
 

@@ -4,6 +4,7 @@
  * (`reservations.ts`), which change records; this file only shows them.
  * @module
  */
+import { RESERVATION_FIELDS, TEXT_CREATE_FIELDS } from '../../resources/reservation-fields.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { formatDuration, formatLocal } from './availability.js';
 import type { ReservationRecord, RestaurantRecord } from './state.js';
@@ -18,17 +19,12 @@ export function reservationView(
   const zone = restaurant.timezone;
   const at = (millis: number | null) =>
     millis === null ? null : dateTimeIn(formatLocal(millis, zone), millis, dateTimeForm);
-  return {
+  const view: Record<string, unknown> = {
     id: record.id,
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
     start_time: dateTimeIn(formatLocal(record.start, zone), record.start, dateTimeForm),
     duration: formatDuration(record.durationMinutes, form),
     adults: record.adults,
     children: record.children,
-    comment: record.comment,
     cancelled: record.cancelledAt !== null,
     cancelled_at: at(record.cancelledAt),
     confirmed: record.confirmedAt !== null,
@@ -38,10 +34,16 @@ export function reservationView(
     arrived_at: at(record.arrivedAt),
     no_show: record.noShowAt !== null,
     no_show_at: at(record.noShowAt),
-    language: record.language,
     metadata: record.metadata,
-  } as Reservation;
+  };
+  for (const field of TEXT_CREATE_FIELDS) view[field] = record[field];
+  // In the table's order, as the service lists its fields.
+  return Object.fromEntries(
+    RESERVATION_FIELD_NAMES.map((field) => [field, view[field]]),
+  ) as unknown as Reservation;
 }
+
+const RESERVATION_FIELD_NAMES = Object.keys(RESERVATION_FIELDS);
 
 type DateTimeForm = 'offset' | 'utc' | 'fraction' | 'compact' | 'space' | 'minutes';
 

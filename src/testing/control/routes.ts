@@ -5,6 +5,7 @@
  * Like moto's own `moto_api`, it is a service over the same backend as the partner API.
  * @module
  */
+import { createBodyFields } from '../../resources/reservation-fields.js';
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { DIALECT_VALUES } from '../backend/dialects.js';
 import { invalid, notFound } from '../backend/fake-error.js';
@@ -101,7 +102,7 @@ export const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    body: '{start_time, adults, children?, first_name?, last_name?, email?, phone?, comment?, language?, metadata?, channel?}',
+    body: `{${[...createBodyFields(), 'channel?'].join(', ')}}`,
     does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
     run: (call) =>
       created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
@@ -242,7 +243,7 @@ export const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       const value = requireObject(call.body).requestsPerSecond;
       if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)))
         throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
-      call.backend.setRateLimit(value as number | false);
+      call.backend.setRateLimit(value);
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },

@@ -88,7 +88,7 @@ function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
 function withoutTokens(response: Response, body: unknown): Response {
   if (!(response instanceof JsonResponse) || !response.serialized.includes('"apiToken"')) return response;
   const own = isPlainObject(body) && typeof body.apiToken === 'string' ? body.apiToken : undefined;
-  const redacted = JSON.parse(response.serialized, (key, value: unknown) =>
+  const redacted: unknown = JSON.parse(response.serialized, (key, value: unknown) =>
     key === 'apiToken' && typeof value === 'string' && value !== own ? null : value,
   );
   const headers: Record<string, string> = {};
