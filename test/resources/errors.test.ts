@@ -8,7 +8,7 @@ import * as core from 'restaurant-partner-sdk';
 import { BadRequestError, NotFoundError, isBadRequestError, isNotFoundError } from 'restaurant-partner-sdk';
 import * as testing from 'restaurant-partner-sdk/testing';
 import * as webhooks from 'restaurant-partner-sdk/webhooks';
-import { json, mockApi, restaurantBody } from '../support/mock-api.js';
+import { json, mockApi, restaurantBody } from '../support/hostile-server.js';
 
 const api = mockApi();
 

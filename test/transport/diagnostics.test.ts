@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PartnerClient, silentLogger } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { CHANNELS } from 'restaurant-partner-sdk/otel';
+import { basicAuthorization, basicCredentials } from '../support/basic-auth.js';
 
 const undo: (() => void)[] = [];
 afterEach(() => {
@@ -120,7 +121,7 @@ describe('diagnostics channels', () => {
     });
     const text = JSON.stringify(seen.map(([, , message]) => message));
     expect(text).not.toContain(partner.apiToken);
-    expect(text).not.toContain(Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64'));
+    expect(text).not.toContain(basicCredentials(partner.partnerId, partner.apiToken));
     expect(text.toLowerCase()).not.toContain('authorization');
   });
 
@@ -144,9 +145,7 @@ describe('diagnostics channels', () => {
     expect(sent[0]!.get('tracestate')).toBe('vendor=1');
     expect(sent[0]!.get('baggage')).toBe('tenant=7');
     expect(sent[0]!.get('x-injected')).toBeNull();
-    expect(sent[0]!.get('authorization')).toBe(
-      `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`,
-    );
+    expect(sent[0]!.get('authorization')).toBe(basicAuthorization(partner.partnerId, partner.apiToken));
   });
 
   it('without diagnostics_channel (Workers without nodejs_compat) a booking works and nothing is published', () => {
