@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { lazySchema, realSchema } from '../lazy-schema.js';
+import { lazySchema, realSchema } from '../internal/lazy-schema.js';
 import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from './shared.schemas.js';
 
 /**
