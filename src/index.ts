@@ -41,6 +41,7 @@ export type { Priority, RateLimiter } from './transport/rate-limiter.js';
 export type { DialectFile } from './dialect/file.js';
 
 // Errors: the family, and the guard for errors from another copy of the package.
+export type { FieldIssue, RequestSent } from './errors.js';
 export {
   AbortError,
   AmbiguousCreateError,
