@@ -13,14 +13,22 @@ import { isPartnerSdkError, nameErrorClass, PartnerSdkError, type RequestSent } 
  * sending) and looking its key up did not find it, or could not tell. The booking may still be
  * committed later (an origin behind a gateway can finish after the gateway's 504).
  *
- * Retryable, and the recovery is one recipe: **repeat the same create, with the same input and
- * `idempotencyKey`, later** (at or after `holdUntil` at the latest; in a job queue, retry with a
- * backoff until then). It is always safe: while the key is held, a repeat sends nothing and only
- * looks the key up (it returns the booking when found, or throws this error again with the same
- * `holdUntil`); after the hold, a last look-up decides, and only then may a create be sent. A
- * create without your own key got a random key, held the same way: repeat with
- * `{ idempotencyKey: error.idempotencyKey }`. Never book again with a new key: that can book twice.
- * `findByIdempotencyKey` reads the key without booking, to check.
+ * Retryable. The recovery, in full: **repeat the same create (the same restaurant, input and
+ * idempotency key) later, at or after `holdUntil` at the latest.** The key is `idempotencyKey`:
+ * yours, or the random one a create without yours got. In a job queue, that is the job's own retry
+ * with a backoff. A repeat never books twice:
+ *
+ * - until `holdUntil` (`ambiguousHoldMs`, 15 minutes by default, on the client's clock), a repeat
+ *   sends nothing: it looks the key up and returns the booking when it is there, or throws this
+ *   error again with the same `holdUntil`;
+ * - after it, a repeat looks the key up once more, and sends a create only when no reservation
+ *   carries the key.
+ *
+ * Never book again with a new key, or without one: the first create may still commit, and that
+ * books twice. `reservations.findByIdempotencyKey(restaurantId, key)` reads the key without
+ * booking; its null means "not found yet". The hold lives in the booking ledger: with the default
+ * ledger, repeat in the same process; from another process, or after a restart, only with the
+ * Redis or Postgres ledger, which every process shares.
  */
 export class AmbiguousCreateError extends PartnerSdkError {
   static {

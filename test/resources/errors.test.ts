@@ -87,11 +87,11 @@ describe('error messages', () => {
   });
 });
 
-/** A second copy of the error family, bundled and minified, as a dependency that bundles the SDK carries it. */
+/** A second copy of the core entry, bundled and minified, as a dependency that bundles the SDK carries it. */
 async function loadSecondCopy(): Promise<typeof core> {
   const result = await build({
     stdin: {
-      contents: `export * from './src/errors.ts'; export * from './src/dialect/drift-error.ts';`,
+      contents: `export * from './src/index.ts';`,
       resolveDir: root,
       loader: 'ts',
     },
@@ -164,6 +164,17 @@ describe('isPartnerSdkError, the one guard', () => {
     });
     expect(core.isDialectDriftError(drift)).toBe(true);
     expect(core.isDialectDriftError(reuse)).toBe(false);
+    // Every error class of the core entry, its parents included.
+    for (const [name, value] of Object.entries(other)) {
+      if (typeof value !== 'function' || !(value.prototype instanceof Error)) continue;
+      const mine = (core as Record<string, unknown>)[name] as abstract new (
+        ...args: never[]
+      ) => core.PartnerSdkError;
+      const theirs = Object.create(value.prototype as object) as unknown;
+      expect(theirs instanceof mine, name).toBe(false);
+      expect(isPartnerSdkError(theirs, mine), name).toBe(true);
+      expect(isPartnerSdkError(theirs, core.PartnerSdkError), name).toBe(true);
+    }
     // The other way round, too: the other copy's guard knows this copy's errors.
     expect(other.isPartnerSdkError(new core.TimeoutError('slow'), other.ConnectionError)).toBe(true);
   });
