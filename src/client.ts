@@ -257,9 +257,9 @@ function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hook
   if (customFetch !== undefined && typeof customFetch !== 'function')
     invalid('fetch', 'expected a fetch function');
   if (logger !== undefined) {
-    const candidate = logger as Partial<Record<keyof Logger, unknown>> | null;
-    if (typeof candidate !== 'object' || candidate === null)
+    if (typeof logger !== 'object' || logger === null)
       invalid('logger', 'expected an object with warn and error methods');
+    const candidate = logger as Partial<Record<keyof Logger, unknown>>;
     for (const level of ['warn', 'error'] as const) {
       if (typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
     }
@@ -397,7 +397,7 @@ export class PartnerClient {
     const logLevel = resolveLogLevel(options.logLevel, (message) =>
       baseLogger.warn(secrets.scrubText(message)),
     );
-    const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
+    const logger = createLevelledLogger(baseLogger, logLevel, (value) => secrets.scrub(value));
     const responseValidation = resolveResponseValidation(options.responseValidation, (message) =>
       logger.warn(message),
     );
@@ -469,7 +469,7 @@ export class PartnerClient {
       }
       return copy;
     };
-    const client = this;
+    const currentListeners = () => this.#createdListeners;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -483,7 +483,7 @@ export class PartnerClient {
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       // Read when used: a withOptions copy receives its parent's set after it is built.
       get createdListeners() {
-        return client.#createdListeners;
+        return currentListeners();
       },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {
