@@ -10,10 +10,10 @@ import {
   ServerError,
   silentLogger,
   TimeoutError,
-  type AcquireOptions,
   type ClientOptions,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
+import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
 import { restaurantBody } from '../support/hostile-server.js';
 import { reservationBody } from '../support/reservation.js';
 import { createManualClock } from '../support/manual-clock.js';
