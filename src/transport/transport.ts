@@ -166,9 +166,13 @@ export class Transport {
   /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     try {
-      return await this.run(spec.options, spec.operation ?? 'request', (call) => this.#request(spec, call), {
-        restaurantId: spec.restaurantId,
-      });
+      // The spec is its own description (its restaurantId): nothing more is built per call.
+      return await this.run(
+        spec.options,
+        spec.operation ?? 'request',
+        (call) => this.#request(spec, call),
+        spec,
+      );
     } catch (error) {
       throw this.#settings.secrets.scrubError(error);
     }
@@ -362,11 +366,12 @@ export class Transport {
     sent: RequestSent,
     said: Said,
   ): Promise<RateLimitSlot | undefined> {
-    const settings = this.#settings;
+    const { slowWaitWarnMs, logger } = this.#settings;
     const stop = call.stopSignal();
     try {
       const slot = await waitObserved(
-        { ...settings, clock: this.clock, limiter, call, details: { ...said, attempt } },
+        // Only what the wait reads: this runs for every request, observed or not.
+        { limiter, call, clock: this.clock, slowWaitWarnMs, logger, said, attempt },
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
         () =>
           limiter.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() }),
