@@ -55,20 +55,37 @@ function makeClient({ PartnerClient, silentLogger }, partnerId) {
 }
 
 /** One process: every variant in turns; prints each round's CPU nanoseconds per call by variant as JSON. */
-async function child(root, bareDist, rounds) {
+async function child(root, bareDist, rounds, bareFirst) {
   const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
   const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics');
-  // The bare copy finds no diagnostics_channel: it looks once, at its first call, made now.
-  const getBuiltinModule = process.getBuiltinModule;
-  process.getBuiltinModule = undefined;
-  const bareSdk = await import(pathToFileURL(join(bareDist, 'index.js')).href);
-  const bare = makeClient(bareSdk, '5b0c2f8e-3a41-4c6e-9f1d-7e2a8b4c6d11');
-  await bare.reservations.retrieve(12, 7);
-  process.getBuiltinModule = getBuiltinModule;
   const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
-  const sdk = await import(dist('index.js'));
+  // The bare copy finds no diagnostics_channel: it looks once, at its first call, made at once.
+  const loadBare = async () => {
+    const getBuiltinModule = process.getBuiltinModule;
+    process.getBuiltinModule = undefined;
+    try {
+      const bareSdk = await import(pathToFileURL(join(bareDist, 'index.js')).href);
+      const bare = makeClient(bareSdk, '5b0c2f8e-3a41-4c6e-9f1d-7e2a8b4c6d11');
+      await bare.reservations.retrieve(12, 7);
+      return bare;
+    } finally {
+      process.getBuiltinModule = getBuiltinModule;
+    }
+  };
+  const loadInstrumented = async () =>
+    makeClient(await import(dist('index.js')), '5b0c2f8e-3a41-4c6e-9f1d-7e2a8b4c6d10');
+  // Which copy loads first alternates between processes: the first copy loaded may run its calls
+  // at another speed than the second (code placement, the shared dependencies' inline caches).
+  let bare;
+  let client;
+  if (bareFirst) {
+    bare = await loadBare();
+    client = await loadInstrumented();
+  } else {
+    client = await loadInstrumented();
+    bare = await loadBare();
+  }
   const { instrument } = await import(dist('otel/index.js'));
-  const client = makeClient(sdk, '5b0c2f8e-3a41-4c6e-9f1d-7e2a8b4c6d10');
   const dropping = { export: (_items, done) => done({ code: 0 }), shutdown: async () => {} };
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] });
   const reader = new PeriodicExportingMetricReader({ exporter: dropping, exportIntervalMillis: 1000 });
@@ -112,7 +129,7 @@ const median = (values) => {
 /** Runs `processes` processes of `rounds` rounds; returns the median per-call CPU (ns) of each variant and of each paired difference. */
 export function measureOtelOverhead(
   root,
-  processes = Number(process.env.PROCESSES ?? 3),
+  processes = Number(process.env.PROCESSES ?? 4),
   rounds = Number(process.env.ROUNDS ?? 12),
 ) {
   // The copy lives beside the package's own files, so that it finds the same node_modules.
@@ -124,7 +141,13 @@ export function measureOtelOverhead(
     for (let index = 0; index < processes; index += 1) {
       const result = spawnSync(
         process.execPath,
-        [fileURLToPath(import.meta.url), 'child', bareDist, String(rounds)],
+        [
+          fileURLToPath(import.meta.url),
+          'child',
+          bareDist,
+          String(rounds),
+          index % 2 ? 'instrumented-first' : 'bare-first',
+        ],
         { cwd: root, encoding: 'utf8', timeout: 600_000 },
       );
       if (result.status !== 0) throw new Error(`otel overhead failed: ${result.stderr}`);
@@ -160,7 +183,8 @@ export async function benchOtel({ root, record }) {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv[2] === 'child') await child(root, process.argv[3], Number(process.argv[4]));
+  if (process.argv[2] === 'child')
+    await child(root, process.argv[3], Number(process.argv[4]), process.argv[5] !== 'instrumented-first');
   else {
     const ns = measureOtelOverhead(root);
     console.log(

@@ -311,7 +311,9 @@ export class Transport {
     answer: { target: URL; targetUrl: string; response: Response; body: unknown; durationMs: number },
   ): void {
     const { target, targetUrl, response, body, durationMs } = answer;
-    this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
+    // The event is built only for a hook that exists: this runs for every answer.
+    if (this.#settings.hooks.onResponse)
+      this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
     this.#settings.dialect?.checkResponse(this.#apiPath, said.method, target, response, body, targetUrl);
     this.#settings.logger.debug?.(
       `response ${said.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
