@@ -94,9 +94,9 @@ export function checkCallbackOptions(options: { fetch?: unknown; logger?: unknow
   if (customFetch !== undefined && typeof customFetch !== 'function')
     invalid('fetch', 'expected a fetch function');
   if (logger !== undefined) {
-    const candidate = logger as Partial<Record<keyof Logger, unknown>> | null;
-    if (typeof candidate !== 'object' || candidate === null)
+    if (typeof logger !== 'object' || logger === null)
       invalid('logger', 'expected an object with warn and error methods');
+    const candidate = logger as Partial<Record<keyof Logger, unknown>>;
     for (const level of ['warn', 'error'] as const) {
       if (typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
     }

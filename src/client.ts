@@ -100,7 +100,7 @@ export class PartnerClient {
     const logLevel = resolveLogLevel(options.logLevel, (message) =>
       baseLogger.warn(secrets.scrubText(message)),
     );
-    const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
+    const logger = createLevelledLogger(baseLogger, logLevel, (value) => secrets.scrub(value));
     const responseValidation = resolveResponseValidation(options.responseValidation, (message) =>
       logger.warn(message),
     );
@@ -172,7 +172,7 @@ export class PartnerClient {
       }
       return copy;
     };
-    const client = this;
+    const currentListeners = () => this.#createdListeners;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -186,7 +186,7 @@ export class PartnerClient {
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       // Read when used: a withOptions copy receives its parent's set after it is built.
       get createdListeners() {
-        return client.#createdListeners;
+        return currentListeners();
       },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {

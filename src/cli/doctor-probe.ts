@@ -198,7 +198,7 @@ export class Probe {
       return;
     }
     if (known && known.value !== value) {
-      const values = this.conflicts.get(key) ?? new Set(known ? [known.value as string | number] : []);
+      const values = this.conflicts.get(key) ?? new Set(known ? [known.value] : []);
       values.add(raw);
       this.conflicts.set(key, values);
       return;
@@ -248,7 +248,7 @@ export class Probe {
     return {
       version: 1,
       learnedAt,
-      points: points as DialectFile['points'],
+      points,
       unknown: DIALECT_POINTS.filter((key) => !(key in points)),
     };
   }
@@ -279,7 +279,7 @@ export class Probe {
 }
 
 function rememberTokens(body: unknown): void {
-  const records = Array.isArray(body) ? body : [body];
+  const records: readonly unknown[] = Array.isArray(body) ? body : [body];
   for (const record of records)
     if (typeof record === 'object' && record !== null)
       for (const [key, value] of Object.entries(record))
@@ -329,7 +329,7 @@ export function errorCode(error: unknown, depth = 0): string | undefined {
   if (typeof error !== 'object' || error === null || depth > 8) return undefined;
   const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof record.code === 'string' && !/^UND_ERR_SOCKET$/.test(record.code)) return record.code;
-  for (const inner of [record.cause, ...(Array.isArray(record.errors) ? record.errors : [])]) {
+  for (const inner of [record.cause, ...(Array.isArray(record.errors) ? (record.errors as unknown[]) : [])]) {
     const found = errorCode(inner, depth + 1);
     if (found) return found;
   }

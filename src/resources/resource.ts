@@ -132,7 +132,7 @@ function readPage<Item extends z.core.$ZodType>(
         parseOutput(itemSchema, item, where, ['results', index]),
       ) as z.output<Item>[],
       count: typeof envelope.count === 'number' ? envelope.count : undefined,
-      next: (next === '' ? null : (next ?? null)) as Next,
+      next: next === '' ? null : (next ?? null),
     };
   }
   throw new ResponseValidationError(

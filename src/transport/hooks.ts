@@ -47,10 +47,10 @@ export function callHook(
   name: keyof ClientHooks,
   event: RequestEvent,
 ): void {
-  const hook = hooks[name];
-  if (!hook) return;
+  if (!hooks[name]) return;
   try {
-    hook(event);
+    // Called on the hooks object: a partner's hooks written as a class keep their `this`.
+    hooks[name](event);
   } catch (error) {
     logger.warn(`hook ${name} threw; ignored`, {
       error: secrets.scrubText(error instanceof Error ? error.message : String(error)),

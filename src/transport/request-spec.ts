@@ -79,5 +79,5 @@ export interface RequestSpec<T> {
    */
   recover?(error: unknown, attempt: number): Promise<{ body: unknown } | undefined>;
   /** Replaces the default retry decision. */
-  isRetryable?(error: unknown): boolean;
+  isRetryable?: (error: unknown) => boolean;
 }

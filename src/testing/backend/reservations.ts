@@ -76,7 +76,7 @@ export function reservationView(
     no_show_at: at(record.noShowAt),
     language: record.language,
     metadata: record.metadata,
-  } as Reservation;
+  };
 }
 
 type DateTimeForm = 'offset' | 'utc' | 'fraction' | 'compact' | 'space' | 'minutes';

@@ -241,7 +241,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       const value = requireObject(call.body).requestsPerSecond;
       if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)))
         throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
-      call.backend.setRateLimit(value as number | false);
+      call.backend.setRateLimit(value);
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },
@@ -434,7 +434,7 @@ function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
 function withoutTokens(response: Response, body: unknown): Response {
   if (!(response instanceof JsonResponse) || !response.serialized.includes('"apiToken"')) return response;
   const own = isPlainObject(body) && typeof body.apiToken === 'string' ? body.apiToken : undefined;
-  const redacted = JSON.parse(response.serialized, (key, value: unknown) =>
+  const redacted: unknown = JSON.parse(response.serialized, (key, value: unknown) =>
     key === 'apiToken' && typeof value === 'string' && value !== own ? null : value,
   );
   const headers: Record<string, string> = {};
