@@ -150,6 +150,24 @@ export default tseslint.config(
   layer(['src/testing/**'], [SYNC, REDIS, ...ENTRIES]),
   layer(['src/cli/**'], [BIN]),
   layer(['src/bin/**'], [SYNC, REDIS, POSTGRES, OTEL]),
+  // src/internal is private and beneath every other folder (see its README): it imports the
+  // errors, external packages and itself, never a layer that could import it back.
+  layer(
+    ['src/internal/**'],
+    [
+      FAKE,
+      RECEIVER,
+      SYNC,
+      REDIS,
+      ...ENTRIES,
+      ...['transport', 'resources', 'lib', 'dialect'].map((folder) =>
+        srcFolder(
+          folder,
+          'src/internal sits beneath the transport, resources, lib and dialect: it never imports them.',
+        ),
+      ),
+    ],
+  ),
   {
     files: ['test/**', 'examples/**', 'scripts/**', 'ecosystem-tests/**'],
     rules: {
@@ -193,12 +211,6 @@ export default tseslint.config(
     // deliveries (createDispatcher), split so that each step answering at once is its own function.
     files: ['src/webhooks/dispatch.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 210, skipBlankLines: true, skipComments: true }] },
-  },
-  {
-    // Every reservation operation and its options in one module, as for the other resources; the
-    // create workflow (look-ups, the ledger) is moving out to src/lib/.
-    files: ['src/resources/reservations.ts'],
-    rules: { 'max-lines': ['error', { max: 560, skipBlankLines: true, skipComments: true }] },
   },
   {
     // The sync is one closure over its store, client, timers and lease holder, as the receiver:

@@ -28,7 +28,7 @@ export interface ClientOptions {
   maxRetries?: number;
   /**
    * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the service's limit). Clients of
-   * the same partner on the same service (same origin; `localhost` and `127.0.0.1` are the same)
+   * the same partner on the same service (same base URL; `localhost`, `127.0.0.1` and `[::1]` are one)
    * given the same `{ requestsPerSecond, maxQueue }`, or none, share one limiter in a process: one
    * budget, as the service counts it. Pass a {@link RateLimiter} (such as `createRedisRateLimiter`
    * for several processes) to choose the limiter yourself, or `false` to turn it off.

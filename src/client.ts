@@ -21,7 +21,8 @@ import { API_PREFIX, Transport, type Call, type RequestOptions } from './transpo
 import { mergeHeaders } from './transport/headers.js';
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
-import { createMemoryBookingLedger, serviceIdentity } from './lib/booking-ledger.js';
+import { createMemoryBookingLedger } from './lib/booking-ledger.js';
+import { isLoopbackHost, serviceOf } from './transport/service.js';
 import { DEFAULT_AMBIGUOUS_HOLD_MS } from './lib/idempotent-create.js';
 import { createDialectWatch } from './dialect/watch.js';
 import {
@@ -38,8 +39,6 @@ import {
 import { checkClientOptions, invalid, isRateLimiter } from './client-option-checks.js';
 
 export type { ClientOptions, ClientOptionOverrides } from './client-options.js';
-
-const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 /**
  * The Restaurant Reservation Partner Service client.
@@ -120,7 +119,7 @@ export class PartnerClient {
       logger.debug?.(
         `baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`,
       );
-    if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
+    if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
       logger.warn(
         `baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`,
       );
@@ -181,7 +180,7 @@ export class PartnerClient {
       bookingLedger: options.bookingLedger ?? createMemoryBookingLedger(),
       ambiguousHoldMs: options.ambiguousHoldMs ?? DEFAULT_AMBIGUOUS_HOLD_MS,
       partnerId: options.partnerId,
-      service: serviceIdentity(this.baseUrl),
+      service: serviceOf(this.baseUrl),
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       // Read when used: a withOptions copy receives its parent's set after it is built.

@@ -5,17 +5,12 @@
  * secrets by value, and every call ends by its deadline.
  * @module
  */
-import {
-  PartnerApiError,
-  PartnerSdkError,
-  RateLimitError,
-  strongerSent,
-  type RequestSent,
-} from '../errors.js';
+import { PartnerApiError, PartnerSdkError, RateLimitError, type RequestSent } from '../errors.js';
+import { redactUrl } from '../internal/redact-url.js';
+import { strongerSent } from '../internal/request-sent.js';
 import type { WithResponse } from './api-promise.js';
 import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
-import { redactUrl } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
