@@ -166,9 +166,10 @@ export default tseslint.config(
   },
   {
     // The sync is one closure over its store, client, timers and lease holder, as the receiver:
-    // its functions (hand over, lease, announce, run) share that state.
+    // its functions (lease, read, chain, run) share that state. Its contract is in options.ts and
+    // one reservation's announcement in announce.ts, each with only what it needs passed in.
     files: ['src/sync/reservation-sync.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 320, skipBlankLines: true, skipComments: true }] },
+    rules: { 'max-lines-per-function': ['error', { max: 260, skipBlankLines: true, skipComments: true }] },
   },
   {
     // Both limiters are factories whose methods share one closure (queue, timers, the shared
