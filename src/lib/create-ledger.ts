@@ -23,10 +23,17 @@ import { lookUpByKey } from './look-up-by-key.js';
 
 /**
  * Waits between two looks at a key another create holds: doubling from the first to the last. The
- * last is short beside the lease, so a repeat after its holder died acts within about 3.5 s.
+ * last is short beside the lease; a repeat after its holder died acts when the lease is over (below).
  */
 const FIRST_WAIT_MS = 50;
 const LONGEST_WAIT_MS = 500;
+/**
+ * A holder renews its claim at least every LEASE_MS, so a claim seen running at t has lapsed by
+ * t + LEASE_MS if its holder died: one look is made then (and this much after, for the ledger's
+ * round trip), so a job redelivered after a crash acts about 3 s after it first saw the claim,
+ * not on the next step of the doubling waits.
+ */
+const LAPSE_SLACK_MS = 25;
 
 /** A ledger operation within the call's signal and deadline; a ledger that fails refuses the create (nothing sent). */
 export async function ledgerOp<T>(c: CreateCall, operation: () => Promise<T>): Promise<T> {
@@ -60,6 +67,8 @@ export async function throughLedger(
   const slot = ledgerSlot(context.service, context.partnerId.toLowerCase(), c.key);
   const token = crypto.randomUUID();
   let waitMs = FIRST_WAIT_MS;
+  // When this call first saw the key running (performance.now()): its lease is over by LEASE_MS later.
+  let runningSince: number | undefined;
   for (;;) {
     const entry = await ledgerOp(c, () =>
       ledger.claim(slot, {
@@ -90,12 +99,15 @@ export async function throughLedger(
       return whileHeld(c, slot, entry);
     }
     // Another create with this key is running: wait for its outcome, within this call's signal and deadline.
+    runningSince ??= performance.now();
+    const lapsedBy = runningSince + LEASE_MS + LAPSE_SLACK_MS - performance.now();
+    const untilNextLook = lapsedBy > 0 ? Math.min(waitMs, lapsedBy) : waitMs;
     const stop = new AbortController();
     const signal = c.call.signal ? AbortSignal.any([c.call.signal, stop.signal]) : stop.signal;
     try {
       const change = ledger.changed
-        ? ledger.changed(slot, { timeoutMs: waitMs, signal })
-        : sleep(waitMs, signal);
+        ? ledger.changed(slot, { timeoutMs: untilNextLook, signal })
+        : sleep(untilNextLook, signal);
       await c.call.within(change, { method: 'POST' });
     } finally {
       stop.abort();
