@@ -2,7 +2,7 @@
  * A booking worker of the several-keys crash proof: a PartnerClient booking with the Postgres
  * ledger (its own node-postgres Pool), taking jobs one at a time as a queue consumer would. It
  * prints `ready` once connected; each stdin line `go <key> <restaurant>` is one job (a create with
- * that key at that restaurant), answered by one JSON line: `{ key, id }` or `{ key, error,
+ * that key at that restaurant): it prints `{ started, at }` as it starts it, then one JSON line: `{ key, id }` or `{ key, error,
  * holdUntil }`. A test SIGKILLs it mid-create and hands the job to another worker.
  * Environment: SDK_SOURCE (folder of src/, run under tsx), DATABASE_URL, SCHEMA, BASE_URL,
  * PARTNER_ID, API_TOKEN, HOLD_MS (the client's ambiguousHoldMs, short so a held key frees in the run).
@@ -40,6 +40,8 @@ for await (const line of lines) {
   const [word, key, restaurant] = line.trim().split(' ');
   if (word === 'end') break;
   if (word !== 'go') continue;
+  // When the job starts running here: what the 5 s bound counts from (stdin may reach a busy process late).
+  console.log(JSON.stringify({ started: key, at: Date.now() }));
   try {
     const reservation = await client.reservations.create(Number(restaurant), input, { idempotencyKey: key });
     console.log(JSON.stringify({ key, id: reservation.id }));
