@@ -13,13 +13,12 @@ import {
 } from '../transport/secrets.js';
 import { readLimited } from './body-collector.js';
 import { BodyDeadlines } from './body-deadlines.js';
-import { createDispatcher, isThenable, type Soon, withTimeLimit } from './dispatch.js';
+import { createDispatcher, type Soon, withTimeLimit } from './dispatch.js';
 import { publish } from '../transport/diagnostics.js';
 import { createMemoryDuplicateStore, type DuplicateStore } from './duplicates.js';
 import {
   WebhookBodyTimeoutError,
   WebhookConfigurationError,
-  WebhookDeliveryInProgressError,
   WebhookError,
   WebhookHandlerError,
   WebhookMethodNotAllowedError,
@@ -403,7 +402,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
       throw new WebhookConfigurationError(
         `The webhook token provider returned ${paddedTokenProblem(padded)}`,
       );
-    return tokens;
+    // Checked above: a list of non-empty strings.
+    return tokens as string[];
   }
 
   /** The accepted tokens and the one the delivery presented (at once for a token list). */
@@ -477,7 +477,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
           ? given.startsWith(BYTE_ORDER_MARK)
             ? given.slice(1)
             : given
-          : utf8.decode(bytes!);
+          : utf8.decode(bytes);
     } catch (error) {
       throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
     }
