@@ -6,8 +6,7 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
-  isPartnerApiError,
-  isRateLimitError,
+  isPartnerSdkError,
   NotFoundError,
   PartnerApiError,
   PartnerClient,
@@ -26,13 +25,12 @@ import { createManualClock } from '../support/manual-clock.js';
 import {
   API_TOKEN,
   BASIC_HEADER,
-  createInstantClock,
   json,
   mockApi,
   PARTNER_ID,
-  reservationBody,
   restaurantBody,
-} from '../support/mock-api.js';
+} from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 
@@ -56,7 +54,7 @@ describe('status -> error class', () => {
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toBeInstanceOf(PartnerSdkError);
-    expect(isPartnerApiError(error)).toBe(true);
+    expect(isPartnerSdkError(error, PartnerApiError)).toBe(true);
     expect(error.status).toBe(status);
     expect(error.method).toBe('GET');
     expect(error.url).toBe('https://api.partner.test/api/v1/partnership/restaurants/');
@@ -75,7 +73,7 @@ describe('status -> error class', () => {
       .toArray()
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(isRateLimitError(error)).toBe(true);
+    expect(isPartnerSdkError(error, RateLimitError)).toBe(true);
     expect(error.retryAfterMs).toBe(2000);
     expect(error.attempts).toBe(3);
   });
@@ -117,7 +115,7 @@ describe('status -> error class', () => {
 
 describe('retries', () => {
   it('retries GET after 500 / 408 / network error with jittered backoff through the clock', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(
       () => json({}, 500),
       () => json({}, 408),
@@ -164,7 +162,7 @@ describe('retries', () => {
   });
 
   it('honours Retry-After as an HTTP date', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     const inFive = new Date(clock.now() + 5000).toUTCString();
     api.reply(
       () => json({}, 429, { 'retry-after': inFive }),
@@ -175,7 +173,7 @@ describe('retries', () => {
   });
 
   it('caps a huge Retry-After at 60 s', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(
       () => json({}, 429, { 'retry-after': '86400' }),
       () => json([]),

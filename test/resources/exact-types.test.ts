@@ -8,17 +8,18 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  type ConfirmationMode,
   InputValidationError,
   type PartnerProfile,
   type Reservation,
   ReservationCancelledError,
   type Restaurant,
-  type SubscribedEvents,
   type Webhook,
   type WebhookCreateInput,
 } from 'restaurant-partner-sdk';
-import { json, mockApi, reservationBody, restaurantBody, createdAnswer } from '../support/mock-api.js';
+import { type ConfirmationMode } from '../../src/resources/reservations.schemas.js';
+import { type SubscribedEvents } from '../../src/resources/webhooks.schemas.js';
+import { json, mockApi, restaurantBody, createdAnswer } from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 const start_time = '2026-12-05T19:30:00';

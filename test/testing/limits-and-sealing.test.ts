@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isFakeError } from 'restaurant-partner-sdk/testing';
+import { FakeError } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, DRIVERS, basic, createDriver } from './helpers.js';
+import { API, DRIVERS, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -92,7 +93,7 @@ describe('limits from code', () => {
       } catch (error) {
         caught = error;
       }
-      expect(isFakeError(caught) && [caught.status, caught.code]).toEqual([409, 'limit_reached']);
+      expect(caught instanceof FakeError && [caught.status, caught.code]).toEqual([409, 'limit_reached']);
     } finally {
       await driver.close();
     }
@@ -131,7 +132,7 @@ describe('a deleted sandbox is sealed', () => {
     ).json();
     const partner = sandbox.partners[0];
     const headers = {
-      authorization: basic(partner.partnerId, partner.apiToken),
+      authorization: basicAuthorization(partner.partnerId, partner.apiToken),
       'content-type': 'application/json',
     };
     const api = `${sandbox.url}${API}`;
