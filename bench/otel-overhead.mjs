@@ -59,7 +59,8 @@ async function child(variant, root) {
     rateLimit:
       process.env.OTEL_BENCH_LIMITER === 'off' ? false : { requestsPerSecond: 1_000_000, maxQueue: 10 },
     logger: silentLogger,
-    fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }),
+    fetch: () =>
+      Promise.resolve(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })),
   });
   const batch = async (calls) => {
     const started = process.cpuUsage();
@@ -94,7 +95,7 @@ export function measureOtelOverhead(root, rounds = Number(process.env.ROUNDS ?? 
 }
 
 /** Part `otel` of bench/run.mjs. */
-export async function benchOtel({ root, record }) {
+export function benchOtel({ root, record }) {
   const ns = measureOtelOverhead(root);
   record(
     'otel_overhead_ns_unsubscribed',

@@ -13,7 +13,6 @@ import {
   AmbiguousCreateError,
   BookingLedgerUnavailableError,
   PartnerClient,
-  type BookingLedgerClaim,
   type BookingLedgerEntry,
 } from 'restaurant-partner-sdk';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';

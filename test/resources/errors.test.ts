@@ -91,7 +91,7 @@ describe('type guards', () => {
         classes.push(name);
         const guard = entry[`is${name}`];
         expect(guard, `${entryName} exports ${name} without is${name}`).toBeTypeOf('function');
-        const sample = Object.create(value.prototype as object) as Error;
+        const sample = Object.create(value.prototype) as Error;
         expect((guard as (error: unknown) => boolean)(sample), `is${name} on a ${name}`).toBe(true);
         expect((guard as (error: unknown) => boolean)(new Error('plain')), `is${name} on a plain Error`).toBe(
           false,

@@ -18,7 +18,7 @@ import {
   type Webhook,
   type WebhookCreateInput,
 } from 'restaurant-partner-sdk';
-import { json, mockApi, reservationBody, restaurantBody, createdAnswer } from '../support/mock-api.js';
+import { json, mockApi, restaurantBody, createdAnswer } from '../support/mock-api.js';
 
 const api = mockApi();
 const start_time = '2026-12-05T19:30:00';
