@@ -241,12 +241,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 210, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Every reservation operation and its options in one module, as for the other resources; the
-    // create workflow (look-ups, the ledger) is moving out to src/lib/.
-    files: ['src/resources/reservations.ts'],
-    rules: { 'max-lines': ['error', { max: 560, skipBlankLines: true, skipComments: true }] },
-  },
-  {
     // The sync is one closure over its store, client, timers and lease holder, as the receiver:
     // its functions (hand over, lease, announce, run) share that state.
     files: ['src/sync/reservation-sync.ts'],

@@ -10,6 +10,7 @@ import type { DialectFile, DialectFilePoint } from '../dialect/file.js';
 import { observeAnswer } from '../dialect/observe.js';
 import { rememberWebhookToken, type Secrets } from '../transport/secrets.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
+import { PERSONAL_FIELDS } from '../resources/reservation-fields.js';
 
 /** Largest answer body kept for the record and the dialect (the client reads its own copy under its own limit). */
 const MAX_RECORDED_BYTES = 256 * 1024;
@@ -26,7 +27,7 @@ const KEPT_HEADERS = [
 ];
 const TOKEN_FIELDS = new Set(['auth_token', 'token', 'secret', 'authToken']);
 /** Guests' personal fields: a transcript is a CI artifact, so they are kept as their shape only. */
-const GUEST_FIELDS = new Set(['first_name', 'last_name', 'email', 'phone', 'comment']);
+const GUEST_FIELDS: ReadonlySet<string> = new Set(PERSONAL_FIELDS);
 
 /** One probe and its answer, redacted. */
 export interface Exchange {

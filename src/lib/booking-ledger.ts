@@ -267,22 +267,6 @@ export function createMemoryBookingLedger(): BookingLedger {
   return holder[PROCESS_LEDGER];
 }
 
-const LOOPBACK_HOSTS =
-  /^(localhost|localhost\.|127(?:\.\d{1,3}){3}|\[::1\]|::1|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/i;
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
-
-/**
- * The service a base URL designates, however it is spelt: the host lower-cased, every loopback
- * name (`localhost`, `127.0.0.1`, `[::1]`) as one, the default port written out, and the path
- * prefix kept. Two clients whose base URLs name the same service share their keys in the ledger.
- */
-export function serviceIdentity(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  const host = LOOPBACK_HOSTS.test(url.hostname) ? 'loopback' : url.hostname.toLowerCase().replace(/\.$/, '');
-  const port = url.port || DEFAULT_PORTS[url.protocol] || '';
-  return `${host}:${port}${url.pathname.replace(/\/+$/, '')}`;
-}
-
 /**
  * The ledger slot of one key: service, partner and key. The restaurant is not part of it but of
  * the fingerprint, so the same key at another restaurant is refused as a reuse.

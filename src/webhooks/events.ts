@@ -7,7 +7,8 @@
  * not know is surfaced as an `unknown` event instead of being refused.
  * @module
  */
-import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
+import { SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
+import { isPlainReservationField } from '../resources/reservation-fields.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { TEST_EVENT } from './delivery.js';
 import { WebhookPayloadError } from './errors.js';
@@ -223,54 +224,8 @@ function isPlainDelivery(envelope: Record<string, unknown>): boolean {
 
 function isPlainReservation(reservation: unknown): boolean {
   if (!isOwnObject(reservation) || !isInt(reservation.id)) return false;
-  for (const key in reservation) {
-    const value = reservation[key];
-    switch (key) {
-      case 'id':
-        break;
-      case 'start_time':
-        if (!isDateTime(value)) return false;
-        break;
-      case 'first_name':
-      case 'last_name':
-      case 'email':
-      case 'phone':
-      case 'comment':
-      case 'language':
-        if (value !== null && typeof value !== 'string') return false;
-        break;
-      case 'confirmation_mode':
-        if (typeof value !== 'string') return false;
-        break;
-      case 'adults':
-        if (!isInt(value)) return false;
-        break;
-      case 'children':
-        if (value !== null && !isInt(value)) return false;
-        break;
-      case 'cancelled':
-      case 'confirmed':
-      case 'arrived':
-      case 'no_show':
-        if (typeof value !== 'boolean') return false;
-        break;
-      case 'cancelled_at':
-      case 'confirmed_at':
-      case 'arrived_at':
-      case 'no_show_at':
-        if (value !== null && !isDateTime(value)) return false;
-        break;
-      case 'duration':
-        if (value !== null && !(typeof value === 'string' && DURATION_PATTERN.test(value))) return false;
-        break;
-      case 'metadata':
-        // The schema's record copy would turn an own `__proto__` key into a prototype: left to it.
-        if (value !== null && !(isOwnObject(value) && !Object.hasOwn(value, '__proto__'))) return false;
-        break;
-      default:
-        return false;
-    }
-  }
+  // Which fields, and how each is checked, come from the table the Reservation schema is built from.
+  for (const key in reservation) if (!isPlainReservationField(key, reservation[key])) return false;
   return true;
 }
 

@@ -4,6 +4,7 @@
  * Like moto's own `moto_api`, it is a service over the same backend as the partner API.
  * @module
  */
+import { createBodyFields } from '../../resources/reservation-fields.js';
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
@@ -100,7 +101,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    body: '{start_time, adults, children?, first_name?, last_name?, email?, phone?, comment?, language?, metadata?, channel?}',
+    body: `{${[...createBodyFields(), 'channel?'].join(', ')}}`,
     does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
     run: (call) =>
       created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
