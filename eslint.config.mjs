@@ -196,6 +196,24 @@ export default tseslint.config(
   layer(['src/testing/**'], [SYNC, REDIS, ...ENTRIES]),
   layer(['src/cli/**'], [BIN]),
   layer(['src/bin/**'], [SYNC, REDIS, POSTGRES, OTEL]),
+  // src/internal is private and beneath every other folder (see its README): it imports the
+  // errors, external packages and itself, never a layer that could import it back.
+  layer(
+    ['src/internal/**'],
+    [
+      FAKE,
+      RECEIVER,
+      SYNC,
+      REDIS,
+      ...ENTRIES,
+      ...['transport', 'resources', 'lib', 'dialect'].map((folder) =>
+        srcFolder(
+          folder,
+          'src/internal sits beneath the transport, resources, lib and dialect: it never imports them.',
+        ),
+      ),
+    ],
+  ),
   {
     files: ['test/**', 'examples/**', 'scripts/**', 'ecosystem-tests/**'],
     rules: {

@@ -59,6 +59,8 @@ export const FULL_LANE_ONLY: Record<string, string> = {
   'test/cli/help.test.ts': "runs each command's --help through tsx as a child process: about 20 s",
   'test/cli/fake-lifetime.test.ts':
     'starts the fake under parents it then kills, and waits in real time for it to stop: about 12 s',
+  'test/house/public-surface.test.ts':
+    "builds every entry's .d.ts with tsup (declarations only) to count its exports: about 70 s on a loaded 2-core machine",
   'test/resources/exact-types.test.ts':
     "builds a TypeScript program over the sources for the editor-hover check: 3 s of CPU beside `tsc --noEmit`'s own pass",
   'test/doctor/bin.test.ts':

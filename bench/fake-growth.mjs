@@ -29,7 +29,8 @@ function filledFake(testing, count) {
     clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' },
   });
   const partner = fake.addPartner({ name: 'Bench partner' });
-  const availability = { ...testing.defaultAvailability(), capacityCovers: 100_000, horizonDays: DAYS + 10 };
+  // The rest of the availability is the fake's default.
+  const availability = { capacityCovers: 100_000, horizonDays: DAYS + 10 };
   const restaurants = Array.from({ length: RESTAURANTS }, (_unused, index) =>
     fake.addRestaurant({ display_name: `Bench ${index}`, partnerIds: [partner.partnerId], availability }),
   );

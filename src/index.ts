@@ -9,68 +9,66 @@
  * ```
  * @module
  */
-export { PartnerClient, type ClientOptions, type ClientOptionOverrides } from './client.js';
+
+// Every export is listed by hand: this list is the public surface (what is not here is private).
+
+// The client, its options and its hooks.
+export { PartnerClient, type ClientOptions } from './client.js';
+export type { RequestOptions } from './transport/call.js';
+export type { ClientHooks, RequestEvent } from './transport/transport.js';
 export { consoleLogger, silentLogger, type Logger } from './logger.js';
-export { type ClientHooks, type RequestEvent, type RequestOptions } from './transport/transport.js';
-export type { RawRequest, RawRequestMethod } from './resources/request.js';
-export type { LogLevel } from './transport/log-level.js';
-export type { ResponseValidation } from './transport/response-validation.js';
-export type { RequestHeaders } from './transport/headers.js';
-export { ApiPromise, type WithResponse } from './transport/api-promise.js';
-export { ListPromise, type Page } from './transport/pagination.js';
+
+// What the service sends and takes: an exact interface and a zod schema under each name.
 export {
-  createRateLimiter,
-  isRateLimitQueueFullError,
-  RateLimitQueueFullError,
-  type LocalRateLimiter,
-  type RateLimiterOptions,
-} from './transport/throttle.js';
-export type {
-  AcquireOptions,
-  PacedRateLimiter,
-  Priority,
-  RateLimiter,
-  RateLimitSlot,
-  SlotOutcome,
-} from './transport/rate-limiter.js';
-export { systemClock, type Clock } from './transport/clock.js';
-export { redactUrl } from './transport/error-from-response.js';
-export {
-  IDEMPOTENCY_METADATA_KEY,
-  FINGERPRINT_METADATA_KEY,
-  REBOOK_METADATA_KEY,
-  type CreateReservationOptions,
-  type RebookOptions,
-  type WaitForConfirmationOptions,
-  Reservations,
-} from './resources/reservations.js';
-export {
-  createMemoryBookingLedger,
-  type BookingLedger,
-  type BookingLedgerClaim,
-  type BookingLedgerEntry,
-} from './lib/booking-ledger.js';
-export { Restaurants } from './resources/restaurants.js';
-export { Profile } from './resources/profile.js';
-export { Webhooks } from './resources/webhooks.js';
+  Reservation,
+  ReservationCreateInput,
+  ReservationListFilters,
+} from './resources/reservations.schemas.js';
+export { Restaurant } from './resources/restaurants.schemas.js';
+export { PartnerProfile, PartnerProfileUpdateInput } from './resources/profile.schemas.js';
+export { Webhook, WebhookCreateInput, WebhookUpdateInput } from './resources/webhooks.schemas.js';
 export { readDuration, readStartTime, readTimestamp } from './time.js';
+
+// Exactly once.
+export { createMemoryBookingLedger, type BookingLedger } from './lib/booking-ledger.js';
+export { IDEMPOTENCY_METADATA_KEY } from './lib/look-up-by-key.js';
+
+// The rate budget.
+export { createRateLimiter, type RateLimiterOptions } from './transport/throttle.js';
+export type { Priority, RateLimiter } from './transport/rate-limiter.js';
+
+// The dialect a client is given (the file `restaurant-partner doctor` writes).
+export type { DialectFile } from './dialect/file.js';
+
+// Errors: the family, and the guard for errors from another copy of the package.
+export type { FieldIssue, RequestSent } from './errors.js';
 export {
-  DIALECT_POINT_VALUES,
-  DIALECT_POINTS,
-  DIALECT_POINT_DESCRIPTIONS,
-  type DialectPoint,
-  type DialectPointValues,
-} from './dialect/points.js';
+  AbortError,
+  AmbiguousCreateError,
+  AuthenticationError,
+  BadRequestError,
+  BookingLedgerUnavailableError,
+  ConflictError,
+  ConnectionError,
+  IdempotencyKeyReuseError,
+  InputValidationError,
+  isIdempotencyKeyReuseError,
+  isPartnerSdkError,
+  NoAvailabilityError,
+  NotFoundError,
+  PartnerApiError,
+  PartnerSdkError,
+  PermissionDeniedError,
+  RateLimitError,
+  RateLimitWaitTooLongError,
+  RebookIncompleteError,
+  RebookNotConfirmedError,
+  ReservationCancelledError,
+  ReservationNotRebookableError,
+  ResponseTooLargeError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+} from './errors.js';
+export { RateLimitQueueFullError } from './transport/throttle.js';
 export { DialectDriftError, isDialectDriftError } from './dialect/drift-error.js';
-export {
-  DIALECT_FILE_VERSION,
-  type DialectEvidence,
-  type DialectFile,
-  type DialectFilePoint,
-} from './dialect/file.js';
-export * from './errors.js';
-export * from './resources/shared.schemas.js';
-export * from './resources/reservations.schemas.js';
-export * from './resources/restaurants.schemas.js';
-export * from './resources/profile.schemas.js';
-export * from './resources/webhooks.schemas.js';

@@ -4,7 +4,7 @@
  * start costs a second before the first booking).
  * @module
  */
-import { isKnownZone } from './zone-time.js';
+import { isKnownZone } from './internal/zone-time.js';
 import { InputValidationError, type FieldIssue } from './errors.js';
 
 const isIanaZone = (zone: unknown): zone is string =>

@@ -28,7 +28,7 @@ import {
   wallMillis,
   zoneOffset,
   type WallTime,
-} from './zone-time.js';
+} from './internal/zone-time.js';
 
 function refuse(message: string, code = 'invalid_start_time'): never {
   throw new InputValidationError([{ field: 'start_time', path: ['start_time'], code, message }]);

@@ -2,7 +2,7 @@
  * The error of a client whose `strictDialect` saw the service depart from its dialect file.
  * @module
  */
-import { PartnerSdkError } from '../errors.js';
+import { isPartnerSdkError, nameErrorClass, PartnerSdkError } from '../errors/base.js';
 
 /**
  * The service answered one of the open points differently from the dialect the client was given
@@ -12,7 +12,9 @@ import { PartnerSdkError } from '../errors.js';
  * until the dialect file is learned again.
  */
 export class DialectDriftError extends PartnerSdkError {
-  override name = 'DialectDriftError';
+  static {
+    nameErrorClass(this, 'DialectDriftError');
+  }
   /** The open point (`createStatus`, `list`, `errorBody`, ...). */
   readonly point: string;
   /** The value the dialect file settled. */
@@ -48,6 +50,9 @@ export class DialectDriftError extends PartnerSdkError {
   }
 }
 
-/** True when an answer departed from the client's dialect under `strictDialect`. */
+/**
+ * True when an answer departed from the client's dialect under `strictDialect`, from this copy of
+ * the package or another (see {@link isPartnerSdkError}).
+ */
 export const isDialectDriftError = (error: unknown): error is DialectDriftError =>
-  error instanceof DialectDriftError;
+  isPartnerSdkError(error, DialectDriftError);

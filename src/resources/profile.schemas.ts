@@ -1,6 +1,6 @@
 /** Partner profile schemas. @module */
 import * as z from 'zod/mini';
-import { lazySchema, realSchema } from '../lazy-schema.js';
+import { lazySchema, realSchema } from '../internal/lazy-schema.js';
 
 /** Localized descriptions keyed `fr`, `nl`, `en`, `de`. */
 export interface LocalizedDescription {

@@ -4,7 +4,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { lazySchema, realSchema } from '../lazy-schema.js';
+import { lazySchema, realSchema } from '../internal/lazy-schema.js';
 import {
   RESERVATION_FIELDS,
   TEXT_CREATE_FIELDS,

@@ -1,6 +1,6 @@
 /** Restaurant schemas. @module */
 import * as z from 'zod/mini';
-import { lazySchema } from '../lazy-schema.js';
+import { lazySchema } from '../internal/lazy-schema.js';
 
 /**
  * A restaurant accessible to the partner. All fields are read-only. Fields the service adds

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from './patterns.js';
-import { lazySchema, realSchema } from '../lazy-schema.js';
+import { lazySchema } from '../internal/lazy-schema.js';
 
 /**
  * An ISO 8601 date-time as the service sends it. With or without offset and fractional seconds:
@@ -42,15 +42,3 @@ export type ResourceId = z.infer<typeof ResourceId>;
 /** Keys the partner can attach to a reservation for its own tracking. Stored as given. */
 export const Metadata = /* @__PURE__ */ lazySchema(() => z.record(z.string(), z.unknown()));
 export type Metadata = z.infer<typeof Metadata>;
-
-/**
- * A paginated list envelope (`{count, next, previous, results}`). The spec does not show how
- * lists are paged, so the client accepts this envelope or a bare array.
- */
-export const pageEnvelope = <Item extends z.ZodMiniType>(item: Item) =>
-  z.looseObject({
-    count: z.optional(z.int().check(z.nonnegative())),
-    next: z.optional(z.nullable(z.string())),
-    previous: z.optional(z.nullable(z.string())),
-    results: z.array(realSchema(item)),
-  });

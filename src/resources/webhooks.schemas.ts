@@ -1,6 +1,6 @@
 /** Webhook and delivery schemas. @module */
 import * as z from 'zod/mini';
-import { lazySchema, realSchema } from '../lazy-schema.js';
+import { lazySchema, realSchema } from '../internal/lazy-schema.js';
 import { ServiceDateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { PartnerClient } from '../client.js';
-import { InputValidationError, isNotFoundError, PartnerSdkError } from '../errors.js';
+import { InputValidationError, NotFoundError, PartnerSdkError } from '../errors.js';
 import { createConsoleLogger, type Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
@@ -268,7 +268,7 @@ export function createReservationSync<Tx = undefined>(options: ReservationSyncOp
       return await reader.reservations.retrieve(restaurantId, reservationId, background());
     } catch (error) {
       if (stopped) throw new SyncStoppedError();
-      if (isNotFoundError(error)) return undefined;
+      if (error instanceof NotFoundError) return undefined;
       throw error;
     }
   }

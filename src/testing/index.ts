@@ -21,69 +21,41 @@
  * ```
  * @module
  */
+// Every export is listed by hand: this list is the public surface (what is not here is private).
+
+// The in-process fake, its options and what it hands back.
 export { FakeService, createFakeService } from './fake-service.js';
 export type {
-  FakeServiceOptions,
   FakeClientOptions,
+  FakeServiceOptions,
   FakeSnapshot,
-  HandleContext,
-  SeedDescription,
   SeedOption,
   WaitForDeliveryOptions,
 } from './fake-service.js';
-export type { SandboxOptions } from './sandboxes.js';
 export type { ApplyToAllClientsOptions } from './apply-to-all-clients.js';
-export { connectFake, createSandbox } from './remote-fake.js';
 export type { MswHandler } from './adapters/msw.js';
-export type {
-  CreateSandboxOptions,
-  PartnerCredentials,
-  RemoteClientOptions,
-  RemoteClock,
-  RemoteFake,
-  RemoteRestaurantActions,
-  RemoteSandbox,
-  RemoteState,
-  RemoteStateOptions,
-} from './remote-fake.js';
-export { FakeClock, type FakeClockOptions } from './backend/fake-clock.js';
-export type { MemoryLimits } from './backend/memory.js';
-export {
-  createClockRateLimiter,
-  type ClockRateLimiter,
-  type ClockRateLimiterOptions,
-} from './clock-rate-limiter.js';
-export { defaultDialect, resolveDialect, DIALECT_VALUES, type Dialect } from './backend/dialects.js';
-export { OPERATIONS, type FaultSpec, type OperationName, type ActiveFault } from './backend/faults.js';
-export { FakeError, isFakeError, type FieldErrors } from './backend/fake-error.js';
-export { CONTROL_ROUTES, type ControlRoute } from './control/routes.js';
-export {
-  TRANSITIONS,
-  type ReservationState,
-  type ReservationAction,
-  type Transition,
-} from './backend/transitions.js';
-export type { FakeReservation } from './backend/backend.js';
-export type { JournalEntry } from './backend/journal.js';
+export type { SandboxOptions } from './sandboxes.js';
+
+// Its world: partners, restaurants, reservations, faults, deliveries, the journal, dialects.
 export type { AddPartnerInput, FakePartner } from './backend/partners.js';
 export type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
-export { defaultAvailability } from './backend/availability.js';
+export type { FakeReservation } from './backend/backend.js';
+export type { AvailabilityConfig } from './backend/state.js';
+export type { FaultSpec, OperationName } from './backend/faults.js';
+export type { DeliveryChaosInput } from './backend/chaos.js';
+export type { DeliveryLogEntry } from './backend/state.js';
+export type { JournalEntry } from './backend/journal.js';
+export type { Dialect } from './backend/dialects.js';
 export { DEMO_PARTNER } from './backend/seed.js';
-export type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
-export { DEFAULT_RETRY_DELAYS_MS, type DeliveryHandler, type DeliveryOptions } from './backend/deliveries.js';
-export type {
-  AvailabilityConfig,
-  OpeningPeriod,
-  DurationRule,
-  DeliveryLogEntry,
-  ConfirmationModeValue,
-  EventType,
-} from './backend/state.js';
-export type { RateLimitSetting } from './backend/rate-limit.js';
-export {
-  buildDelivery,
-  TEST_EVENT,
-  type BuiltDelivery,
-  type DeliveryContent,
-  type DeliveryReservation,
-} from '../webhooks/delivery.js';
+export { FakeError } from './backend/fake-error.js';
+
+// Its clock, and a rate limiter that follows it (so a suite never sleeps).
+export { FakeClock } from './backend/fake-clock.js';
+export { createClockRateLimiter } from './clock-rate-limiter.js';
+
+// A fake in another process: the standalone server, or a sandbox of it.
+export { connectFake, createSandbox } from './remote-fake.js';
+export type { CreateSandboxOptions, PartnerCredentials, RemoteFake, RemoteSandbox } from './remote-fake.js';
+
+// A webhook delivery exactly as the fake sends it, for a receiver's tests.
+export { buildDelivery } from '../webhooks/delivery.js';

@@ -17,10 +17,10 @@ import {
   ConnectionError,
   ResponseTooLargeError,
   ResponseValidationError,
-  strongerSent,
   TimeoutError,
   type RequestSent,
 } from '../errors.js';
+import { strongerSent } from '../internal/request-sent.js';
 import { untilAborted } from './call.js';
 import { unreadableJson } from './json-depth.js';
 

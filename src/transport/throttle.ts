@@ -8,7 +8,7 @@
  * virtual clock lives with the fake service (`createClockRateLimiter` in `restaurant-partner-sdk/testing`).
  * @module
  */
-import { PartnerSdkError } from '../errors.js';
+import { nameErrorClass, PartnerSdkError } from '../errors/base.js';
 import {
   checkPriority,
   type AcquireOptions,
@@ -29,7 +29,9 @@ export interface RateLimiterOptions {
 
 /** The limiter's queue was full: the caller is producing requests faster than the limit drains them. Retryable: the queue drains. */
 export class RateLimitQueueFullError extends PartnerSdkError {
-  override name = 'RateLimitQueueFullError';
+  static {
+    nameErrorClass(this, 'RateLimitQueueFullError');
+  }
   /** The queue bound that was reached. */
   readonly maxQueue: number;
   constructor(maxQueue: number) {
@@ -39,9 +41,6 @@ export class RateLimitQueueFullError extends PartnerSdkError {
     this.maxQueue = maxQueue;
   }
 }
-/** True when a call was refused because the rate limiter's queue was full. */
-export const isRateLimitQueueFullError = (error: unknown): error is RateLimitQueueFullError =>
-  error instanceof RateLimitQueueFullError;
 
 /**
  * Spacing between two grants. The service counts requests in a window on its own clock, and two

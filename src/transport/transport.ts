@@ -9,15 +9,16 @@ import {
   PartnerApiError,
   PartnerSdkError,
   RateLimitError,
-  strongerSent,
   type FieldIssue,
   type RequestSent,
 } from '../errors.js';
+import { redactUrl } from '../internal/redact-url.js';
+import { strongerSent } from '../internal/request-sent.js';
 import type { WithResponse } from './api-promise.js';
 import type { BasicAuth } from './auth.js';
 import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
-import { errorFromResponse, headersToObject, redactUrl } from './error-from-response.js';
+import { errorFromResponse, headersToObject } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
 import type { Priority, RateLimiter, RateLimitSlot } from './rate-limiter.js';

@@ -6,8 +6,8 @@
 import { safeParse } from 'zod/mini';
 import type * as z from 'zod/mini';
 import { InputValidationError, ResponseValidationError, type FieldIssue } from '../errors.js';
-import { realSchema } from '../lazy-schema.js';
-import { PARSE_PARAMS } from '../schema-messages.js';
+import { realSchema } from '../internal/lazy-schema.js';
+import { PARSE_PARAMS } from '../internal/schema-messages.js';
 import { checkHeaders } from './headers.js';
 import { RESPONSE_VALIDATION_ENVIRONMENT_VARIABLE, type OffContractReport } from './response-validation.js';
 

@@ -4,8 +4,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { realSchema } from '../lazy-schema.js';
-import { PARSE_PARAMS } from '../schema-messages.js';
+import { realSchema } from '../internal/lazy-schema.js';
+import { PARSE_PARAMS } from '../internal/schema-messages.js';
 import { Reservation } from '../resources/reservations.schemas.js';
 import { ServiceDateTimeString } from '../resources/shared.schemas.js';
 import { toFieldIssues } from '../transport/validate.js';

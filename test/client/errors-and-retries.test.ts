@@ -6,8 +6,7 @@ import {
   BadRequestError,
   ConflictError,
   ConnectionError,
-  isPartnerApiError,
-  isRateLimitError,
+  isPartnerSdkError,
   NotFoundError,
   PartnerApiError,
   PartnerClient,
@@ -56,7 +55,7 @@ describe('status -> error class', () => {
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toBeInstanceOf(PartnerSdkError);
-    expect(isPartnerApiError(error)).toBe(true);
+    expect(isPartnerSdkError(error, PartnerApiError)).toBe(true);
     expect(error.status).toBe(status);
     expect(error.method).toBe('GET');
     expect(error.url).toBe('https://api.partner.test/api/v1/partnership/restaurants/');
@@ -75,7 +74,7 @@ describe('status -> error class', () => {
       .toArray()
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
-    expect(isRateLimitError(error)).toBe(true);
+    expect(isPartnerSdkError(error, RateLimitError)).toBe(true);
     expect(error.retryAfterMs).toBe(2000);
     expect(error.attempts).toBe(3);
   });

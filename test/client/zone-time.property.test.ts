@@ -10,7 +10,7 @@ import { DateTime, IANAZone, Info } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { InputValidationError } from '../../src/errors.js';
 import { startInstant, toServiceStartTime } from '../../src/start-time.js';
-import { zoneOffset } from '../../src/zone-time.js';
+import { zoneOffset } from '../../src/internal/zone-time.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 const ZONES = [

@@ -5,7 +5,7 @@
  * value of every switch, and combinations. Each run is also counted against the fake's journal.
  */
 import { describe, expect, it } from 'vitest';
-import { DIALECT_POINT_VALUES, type DialectPoint } from 'restaurant-partner-sdk';
+import { DIALECT_POINT_VALUES, type DialectPoint } from '../../src/dialect/points.js';
 import { answers, world } from './support.js';
 
 const values = (file: { points: Record<string, { value: unknown }> } | undefined) =>

@@ -24,13 +24,13 @@ import {
   RateLimitError,
   ReservationCreateInput,
   ReservationListFilters,
-  ResourceId,
   ResponseValidationError,
   ServerError,
   silentLogger,
   WebhookCreateInput,
   WebhookUpdateInput,
 } from 'restaurant-partner-sdk';
+import { ResourceId } from '../../src/resources/shared.schemas.js';
 import {
   hostileValue,
   jsonValue,

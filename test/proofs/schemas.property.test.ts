@@ -15,7 +15,7 @@ import {
   ReservationListFilters,
 } from '../../src/resources/reservations.schemas.js';
 import { Restaurant } from '../../src/resources/restaurants.schemas.js';
-import { pageEnvelope } from '../../src/resources/shared.schemas.js';
+import { pageEnvelope } from '../../src/internal/page-envelope.js';
 import {
   Webhook,
   WebhookCreateInput,

@@ -5,7 +5,7 @@
  * a holder process frozen (SIGSTOP) past its lease leaves its key held as ambiguous, not free.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BookingLedgerClaim } from 'restaurant-partner-sdk';
+import type { BookingLedgerClaim } from '../../src/lib/booking-ledger.js';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, wellBehaved } from '../support/hostile-server.js';

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from 'restaurant-partner-sdk';
+import { systemClock } from '../../src/transport/clock.js';
 import {
   startHostileServer,
   wellBehaved,

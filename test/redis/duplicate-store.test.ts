@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDelivery, type DeliveryContent } from 'restaurant-partner-sdk/testing';
+import { buildDelivery } from 'restaurant-partner-sdk/testing';
+import { type DeliveryContent } from '../../src/webhooks/delivery.js';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { createRedisDuplicateStore, type RedisDuplicateStoreOptions } from '../../src/redis/index.js';
 import { reservation } from '../webhooks/helpers.js';

@@ -8,16 +8,16 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  type ConfirmationMode,
   InputValidationError,
   type PartnerProfile,
   type Reservation,
   ReservationCancelledError,
   type Restaurant,
-  type SubscribedEvents,
   type Webhook,
   type WebhookCreateInput,
 } from 'restaurant-partner-sdk';
+import { type ConfirmationMode } from '../../src/resources/reservations.schemas.js';
+import { type SubscribedEvents } from '../../src/resources/webhooks.schemas.js';
 import { json, mockApi, restaurantBody, createdAnswer } from '../support/mock-api.js';
 
 const api = mockApi();

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as zm from 'zod/mini';
-import { LocalDateTime, Reservation, Webhook, WebhookCreateInput } from 'restaurant-partner-sdk';
-import { lazySchema } from '../../src/lazy-schema.js';
+import { Reservation, Webhook, WebhookCreateInput } from 'restaurant-partner-sdk';
+import { LocalDateTime } from '../../src/resources/reservations.schemas.js';
+import { lazySchema } from '../../src/internal/lazy-schema.js';
 
 describe('schemas built on first use', () => {
   it('builds nothing until touched, then once', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   IdempotencyKeyReuseError,
   InputValidationError,
-  isRebookNotConfirmedError,
+  isPartnerSdkError,
   NoAvailabilityError,
   PartnerClient,
   RebookIncompleteError,
@@ -93,7 +93,7 @@ describe('reservations.rebook', () => {
       .rebook(rid, old.id, NEW_INPUT, { idempotencyKey: 'change-3', confirmationDeadlineMs: 60_000 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RebookNotConfirmedError);
-    expect(isRebookNotConfirmedError(error)).toBe(true);
+    expect(isPartnerSdkError(error, RebookNotConfirmedError)).toBe(true);
     expect(error).toMatchObject({ reason: 'deadline', retryable: false, reservationId: old.id });
     expect(fake.clock.now() - startedAt).toBeGreaterThanOrEqual(60_000);
     expect(live()).toEqual([old.id]);

@@ -7,8 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Reservation, ReservationCreateInput } from 'restaurant-partner-sdk';
-import { CONTROL_ROUTES } from 'restaurant-partner-sdk/testing';
-import { realSchema } from '../../src/lazy-schema.js';
+import { realSchema } from '../../src/internal/lazy-schema.js';
+import { CONTROL_ROUTES } from '../../src/testing/control/routes.js';
 import {
   CREATE_FIELDS,
   type FieldSpec,

@@ -4,7 +4,6 @@ import {
   BadRequestError,
   ConflictError,
   IDEMPOTENCY_METADATA_KEY,
-  FINGERPRINT_METADATA_KEY,
   InputValidationError,
   NoAvailabilityError,
   NotFoundError,
@@ -13,6 +12,7 @@ import {
   ServerError,
   TimeoutError,
 } from 'restaurant-partner-sdk';
+import { FINGERPRINT_METADATA_KEY } from '../../src/resources/reservations.js';
 import { HttpResponse } from 'msw';
 import {
   BASIC_HEADER,

@@ -4,7 +4,7 @@
  * throwing for one reservation, and the sync's clock set back an hour.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from 'restaurant-partner-sdk';
+import type { Clock } from '../../src/transport/clock.js';
 import {
   createMemorySyncStore,
   createReservationSync,

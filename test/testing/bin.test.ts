@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { DEMO_PARTNER, DIALECT_VALUES } from 'restaurant-partner-sdk/testing';
+import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
+import { DIALECT_VALUES } from '../../src/testing/backend/dialects.js';
 import { basic } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,7 +3,7 @@
  * same through `fake.setDeliveryChaos` and `PUT /_fake/delivery-chaos`, in a sandbox too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isFakeError, type DeliveryChaosInput } from 'restaurant-partner-sdk/testing';
+import { FakeError, type DeliveryChaosInput } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { DRIVERS, createDriver } from './helpers.js';
 
@@ -163,8 +163,8 @@ describe('delivery chaos', () => {
         return error;
       }
     })();
-    expect(isFakeError(refusal) && refusal.status).toBe(400);
-    expect(isFakeError(refusal) && Object.keys(refusal.fields).sort()).toEqual([
+    expect(refusal instanceof FakeError && refusal.status).toBe(400);
+    expect(refusal instanceof FakeError && Object.keys(refusal.fields).sort()).toEqual([
       'dropRate',
       'maxDelayMs',
       'seed',

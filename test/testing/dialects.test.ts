@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultDialect, resolveDialect, type Dialect } from 'restaurant-partner-sdk/testing';
+import { type Dialect } from 'restaurant-partner-sdk/testing';
+import { defaultDialect, resolveDialect } from '../../src/testing/backend/dialects.js';
 import { parseDialectArguments } from '../../src/testing/backend/dialects.js';
 import { DRIVERS, createDriver } from './helpers.js';
 

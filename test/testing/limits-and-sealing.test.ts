@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isFakeError } from 'restaurant-partner-sdk/testing';
+import { FakeError } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { API, DRIVERS, basic, createDriver } from './helpers.js';
 
@@ -92,7 +92,7 @@ describe('limits from code', () => {
       } catch (error) {
         caught = error;
       }
-      expect(isFakeError(caught) && [caught.status, caught.code]).toEqual([409, 'limit_reached']);
+      expect(caught instanceof FakeError && [caught.status, caught.code]).toEqual([409, 'limit_reached']);
     } finally {
       await driver.close();
     }

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { LiveState } from '../../src/testing/control/live-state.js';
 import { PartnerClient } from 'restaurant-partner-sdk';
-import { connectFake, type RemoteFake, type RemoteState } from 'restaurant-partner-sdk/testing';
+import { connectFake, type RemoteFake } from 'restaurant-partner-sdk/testing';
+import { type RemoteState } from '../../src/testing/remote-fake.js';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 
 let server: Awaited<ReturnType<typeof startFakeServer>>;

@@ -10,10 +10,10 @@ import {
   ServerError,
   silentLogger,
   TimeoutError,
-  type AcquireOptions,
   type ClientOptions,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
+import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
 import { createInstantClock, reservationBody, restaurantBody } from '../support/hostile-server.js';
 
 const BASE_URL = 'https://api.partner.test';

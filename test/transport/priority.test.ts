@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   createRateLimiter,
-  isRateLimitWaitTooLongError,
+  isPartnerSdkError,
   PartnerClient,
   RateLimitWaitTooLongError,
   silentLogger,
-  type AcquireOptions,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
+import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID } from '../support/hostile-server.js';
@@ -104,7 +104,7 @@ describe('fail fast: a call whose place is past its deadline', () => {
     const late = limiter.acquire({ maxWaitMs: 3000 });
     await expect(late).rejects.toBeInstanceOf(RateLimitWaitTooLongError);
     const error = await late.catch((caught: unknown) => caught);
-    expect(isRateLimitWaitTooLongError(error)).toBe(true);
+    expect(isPartnerSdkError(error, RateLimitWaitTooLongError)).toBe(true);
     expect(error).toMatchObject({
       name: 'RateLimitWaitTooLongError',
       priority: 'interactive',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionError, InputValidationError } from 'restaurant-partner-sdk';
-import { parseRetryAfter, redactUrl, RETRY_AFTER_CAP_MS } from '../../src/transport/error-from-response.js';
+import { redactUrl } from '../../src/internal/redact-url.js';
+import { parseRetryAfter, RETRY_AFTER_CAP_MS } from '../../src/transport/error-from-response.js';
 import { path } from '../../src/transport/path.js';
 import { retryDelayMs } from '../../src/transport/retry.js';
 import { createBasicAuth } from '../../src/transport/auth.js';

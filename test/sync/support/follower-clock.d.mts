@@ -1,4 +1,4 @@
-import type { Clock } from 'restaurant-partner-sdk';
+import type { Clock } from '../../../src/transport/clock.js';
 import type { FakeService } from 'restaurant-partner-sdk/testing';
 
 /** A clock reading the fake's time whose sleeps end only when `advance` moves the fake's clock past them. */

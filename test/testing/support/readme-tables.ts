@@ -4,15 +4,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CONTROL_ROUTES } from '../../../src/testing/control/routes.js';
+import { DIALECT_DESCRIPTIONS, DIALECT_VALUES } from '../../../src/testing/backend/dialects.js';
+import { OPERATIONS } from '../../../src/testing/backend/faults.js';
 import {
-  CONTROL_ROUTES,
-  DIALECT_VALUES,
-  OPERATIONS,
   TRANSITIONS,
   type ReservationAction,
   type ReservationState,
-} from '../../../src/testing/index.js';
-import { DIALECT_DESCRIPTIONS } from '../../../src/testing/backend/dialects.js';
+} from '../../../src/testing/backend/transitions.js';
 import { FAKE_LIMITS } from '../../../src/testing/limits.js';
 
 export const FAKE_DOCS = fileURLToPath(new URL('../../../docs/fake.md', import.meta.url));
