@@ -271,16 +271,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 160, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // One attempt loop holds every step of a call in order (throttle, send, classify, retry,
-    // deadline), so each step's reader sees what came before it; the client's constructor checks
-    // every option in one place before anything is built.
-    files: ['src/transport/transport.ts', 'src/client.ts'],
-    rules: {
-      'max-lines-per-function': ['error', { max: 170, skipBlankLines: true, skipComments: true }],
-      complexity: ['error', 36],
-    },
-  },
-  {
     // The fake's entry points read as the ordered checks the live service makes (route, auth,
     // rate limit, fault, operation), and parseFault and addRestaurant check each field of their
     // input in turn: one branch per rule, each a line.

@@ -35,8 +35,9 @@ export const REAL_TIME_PROOFS = [
 
 /**
  * Tests that need nothing but Node yet are too heavy for the inner loop: `npm test` runs them in
- * the `slow` project, `npm run test:fast` leaves them out. Each says why; together they took about
- * 60 s of the fast lane's 150 s of test time on a 2-core machine.
+ * the `slow` project, `npm run test:fast` leaves them out. Each says why. A test that starts a
+ * process (a file importing node:child_process) is never a fast test: test/house/lanes.test.ts
+ * keeps every such file here or in a system lane.
  */
 export const FULL_LANE_ONLY: Record<string, string> = {
   'test/proofs/faults.test.ts':
@@ -67,6 +68,16 @@ export const FULL_LANE_ONLY: Record<string, string> = {
     'spawns the doctor and the fake through tsx per case, one run at the real 1 request/second: about 70 s',
   'test/doctor/round-trip.test.ts':
     'two doctor runs with --probe-writes per dialect value (30 cases), three waiting out a real Retry-After: 25 s',
+  'test/house/nothing-at-import.test.ts':
+    'imports every entry in a fresh Node process through tsx, which transforms the sources again: 5 s of CPU',
+  'test/resources/messages-without-locale.test.ts':
+    "runs the SDK alone in a child process through tsx (zod's full form must not be loaded): 3 s of CPU",
+  'test/transport/diagnostics-without-channel.test.ts':
+    'books in a child process through tsx whose node:diagnostics_channel was removed: 3 s of CPU',
+  'test/testing/testing-import.test.ts':
+    'imports the /testing entry in a fresh child process through tsx to see what it loads: 3 s of CPU',
+  'test/testing/remote-fake.test.ts':
+    'starts the standalone fake bin through tsx as a child process and drives it over HTTP',
 };
 
 /**

@@ -45,11 +45,17 @@ export type GuestDataField = PersonalField;
 
 const ID_LIKE = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A restaurant id as given by the caller, only when it looks like one (it is not checked yet). */
-export function restaurantIdAttribute(value: unknown): Attributes {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return { [ATTR.restaurantId]: value };
-  if (typeof value === 'string' && ID_LIKE.test(value)) return { [ATTR.restaurantId]: value };
-  return {};
+/**
+ * A restaurant id as given by the caller, only when it looks like one (it is not checked yet),
+ * added to `into` (per call: written into the span's attributes rather than spread from a new object).
+ */
+export function restaurantIdAttribute(value: unknown, into: Attributes = {}): Attributes {
+  if (
+    (typeof value === 'number' && Number.isSafeInteger(value)) ||
+    (typeof value === 'string' && ID_LIKE.test(value))
+  )
+    into[ATTR.restaurantId] = value;
+  return into;
 }
 
 /** The guest fields the partner opted into, as attributes. */
@@ -82,22 +88,42 @@ function serverAttributes(url: URL): Attributes {
   return known;
 }
 
+// The origin of an absolute URL without a query (`https://host:port`), or undefined to parse it.
+const PLAIN_URL = /^(https?:\/\/[^/?#@]+)\/[^?#]*$/;
+// server.address and server.port by origin string, for URLs the fast path reads without parsing.
+const serversByOrigin = new Map<string, Attributes>();
+
 /**
- * The request's URL for `url.full`: the transport already removed credentials and secret values;
- * query parameters the SDK does not send itself (a `client.request` caller's) show as `REDACTED`.
+ * The request's URL for `url.full`, added to `into`: the transport already removed credentials and
+ * secret values; query parameters the SDK does not send itself (a `client.request` caller's) show
+ * as `REDACTED`. A URL without a query (most requests) is written as it is, without parsing it
+ * again: its server attributes are found by its origin.
  */
-export function urlAttributes(url: string): Attributes {
+export function urlAttributes(url: string, into: Attributes = {}): Attributes {
+  const plain = PLAIN_URL.exec(url);
+  const known = plain ? serversByOrigin.get(plain[1]!) : undefined;
+  if (known) {
+    into[ATTR.urlFull] = url;
+    into[ATTR.serverAddress] = known[ATTR.serverAddress];
+    into[ATTR.serverPort] = known[ATTR.serverPort];
+    return into;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return {};
+    return into;
   }
   if (parsed.search !== '') {
     for (const name of [...new Set(parsed.searchParams.keys())])
       if (!KNOWN_QUERY.has(name)) parsed.searchParams.set(name, 'REDACTED');
   }
-  return { [ATTR.urlFull]: parsed.search === '' ? url : parsed.href, ...serverAttributes(parsed) };
+  const server = serverAttributes(parsed);
+  if (plain && parsed.origin === plain[1] && serversByOrigin.size < 64) serversByOrigin.set(plain[1], server);
+  into[ATTR.urlFull] = parsed.search === '' ? url : parsed.href;
+  into[ATTR.serverAddress] = server[ATTR.serverAddress];
+  into[ATTR.serverPort] = server[ATTR.serverPort];
+  return into;
 }
 
 /**

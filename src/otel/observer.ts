@@ -52,6 +52,19 @@ function fail(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
 }
 
+// Metric attribute sets of bounded-cardinality labels, made once per distinct set and reused:
+// each record then allocates nothing of ours. A set is a frozen object, as the SDK only reads it.
+const MAX_CACHED_SETS = 512;
+function cachedSet(cache: Map<string, Attributes>, key: string, make: () => Attributes): Attributes {
+  let set = cache.get(key);
+  if (set === undefined) {
+    set = Object.freeze(make());
+    // Labels are bounded, so this only stops an unexpected spread from growing without end.
+    if (cache.size < MAX_CACHED_SETS) cache.set(key, set);
+  }
+  return set;
+}
+
 /** The handlers of one `instrument()`; each is a bound function, as the channels call them. */
 export class Observer {
   readonly #tracer: Tracer;
@@ -60,6 +73,8 @@ export class Observer {
   // Calls by id (their requests and waits name it); requests and waits by their message.
   readonly #calls = new Map<string, { span: Span; context: Context; startedAt: number }>();
   readonly #open = new WeakMap<object, { span: Span; startedAt: number }>();
+  // Metric attribute sets by their labels' values (see cachedSet).
+  readonly #sets = new Map<string, Attributes>();
 
   constructor(tracer: Tracer, instruments: Instruments, guestFields: readonly GuestDataField[]) {
     this.#tracer = tracer;
@@ -80,9 +95,11 @@ export class Observer {
       [ATTR.operation]: message.operation,
       [ATTR.callId]: message.callId,
       [ATTR.priority]: message.priority,
-      ...restaurantIdAttribute(message.restaurantId),
-      ...guestAttributes(message.guest, this.#guestFields),
     };
+    restaurantIdAttribute(message.restaurantId, attributes);
+    // Only a create carries a guest, and only named fields are recorded: nothing to do otherwise.
+    if (message.guest && this.#guestFields.length > 0)
+      Object.assign(attributes, guestAttributes(message.guest, this.#guestFields));
     // Published in the caller's own context: the call is a child of the caller's active span.
     const parent = context.active();
     const span = this.#tracer.startSpan(message.operation, { kind: SpanKind.INTERNAL, attributes }, parent);
@@ -105,10 +122,13 @@ export class Observer {
     const type = 'error' in message ? errorType(message.error) : undefined;
     if (type) fail(state.span, type);
     state.span.end();
-    this.#instruments.callDuration.record((performance.now() - state.startedAt) / 1000, {
-      [ATTR.operation]: message.operation,
-      ...(type ? { [ATTR.errorType]: type } : {}),
-    });
+    const { operation } = message;
+    this.#instruments.callDuration.record(
+      (performance.now() - state.startedAt) / 1000,
+      cachedSet(this.#sets, `call\0${operation}\0${type ?? ''}`, () =>
+        type ? { [ATTR.operation]: operation, [ATTR.errorType]: type } : { [ATTR.operation]: operation },
+      ),
+    );
   };
 
   attemptStart = (message: AttemptMessage): void => {
@@ -116,16 +136,20 @@ export class Observer {
     const attributes: Attributes = {
       [ATTR.method]: message.method,
       [ATTR.urlTemplate]: message.urlTemplate,
-      ...urlAttributes(message.url),
-      ...(message.resendCount > 0 ? { [ATTR.resendCount]: message.resendCount } : {}),
-      [ATTR.operation]: message.operation,
-      [ATTR.callId]: message.callId,
     };
+    urlAttributes(message.url, attributes);
+    if (message.resendCount > 0) attributes[ATTR.resendCount] = message.resendCount;
+    attributes[ATTR.operation] = message.operation;
+    attributes[ATTR.callId] = message.callId;
     const name = `${message.method} ${message.urlTemplate}`;
     const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
     inject(parent, span, message.traceHeaders);
     this.#open.set(message, { span, startedAt: performance.now() });
-    this.#instruments.callAttempts.add(1, { [ATTR.operation]: message.operation });
+    const { operation } = message;
+    this.#instruments.callAttempts.add(
+      1,
+      cachedSet(this.#sets, `attempts\0${operation}`, () => ({ [ATTR.operation]: operation })),
+    );
   };
 
   attemptEnd = (message: AttemptMessage): void => {
@@ -143,13 +167,24 @@ export class Observer {
     if (status !== undefined) state.span.setAttribute(ATTR.statusCode, status);
     if (type) fail(state.span, type);
     state.span.end();
-    this.#instruments.attemptDuration.record((performance.now() - state.startedAt) / 1000, {
-      [ATTR.method]: message.method,
-      [ATTR.urlTemplate]: message.urlTemplate,
-      [ATTR.operation]: message.operation,
-      ...(status !== undefined ? { [ATTR.statusCode]: status } : {}),
-      ...(type ? { [ATTR.errorType]: type } : {}),
-    });
+    const { method, urlTemplate, operation } = message;
+    this.#instruments.attemptDuration.record(
+      (performance.now() - state.startedAt) / 1000,
+      cachedSet(
+        this.#sets,
+        `attempt\0${method}\0${urlTemplate}\0${operation}\0${status}\0${type ?? ''}`,
+        () => {
+          const set: Attributes = {
+            [ATTR.method]: method,
+            [ATTR.urlTemplate]: urlTemplate,
+            [ATTR.operation]: operation,
+          };
+          if (status !== undefined) set[ATTR.statusCode] = status;
+          if (type) set[ATTR.errorType] = type;
+          return set;
+        },
+      ),
+    );
   };
 
   waitStart = (message: RateLimitWaitMessage): void => {
@@ -166,22 +201,30 @@ export class Observer {
       this.#parentOf(message.callId),
     );
     this.#open.set(message, { span, startedAt: performance.now() });
-    this.#instruments.queueDepth.add(1, { [ATTR.priority]: message.priority });
+    this.#instruments.queueDepth.add(1, this.#prioritySet(message.priority));
   };
+
+  #prioritySet(priority: string): Attributes {
+    return cachedSet(this.#sets, `priority\0${priority}`, () => ({ [ATTR.priority]: priority }));
+  }
 
   waitEnd = (message: RateLimitWaitMessage): void => {
     const state = this.#open.get(message);
     if (!state) return;
     this.#open.delete(message);
-    this.#instruments.queueDepth.add(-1, { [ATTR.priority]: message.priority });
+    this.#instruments.queueDepth.add(-1, this.#prioritySet(message.priority));
     const waitedMs = message.waitedMs ?? 0;
     state.span.setAttribute(ATTR.waitedMs, waitedMs);
     if ('error' in message) fail(state.span, errorType(message.error));
     state.span.end();
-    this.#instruments.waitDuration.record(waitedMs / 1000, {
-      [ATTR.priority]: message.priority,
-      [ATTR.limiter]: message.limiter,
-    });
+    const { priority, limiter } = message;
+    this.#instruments.waitDuration.record(
+      waitedMs / 1000,
+      cachedSet(this.#sets, `wait\0${priority}\0${limiter}`, () => ({
+        [ATTR.priority]: priority,
+        [ATTR.limiter]: limiter,
+      })),
+    );
   };
 
   pause = (message: RateLimitPauseMessage): void => {

@@ -25,8 +25,9 @@ export interface ObservedWait {
   clock: Clock;
   slowWaitWarnMs: number;
   logger: Logger;
-  /** The request's log details (operation, call id, method, URL, attempt). */
-  details: Record<string, unknown>;
+  /** The request's log details (operation, call id, method, URL), for the slow wait's warning only. */
+  said: Readonly<Record<string, unknown>>;
+  attempt: number;
 }
 
 /** Waits for a slot with `acquire`, observed. */
@@ -57,7 +58,7 @@ export async function waitObserved(
   if (waitedMs > wait.slowWaitWarnMs)
     wait.logger.warn(
       `${call.operation} waited ${waitedMs} ms for the rate-limit budget (call ${call.id}, ${call.priority}): more calls are queued than the budget serves`,
-      { ...wait.details, waitedMs, priority: call.priority },
+      { ...wait.said, attempt: wait.attempt, waitedMs, priority: call.priority },
     );
   return slot;
 }

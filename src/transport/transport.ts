@@ -5,141 +5,39 @@
  * secrets by value, and every call ends by its deadline.
  * @module
  */
-import {
-  PartnerApiError,
-  PartnerSdkError,
-  RateLimitError,
-  type FieldIssue,
-  type RequestSent,
-} from '../errors.js';
+import { PartnerApiError, PartnerSdkError, RateLimitError, type RequestSent } from '../errors.js';
 import { redactUrl } from '../internal/redact-url.js';
 import { strongerSent } from '../internal/request-sent.js';
 import type { WithResponse } from './api-promise.js';
-import type { BasicAuth } from './auth.js';
 import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
-import { errorFromResponse, headersToObject } from './error-from-response.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
-import type { Priority, RateLimiter, RateLimitSlot } from './rate-limiter.js';
+import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
-import { isTraced, publish, traced, type CallMessage, type GuestFields } from './diagnostics.js';
+import { isTraced, publish, traced, type CallMessage } from './diagnostics.js';
 import { sendObserved, waitObserved } from './observed.js';
-import type { AnswerSource, ResponseValidation } from './response-validation.js';
 import type { Logger } from '../logger.js';
 import { followedService } from './followed-services.js';
 import { isRetryableByDefault, neverReachedServer } from './outcome.js';
-import type { DialectWatch } from '../dialect/watch.js';
+import { callHook, type ClientHooks, type RequestEvent } from './hooks.js';
+import type { CallDescription, RequestSpec, TransportSettings } from './request-spec.js';
+import { errorForAnswer, isRedirect, parseAnswer, redirectTarget } from './answer.js';
 
 export { Call, type RequestOptions } from './call.js';
-
-/** What hooks receive. Never headers: the request's carry the credentials. */
-export interface RequestEvent {
-  /** The public call this request belongs to: `reservations.create`, `restaurants.list`, ... */
-  operation: string;
-  /** The call's id, shared by all its requests (a create's look-ups included) and its warnings. */
-  callId: string;
-  method: string;
-  /** The URL with credentials and secret query values removed. */
-  url: string;
-  /** 1 for the first attempt, 2 for the first retry, ... */
-  attempt: number;
-  /** HTTP status, when there is an answer. */
-  status?: number | undefined;
-  /** Wait before the next attempt, in milliseconds (onRetry, onRateLimited). */
-  delayMs?: number | undefined;
-  /** Name of the error class that caused a retry (onRetry). */
-  error?: string | undefined;
-  /** How long the attempt took (onResponse). */
-  durationMs?: number | undefined;
-}
-
-/** Observers of the pipeline. A hook that throws is logged and ignored: it never breaks a call. */
-export interface ClientHooks {
-  /** Before each attempt is sent (after its rate-limit wait). */
-  onRequest?(event: RequestEvent): void;
-  /** After each attempt is answered, whatever the status. */
-  onResponse?(event: RequestEvent): void;
-  /** Before each retry sleep. */
-  onRetry?(event: RequestEvent): void;
-  /** When the service answers 429 (the whole bucket pauses for `delayMs`). */
-  onRateLimited?(event: RequestEvent): void;
-}
-
-/** The transport's settings, built once by the client. */
-export interface TransportSettings {
-  baseUrl: string;
-  /** The partner UUID (whose limiter a followed service hands out). */
-  partnerId: string;
-  auth: BasicAuth;
-  /** The secrets no error, log line or hook payload may show. */
-  secrets: Secrets;
-  limiter: RateLimiter | undefined;
-  /** The priority of calls that do not give one. */
-  priority: Priority;
-  clock: Clock;
-  fetch: typeof fetch | undefined;
-  timeoutMs: number;
-  maxRetries: number;
-  /** Default time limit of a whole call; undefined for none. */
-  deadlineMs: number | undefined;
-  /** Largest answer body accepted, in bytes. */
-  maxResponseBytes: number;
-  /** Most pages one list call reads. */
-  maxPages: number;
-  /** Already filtered to the client's log level (`debug`/`info` absent below it), redacting the credentials, and never throwing (`createLevelledLogger`): a log line must not fail the call it reports. */
-  logger: Logger;
-  hooks: ClientHooks;
-  /** Checked headers (lower-case names) sent with every request. */
-  defaultHeaders: Readonly<Record<string, string>>;
-  responseValidation: ResponseValidation;
-  /** A wait for the rate-limit budget longer than this gives one warning. */
-  slowWaitWarnMs: number;
-  /** Checks each answer against the dialect the client was given (undefined: none given). */
-  dialect?: DialectWatch | undefined;
-}
-
-/** What a call says of itself to observers, besides its operation. */
-export interface CallDescription {
-  restaurantId?: number | string | undefined;
-  guest?: GuestFields | undefined;
-}
-
-/** One call as a resource describes it. */
-export interface RequestSpec<T> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
-  /** Path under `/api/v1/partnership`, built with the `path` helper. */
-  path?: string;
-  /** An absolute URL already checked to be on the service's origin (next pages). */
-  url?: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Whether a network error, 408 or 5xx may be retried (the repeat cannot do harm). */
-  safeToRepeat: boolean;
-  /** The caller's options, or the call they already belong to (a sub-request shares its call). */
-  options?: RequestOptions | Call | undefined;
-  /** The public operation, when this request is a call of its own (`options` not a {@link Call}). */
-  operation?: string | undefined;
-  /** The restaurant the call is about, for observers. */
-  restaurantId?: number | string | undefined;
-  /** Validates and shapes the 2xx body (output validation); in warn mode `where` carries `offContract`. */
-  parse(body: unknown, response: Response | null, where: AnswerSource): T;
-  /**
-   * Called when an attempt fails, before the retry decision; may settle the call with a body found
-   * elsewhere or throw another error. Returns undefined to let the failure stand.
-   */
-  recover?(error: unknown, attempt: number): Promise<{ body: unknown } | undefined>;
-  /** Replaces the default retry decision. */
-  isRetryable?: (error: unknown) => boolean;
-}
+// Where the pipeline's types and hooks were first declared; importers keep reading them here.
+export type { ClientHooks, RequestEvent } from './hooks.js';
+export type { CallDescription, RequestSpec, TransportSettings } from './request-spec.js';
 
 /** The path prefix of every operation (spec: "all paths start with /api/v1/partnership/"). */
 export const API_PREFIX = '/api/v1/partnership';
 
 export { neverReachedServer, outcomeUnknown } from './outcome.js';
+
+/** What hooks and log lines say of each request: which call it serves, and where it went. */
+type Said = { operation: string; callId: string; method: string; url: string };
 
 /** Most redirects followed for one read (each within the service's origin). */
 const MAX_REDIRECTS = 5;
@@ -149,10 +47,18 @@ export class Transport {
   readonly #settings: TransportSettings;
   // The path of `/api/v1/partnership` on this service: what the dialect watch strips from a URL.
   readonly #apiPath: string;
+  // The only origin a redirect may lead to (the credentials go nowhere else).
+  readonly #origin: string;
 
   constructor(settings: TransportSettings) {
     this.#settings = settings;
-    this.#apiPath = `${new URL(settings.baseUrl).pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+    const base = new URL(settings.baseUrl);
+    this.#apiPath = `${base.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
+    this.#origin = base.origin;
+  }
+
+  #hook(name: keyof ClientHooks, event: RequestEvent): void {
+    callHook(this.#settings.hooks, this.#settings.logger, this.#settings.secrets, name, event);
   }
 
   /** The clock of this call: a test fake's when it follows the service (`followed-services.ts`), else the client's. */
@@ -252,26 +158,16 @@ export class Transport {
     return result as T;
   }
 
-  #hook(name: keyof ClientHooks, event: RequestEvent): void {
-    const hooks = this.#settings.hooks;
-    if (!hooks[name]) return;
-    try {
-      // Called on the hooks object: a partner's hooks written as a class keep their `this`.
-      hooks[name](event);
-    } catch (error) {
-      this.#settings.logger.warn(`hook ${name} threw; ignored`, {
-        error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)),
-      });
-    }
-  }
-
-  /** Checks an answer against the client's dialect, when it was given one (may throw `DialectDriftError`). */
   /** Runs one call through the whole pipeline. Every error it throws is scrubbed of the secrets. */
   async request<T>(spec: RequestSpec<T>): Promise<WithResponse<T>> {
     try {
-      return await this.run(spec.options, spec.operation ?? 'request', (call) => this.#request(spec, call), {
-        restaurantId: spec.restaurantId,
-      });
+      // The spec is its own description (its restaurantId): nothing more is built per call.
+      return await this.run(
+        spec.options,
+        spec.operation ?? 'request',
+        (call) => this.#request(spec, call),
+        spec,
+      );
     } catch (error) {
       throw this.#settings.secrets.scrubError(error);
     }
@@ -355,47 +251,22 @@ export class Transport {
         sent = 'yes';
         const { response, body } = answer;
         const durationMs = Date.now() - startedAt;
-        this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
-        this.#settings.dialect?.checkResponse(this.#apiPath, spec.method, target, response, body, targetUrl);
-        settings.logger.debug?.(
-          `response ${spec.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
-          {
-            ...said,
-            url: targetUrl,
-            status: response.status,
-            attempt,
-            durationMs,
-          },
-        );
+        this.#answered(said, attempt, { target, targetUrl, response, body, durationMs });
         if (response.ok) return answer;
-        const next = this.#redirectTarget(spec.method, target, response);
+        const next = redirectTarget(spec.method, target, response, this.#origin);
         if (next && redirects < MAX_REDIRECTS) {
           target = next;
           continue;
         }
-        const error = this.#errorFor(
+        const error = errorForAnswer(
           response,
           body,
           where,
           attempt,
           next === undefined && isRedirect(response) ? target : undefined,
+          { secrets: settings.secrets, now: this.clock.now(), safeUrl: (unsafe) => this.safeUrl(unsafe) },
         );
-        if (error instanceof RateLimitError) {
-          const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
-          // The service counts per partner, so every caller of this bucket must wait, not just us.
-          await limiter?.pause(pauseMs);
-          publish('rateLimitPause', () => ({ callId: call.id, operation: call.operation, pauseMs }));
-          settings.logger.info?.(
-            `rate limited on ${spec.method} ${safeUrl}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`,
-            {
-              ...said,
-              status: 429,
-              attempt,
-              delayMs: pauseMs,
-            },
-          );
-          this.#hook('onRateLimited', { ...said, attempt, status: 429, delayMs: pauseMs });
-        }
+        if (error instanceof RateLimitError) await this.#rateLimited(error, limiter, call, said, attempt);
         throw error;
       }
     };
@@ -407,14 +278,7 @@ export class Transport {
       } catch (error) {
         if (error instanceof PartnerSdkError) sent = strongerSent(sent, error.sent);
         // An answer outside 2xx already has its response line; an attempt without one gets this.
-        if (!(error instanceof PartnerApiError)) {
-          const name = error instanceof Error ? error.name : 'Error';
-          settings.logger.debug?.(`no answer to ${spec.method} ${safeUrl}: ${name} (attempt ${attempt})`, {
-            ...said,
-            attempt,
-            error: name,
-          });
-        }
+        if (!(error instanceof PartnerApiError)) this.#unanswered(said, error, attempt);
         if (spec.recover) {
           const recovered = await spec.recover(error, attempt);
           if (recovered) return { response: null, body: recovered.body };
@@ -429,23 +293,66 @@ export class Transport {
       signal,
       isRetryable,
       remainingMs: () => call.remainingMs(),
-      onRetry: ({ error, attempt, delayMs }) => {
-        const status = error instanceof PartnerApiError ? error.status : undefined;
-        const name = error instanceof Error ? error.name : 'Error';
-        settings.logger.info?.(
-          `retrying ${spec.method} ${safeUrl} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`,
-          {
-            ...said,
-            status,
-            attempt,
-            delayMs,
-            error: name,
-          },
-        );
-        this.#hook('onRetry', { ...said, attempt, status, delayMs, error: name });
-      },
+      onRetry: (retry) => this.#retrying(said, retry),
     });
-    return { data: this.#parse(spec, call, answer, where), response: answer.response };
+    return { data: parseAnswer(spec, call, answer, where, settings.logger), response: answer.response };
+  }
+
+  // The steps around each answer that only report it: the onResponse hook, the dialect check
+  // (which may throw DialectDriftError under strictDialect), the debug line.
+  #answered(
+    said: Said,
+    attempt: number,
+    answer: { target: URL; targetUrl: string; response: Response; body: unknown; durationMs: number },
+  ): void {
+    const { target, targetUrl, response, body, durationMs } = answer;
+    // The event is built only for a hook that exists: this runs for every answer.
+    if (this.#settings.hooks.onResponse)
+      this.#hook('onResponse', { ...said, attempt, status: response.status, durationMs });
+    this.#settings.dialect?.checkResponse(this.#apiPath, said.method, target, response, body, targetUrl);
+    this.#settings.logger.debug?.(
+      `response ${said.method} ${targetUrl} ${response.status} in ${durationMs} ms (attempt ${attempt})`,
+      { ...said, url: targetUrl, status: response.status, attempt, durationMs },
+    );
+  }
+
+  #unanswered(said: Said, error: unknown, attempt: number): void {
+    const name = error instanceof Error ? error.name : 'Error';
+    this.#settings.logger.debug?.(`no answer to ${said.method} ${said.url}: ${name} (attempt ${attempt})`, {
+      ...said,
+      attempt,
+      error: name,
+    });
+  }
+
+  // A 429: the service counts per partner, so every caller of this bucket must wait, not just this call.
+  async #rateLimited(
+    error: RateLimitError,
+    limiter: RateLimiter | undefined,
+    call: Call,
+    said: Said,
+    attempt: number,
+  ): Promise<void> {
+    const pauseMs = error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+    await limiter?.pause(pauseMs);
+    publish('rateLimitPause', () => ({ callId: call.id, operation: call.operation, pauseMs }));
+    this.#settings.logger.info?.(
+      `rate limited on ${said.method} ${said.url}: every call of this limiter waits ${pauseMs} ms (attempt ${attempt})`,
+      { ...said, status: 429, attempt, delayMs: pauseMs },
+    );
+    this.#hook('onRateLimited', { ...said, attempt, status: 429, delayMs: pauseMs });
+  }
+
+  // Before each retry sleep: one info line and the onRetry hook.
+  #retrying(said: Said, retry: { error: unknown; attempt: number; delayMs: number }): void {
+    const { error, attempt, delayMs } = retry;
+    const status = error instanceof PartnerApiError ? error.status : undefined;
+    const name = error instanceof Error ? error.name : 'Error';
+    this.#settings.logger.info?.(
+      `retrying ${said.method} ${said.url} in ${delayMs} ms after ${name}${status ? ` ${status}` : ''} (attempt ${attempt})`,
+      { ...said, status, attempt, delayMs, error: name },
+    );
+    this.#hook('onRetry', { ...said, attempt, status, delayMs, error: name });
   }
 
   /** Waits for the rate limiter's slot for one request of `call`, within its signal and deadline. */
@@ -454,13 +361,14 @@ export class Transport {
     call: Call,
     attempt: number,
     sent: RequestSent,
-    said: { operation: string; callId: string; method: string; url: string },
+    said: Said,
   ): Promise<RateLimitSlot | undefined> {
-    const settings = this.#settings;
+    const { slowWaitWarnMs, logger } = this.#settings;
     const stop = call.stopSignal();
     try {
       const slot = await waitObserved(
-        { ...settings, clock: this.clock, limiter, call, details: { ...said, attempt } },
+        // Only what the wait reads: this runs for every request, observed or not.
+        { limiter, call, clock: this.clock, slowWaitWarnMs, logger, said, attempt },
         // The time left lets the limiter refuse at once a call whose place puts it past its deadline.
         () =>
           limiter.acquire({ signal: stop.signal, priority: call.priority, maxWaitMs: call.remainingMs() }),
@@ -477,81 +385,4 @@ export class Transport {
       stop.release();
     }
   }
-
-  // In warn mode an off-contract answer is returned as received, with one warning naming every
-  // off-contract field (never the body: it carries guests' names and may carry a webhook token).
-  #parse<T>(
-    spec: RequestSpec<T>,
-    call: Call,
-    answer: { response: Response | null; body: unknown },
-    where: { method: string; url: string },
-  ): T {
-    if (call.validation === 'strict') return spec.parse(answer.body, answer.response, where);
-    const offContract: FieldIssue[] = [];
-    const data = spec.parse(answer.body, answer.response, {
-      ...where,
-      offContract: (issues) => offContract.push(...issues),
-    });
-    if (offContract.length > 0) {
-      const fields = [...new Set(offContract.map((issue) => issue.field || '(root)'))];
-      this.#settings.logger.warn(
-        `off-contract answer to ${where.method} ${where.url}, returned as received: ${offContract.map((issue) => `${issue.field || '(root)'}: ${issue.message}`).join('; ')}`,
-        {
-          ...where,
-          fields,
-        },
-      );
-    }
-    return data;
-  }
-
-  /**
-   * Where a redirect may be followed: only for a read, and only within the service's origin (the
-   * credentials go nowhere else). Undefined when it must not be followed.
-   */
-  #redirectTarget(method: string, from: URL, response: Response): URL | undefined {
-    if (method !== 'GET' || !isRedirect(response)) return undefined;
-    const location = response.headers.get('location');
-    if (!location) return undefined;
-    let target: URL;
-    try {
-      target = new URL(location, from);
-    } catch {
-      return undefined;
-    }
-    return target.origin === new URL(this.#settings.baseUrl).origin ? target : undefined;
-  }
-
-  /** The error for an answer outside 2xx; `refusedRedirectFrom` set for a redirect not followed. */
-  #errorFor(
-    response: Response,
-    body: unknown,
-    where: { method: string; url: string },
-    attempt: number,
-    refusedRedirectFrom: URL | undefined,
-  ): PartnerApiError {
-    const secrets = this.#settings.secrets;
-    const status = response.status === 0 ? 302 : response.status;
-    const details = {
-      status,
-      headers: secrets.scrub(headersToObject(response.headers)),
-      body: secrets.scrub(body),
-      ...where,
-      attempts: attempt,
-    };
-    if (!refusedRedirectFrom) return errorFromResponse({ ...details, now: this.clock.now() });
-    let location = '';
-    try {
-      if (details.headers.location)
-        location = ` to ${this.safeUrl(new URL(details.headers.location, refusedRedirectFrom))}`;
-    } catch {
-      location = ' to an unreadable location';
-    }
-    const why = where.method === 'GET' ? 'leads to another origin' : `answered a ${where.method}`;
-    return new PartnerApiError(`HTTP ${status}: not following a redirect${location}, which ${why}`, details);
-  }
-}
-
-function isRedirect(response: Response): boolean {
-  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }

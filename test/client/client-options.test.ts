@@ -8,7 +8,7 @@ import {
 } from 'restaurant-partner-sdk';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
-import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID, webhookBody } from '../support/mock-api.js';
+import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID, webhookBody } from '../support/hostile-server.js';
 
 const api = mockApi();
 const required = { baseUrl: BASE_URL, partnerId: PARTNER_ID, apiToken: API_TOKEN, logger: silentLogger };

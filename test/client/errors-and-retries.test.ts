@@ -25,13 +25,12 @@ import { createManualClock } from '../support/manual-clock.js';
 import {
   API_TOKEN,
   BASIC_HEADER,
-  createInstantClock,
   json,
   mockApi,
   PARTNER_ID,
-  reservationBody,
   restaurantBody,
-} from '../support/mock-api.js';
+} from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 
@@ -116,7 +115,7 @@ describe('status -> error class', () => {
 
 describe('retries', () => {
   it('retries GET after 500 / 408 / network error with jittered backoff through the clock', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(
       () => json({}, 500),
       () => json({}, 408),
@@ -163,7 +162,7 @@ describe('retries', () => {
   });
 
   it('honours Retry-After as an HTTP date', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     const inFive = new Date(clock.now() + 5000).toUTCString();
     api.reply(
       () => json({}, 429, { 'retry-after': inFive }),
@@ -174,7 +173,7 @@ describe('retries', () => {
   });
 
   it('caps a huge Retry-After at 60 s', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(
       () => json({}, 429, { 'retry-after': '86400' }),
       () => json([]),

@@ -22,11 +22,11 @@ import {
   json,
   mockApi,
   PARTNER_ID,
-  reservationBody,
   restaurantBody,
   webhookBody,
   createdAnswer,
-} from '../support/mock-api.js';
+} from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 const CREDENTIAL = BASIC_HEADER.slice('Basic '.length);

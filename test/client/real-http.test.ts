@@ -13,13 +13,9 @@ import {
   silentLogger,
   TimeoutError,
 } from 'restaurant-partner-sdk';
-import {
-  API_TOKEN,
-  createInstantClock,
-  PARTNER_ID,
-  reservationBody,
-  restaurantBody,
-} from '../support/mock-api.js';
+import { API_TOKEN, PARTNER_ID, restaurantBody } from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 const servers: Server[] = [];
@@ -48,7 +44,7 @@ const clientFor = (baseUrl: string, options: Partial<ConstructorParameters<typeo
     apiToken: API_TOKEN,
     rateLimit: false,
     logger: silentLogger,
-    clock: createInstantClock(),
+    clock: createManualClock({ autoAdvance: true }),
     ...options,
   });
 

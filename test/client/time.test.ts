@@ -8,7 +8,8 @@ import {
   Reservation,
 } from 'restaurant-partner-sdk';
 import { toServiceStartTime } from '../../src/start-time.js';
-import { json, mockApi, reservationBody, restaurantBody } from '../support/mock-api.js';
+import { json, mockApi, restaurantBody } from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 const zone = 'Europe/Brussels';

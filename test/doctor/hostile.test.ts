@@ -12,7 +12,6 @@ import { runDoctor } from '../../src/cli/doctor.js';
 import {
   API_TOKEN,
   BASIC_HEADER,
-  createInstantClock,
   HOSTILE_API,
   PARTNER_ID,
   startHostileServer,
@@ -20,10 +19,11 @@ import {
   type HostileServer,
 } from '../support/hostile-server.js';
 import { dir } from './support.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 let server: HostileServer;
 beforeAll(async () => {
-  server = await startHostileServer(createInstantClock());
+  server = await startHostileServer(createManualClock({ autoAdvance: true }));
 });
 afterAll(() => server.close());
 
@@ -186,7 +186,7 @@ describe('doctor against hostile servers: a clear line, exit 1, no stack, no tok
     expect(dns.output).toMatch(
       /FAIL {2}reach: (DNS: doctor-nowhere\.invalid does not resolve|the connection to doctor-nowhere\.invalid failed)/,
     );
-    const closed = await startHostileServer(createInstantClock());
+    const closed = await startHostileServer(createManualClock({ autoAdvance: true }));
     const port = new URL(closed.url).port;
     await closed.close();
     const refused = await doctor(`http://127.0.0.1:${port}`);

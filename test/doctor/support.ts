@@ -10,6 +10,7 @@ import { PartnerClient, silentLogger, type DialectFile } from 'restaurant-partne
 import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
 import { runDoctor, type DoctorOptions, type DoctorResult } from '../../src/cli/doctor.js';
 import type { Exchange } from '../../src/cli/doctor-probe.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 export const dir = () => mkdtempSync(join(tmpdir(), 'doctor-'));
 
@@ -62,7 +63,7 @@ export async function world(dialect: object = {}): Promise<World> {
         fake.setRateLimit(1);
         await send(
           new Request(`${fake.baseUrl}/api/v1/partnership/profile/`, {
-            headers: { authorization: `Basic ${btoa(`${partner.partnerId}:${partner.apiToken}`)}` },
+            headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
           }),
         );
         fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {

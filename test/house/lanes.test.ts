@@ -5,7 +5,7 @@
  * The few heavy Node-only files the inner loop leaves out run in the `slow` project of `npm test`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FULL_LANE_ONLY, NEEDS_SYSTEM_PROGRAMS } from '../../vitest.config.js';
@@ -15,9 +15,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const STARTS_A_PROGRAM =
   /from '[^']*(?:\/(?:redis|postgres)-server\.m?js|\/browser\.js|playwright-core)'|ensureSystemPackages\(/;
 
-function testFiles(folder: string): string[] {
+function testFiles(folder: string, ending = '.test.ts'): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.test.ts'))
+    .filter((name) => name.endsWith(ending))
     .map((name) => relative(root, join(root, folder, name)));
 }
 
@@ -40,6 +40,24 @@ describe('test lanes', () => {
       ).toBe(false);
       expect(reason.length, `${file} says why`).toBeGreaterThan(20);
     }
+  });
+
+  it("keeps every test that starts a process (itself or through its folder's support) out of the fast lane", () => {
+    const startsAProcess = (path: string) =>
+      /^import [^;]*from 'node:child_process';/m.test(readFileSync(join(root, path), 'utf8'));
+    const spawningSupport = testFiles('test', '.ts').filter(
+      (file) => !file.endsWith('.test.ts') && startsAProcess(file),
+    );
+    const usesSpawningSupport = (file: string) =>
+      spawningSupport.some((support) => {
+        const text = readFileSync(join(root, file), 'utf8');
+        return text.includes(`/${basename(support, '.ts')}.js'`) && dirname(support) === dirname(file);
+      });
+    const fast = [...testFiles('test'), ...testFiles('examples')].filter(
+      (file) => !NEEDS_SYSTEM_PROGRAMS.some((glob) => globMatches(glob, file)) && !(file in FULL_LANE_ONLY),
+    );
+    expect(fast.length, 'the fast lane is found').toBeGreaterThan(50);
+    expect(fast.filter((file) => startsAProcess(file) || usesSpawningSupport(file))).toEqual([]);
   });
 });
 

@@ -174,6 +174,59 @@ describe('metrics against the journal', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it("the sync's lag of a webhook-delivered change: from the event's created_at, else from its delivery", async () => {
+    telemetry = startTelemetry();
+    const { client, restaurant, partner, fake: service } = world();
+    const elsewhere = new PartnerClient({ ...service.clientOptions(partner), logger: keepingLogger() });
+    const booking = await elsewhere.reservations.create(restaurant.id, {
+      start_time: { date: '2026-12-06', time: '20:00' },
+      adults: 2,
+    });
+    const sync = createReservationSync({
+      client,
+      restaurantIds: [restaurant.id],
+      onChange: () => undefined,
+      clock: service.clock,
+      logger: keepingLogger(),
+      reconcile: { intervalMs: 600_000 },
+    });
+    await sync.settled();
+    // The first read found the booking: no previous read, so no lag is known for it.
+    expect(await telemetry.metric('restaurant_partner.sync.lag')).toEqual([]);
+    // A modification the service sent 5 s after that read, delivered 20 s after it.
+    const readAt = service.clock.now();
+    await service.clock.advance(20_000);
+    await sync.ingest({
+      type: 'RESERVATION_MODIFIED',
+      created_at: new Date(readAt + 5_000).toISOString(),
+      restaurant_id: restaurant.id,
+      reservation: { ...booking, adults: 3 },
+    });
+    let lag = await telemetry.metric('restaurant_partner.sync.lag');
+    expect(lag.map((point) => point.attributes)).toEqual([
+      {
+        'restaurant_partner.sync.change.kind': 'modified',
+        'restaurant_partner.sync.change.source': 'webhook',
+      },
+    ]);
+    expect(lag[0]!.count).toBe(1);
+    expect(lag[0]!.value).toBeCloseTo(15, 3);
+    // An event without created_at counts from its delivery: handed over at once, a lag of 0.
+    await service.clock.advance(1_000);
+    await sync.ingest({
+      type: 'RESERVATION_CANCELLED',
+      created_at: undefined,
+      restaurant_id: restaurant.id,
+      reservation: { ...booking, adults: 3, cancelled: true },
+    });
+    lag = await telemetry.metric('restaurant_partner.sync.lag');
+    const cancelled = lag.find(
+      (point) => point.attributes['restaurant_partner.sync.change.kind'] === 'cancelled',
+    );
+    expect(cancelled).toMatchObject({ count: 1, value: 0 });
+    await sync.stop();
+  });
+
   it("the sync's lag: a change a read found counts from the restaurant's previous read; reads later than the interval warn once", async () => {
     telemetry = startTelemetry();
     const { client, restaurant, partner, fake: service } = world();

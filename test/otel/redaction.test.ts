@@ -13,13 +13,14 @@ import { PartnerClient } from 'restaurant-partner-sdk';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { instrument } from 'restaurant-partner-sdk/otel';
 import {
-  createInstantClock,
   HOSTILE_API,
   restaurantWire,
   startHostileServer,
   type HostileServer,
 } from '../support/hostile-server.js';
 import { keepingLogger, startTelemetry, type Telemetry } from './support.js';
+import { basicCredentials } from '../support/basic-auth.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 const PARTNER = '6f1c1f0e-0d5a-4b7e-9a43-3c2e8f1d2b10';
 const TOKEN = 'tok_live_QW9zZWNyZXQtdG9rZW4tMTIzNDU2';
@@ -31,7 +32,7 @@ const GUEST = {
   phone: '+32470999888',
   comment: 'window seat please qzx',
 };
-const SECRETS = [TOKEN, WEBHOOK_TOKEN, Buffer.from(`${PARTNER}:${TOKEN}`).toString('base64')];
+const SECRETS = [TOKEN, WEBHOOK_TOKEN, basicCredentials(PARTNER, TOKEN)];
 
 /** Every documented attribute name (docs/observability.md), spans and metrics. */
 const SPAN_ATTRIBUTES = new Set([
@@ -90,7 +91,7 @@ async function echoing(
 let server: HostileServer;
 let telemetry: Telemetry | undefined;
 beforeAll(async () => {
-  server = await startHostileServer(createInstantClock(), echoing);
+  server = await startHostileServer(createManualClock({ autoAdvance: true }), echoing);
 });
 afterAll(() => server.close());
 afterEach(async () => {
@@ -99,7 +100,7 @@ afterEach(async () => {
 });
 
 async function drive() {
-  const clock = createInstantClock();
+  const clock = createManualClock({ autoAdvance: true });
   const logger = keepingLogger();
   const client = new PartnerClient({
     baseUrl: server.url,

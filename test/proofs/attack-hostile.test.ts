@@ -24,6 +24,7 @@ import {
 } from '../support/hostile-server.js';
 import { hostileProofs, settle } from './support/balance.js';
 import { capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+import { basicCredentials } from '../support/basic-auth.js';
 
 const PARTNER_ID = '5a1c9e2b-3d4f-4a6b-8c7d-9e0f1a2b3c4d';
 const API_TOKEN = 'attack+token/Value=77-a1b2c3d4e5';
@@ -167,7 +168,7 @@ describe('writes never follow redirects; secrets never leak; malformed HTTP', ()
   });
 
   it('the token echoed in WWW-Authenticate, Retry-After, JSON keys, an enum, after a long string, split across chunks: scrubbed', async () => {
-    const basic = Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64');
+    const basic = basicCredentials(PARTNER_ID, API_TOKEN);
     const { client, logger, hooks } = await setUp(
       (request, tools) => {
         const route = request.path.slice(HOSTILE_API.length);

@@ -11,7 +11,7 @@ import { loadEventSchemas, parseWebhookEvent as parseSoon } from '../../src/webh
 
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
 import { propertyRuns } from '../support/property-runs.js';
-import { reservation as sampleReservation } from '../webhooks/helpers.js';
+import { reservation as sampleReservation } from '../support/reservation.js';
 
 // The schemas load on first need; loaded ahead here, every reading answers at once.
 beforeAll(() => loadEventSchemas());

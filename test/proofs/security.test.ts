@@ -34,6 +34,7 @@ import {
 } from 'restaurant-partner-sdk';
 import { createClockRateLimiter, FakeClock } from 'restaurant-partner-sdk/testing';
 import { capturingHooks, capturingLogger, findSecrets, renderError, secretForms } from './support/leaks.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 const partnerId = '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d';
 const apiToken = 'sec-proof-token-e1d2c3b4a5968778695a4b3c';
@@ -89,7 +90,7 @@ describe('the leak detector itself', () => {
   it('finds a credential hidden deep in a cause chain (a Request kept on an inner error)', () => {
     const inner = Object.assign(new Error('inner'), {
       request: new Request('https://api.example/x', {
-        headers: { authorization: `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}` },
+        headers: { authorization: basicAuthorization(partnerId, apiToken) },
       }),
     });
     const outer = new Error('outer', { cause: new Error('middle', { cause: inner }) });

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { buildDelivery } from 'restaurant-partner-sdk/testing';
 import { createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
 import { createRedisDuplicateStore } from '../../src/redis/index.js';
-import { reservation } from '../webhooks/helpers.js';
 import { startNodeServer, type RunningServer } from '../webhooks/servers.js';
 import { CLIENT_KINDS, connectionsOf, type ConnectedClient } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
+import { reservation } from '../support/reservation.js';
 
 const TOKEN = 'whsec-duplicate-store-stalls-token';
 

@@ -3,9 +3,9 @@ import { buildDelivery } from 'restaurant-partner-sdk/testing';
 import { type DeliveryContent } from '../../src/webhooks/delivery.js';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { createRedisDuplicateStore, type RedisDuplicateStoreOptions } from '../../src/redis/index.js';
-import { reservation } from '../webhooks/helpers.js';
 import { CLIENT_KINDS, connectionsOf, type ConnectedClient } from './support/clients.js';
 import { startRedisServer, type TestRedis } from './support/redis-server.js';
+import { reservation } from '../support/reservation.js';
 
 const TOKEN = 'whsec-duplicate-store-test-token';
 const OTHER_PARTNER_TOKEN = 'whsec-another-partner-test-token';

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import * as core from 'restaurant-partner-sdk';
 import { BadRequestError, NotFoundError, isPartnerSdkError } from 'restaurant-partner-sdk';
 import * as webhooks from 'restaurant-partner-sdk/webhooks';
-import { json, mockApi, restaurantBody } from '../support/mock-api.js';
+import { json, mockApi, restaurantBody } from '../support/hostile-server.js';
 
 const api = mockApi();
 const root = fileURLToPath(new URL('../..', import.meta.url));

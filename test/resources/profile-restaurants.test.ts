@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputValidationError, ResponseValidationError } from 'restaurant-partner-sdk';
-import { BASIC_HEADER, json, mockApi, restaurantBody } from '../support/mock-api.js';
+import { BASIC_HEADER, json, mockApi, restaurantBody } from '../support/hostile-server.js';
 
 const api = mockApi();
 const profile = {

@@ -16,14 +16,14 @@ import { FINGERPRINT_METADATA_KEY } from '../../src/resources/reservations.js';
 import { HttpResponse } from 'msw';
 import {
   BASIC_HEADER,
-  createInstantClock,
   empty,
   json,
   mockApi,
-  reservationBody,
   restaurantBody,
   createdAnswer,
-} from '../support/mock-api.js';
+} from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 const api = mockApi();
 const RESTAURANTS = () => json([restaurantBody()]);
@@ -294,7 +294,7 @@ describe('reservations.create', () => {
   });
 
   it('a 201 with an unreadable body and nothing found after the settle window is ambiguous, never a plain failure', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.always((call) =>
       call.method === 'POST'
         ? json({ id: 'not-a-number' }, 201)
@@ -552,7 +552,7 @@ describe('reservations.create', () => {
   });
 
   it('after a 429 on create, looks the key up over the settle window and, every read agreeing it is absent, retries with the same key', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(RESTAURANTS, () => json({ detail: 'slow down' }, 429, { 'retry-after': '3' }));
     api.always((call) =>
       call.method === 'POST'
@@ -727,7 +727,7 @@ describe('waitForConfirmation', () => {
   });
 
   it('polls through the clock until confirmed', async () => {
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     api.reply(
       () => json(reservationBody({ confirmed: false })),
       () => json(reservationBody({ confirmed: false })),

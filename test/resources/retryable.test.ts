@@ -43,7 +43,6 @@ import { buildDelivery, createWebhookReceiver, type WebhookError } from 'restaur
 import { createManualClock } from '../support/manual-clock.js';
 import {
   API_TOKEN,
-  createInstantClock,
   HOSTILE_API,
   PARTNER_ID,
   restaurantWire,
@@ -51,8 +50,9 @@ import {
   type HostileHandler,
   type HostileServer,
 } from '../support/hostile-server.js';
-import { reservation, TOKEN } from '../webhooks/helpers.js';
+import { TOKEN } from '../webhooks/helpers.js';
 import { EXPECTED } from '../support/retryable.js';
+import { reservation } from '../support/reservation.js';
 
 const caught = (promise: Promise<unknown>) =>
   promise.then(
@@ -270,7 +270,7 @@ describe('retryable, from the answers of the fake', () => {
 
 describe('retryable, from a hostile server', () => {
   let server: HostileServer;
-  const clock = createInstantClock(Date.UTC(2026, 11, 1, 8));
+  const clock = createManualClock({ start: Date.UTC(2026, 11, 1, 8), autoAdvance: true });
   beforeAll(async () => {
     server = await startHostileServer(clock);
   });

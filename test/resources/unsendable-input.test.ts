@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputValidationError } from 'restaurant-partner-sdk';
-import { mockApi, restaurantBody, json } from '../support/mock-api.js';
+import { mockApi, restaurantBody, json } from '../support/hostile-server.js';
 
 const api = mockApi();
 const base = { start_time: '2026-12-05T19:30:00', adults: 2 };

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { InputValidationError, ResponseValidationError } from 'restaurant-partner-sdk';
-import { empty, json, mockApi, webhookBody } from '../support/mock-api.js';
+import { empty, json, mockApi, webhookBody } from '../support/hostile-server.js';
 
 const api = mockApi();
 

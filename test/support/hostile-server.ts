@@ -13,8 +13,8 @@
  * - `mockApi`: the same idea in-process (MSW), for client tests that state the exact wire they
  *   expect and the exact answer they get, one queued responder per request.
  *
- * The wire shapes they answer with (`reservationBody`, `restaurantBody`, `webhookBody`) are
- * written once, here.
+ * The wire shapes they answer with (`restaurantBody`, `webhookBody`) are written once, here; the
+ * reservation is test/support/reservation.ts's.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -23,6 +23,9 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { PartnerClient, silentLogger, type ClientOptions } from '../../src/index.js';
 import type { Clock } from '../../src/transport/clock.js';
+import { basicAuthorization } from './basic-auth.js';
+import { reservationBody } from './reservation.js';
+import { createManualClock } from './manual-clock.js';
 
 export const HOSTILE_API = '/api/v1/partnership';
 export const KEY_FIELD = 'restaurant_partner_sdk.idempotency_key';
@@ -228,7 +231,7 @@ export async function startRawServer(
 export const BASE_URL = 'https://api.partner.test';
 export const PARTNER_ID = '6f1c2a9e-9d1b-4c55-8f0e-2b7f3c0d4e11';
 export const API_TOKEN = 'tok_SuperSecret_9f8e7d6c5b4a';
-export const BASIC_HEADER = `Basic ${Buffer.from(`${PARTNER_ID}:${API_TOKEN}`).toString('base64')}`;
+export const BASIC_HEADER = basicAuthorization(PARTNER_ID, API_TOKEN);
 export const PREFIX = `${BASE_URL}/api/v1/partnership`;
 
 export interface RecordedCall {
@@ -241,21 +244,6 @@ export interface RecordedCall {
 }
 
 export type Responder = (call: RecordedCall) => Response | Promise<Response>;
-
-/** A Clock whose sleeps return at once and move virtual time; the waits are recorded. */
-export function createInstantClock(start = Date.UTC(2026, 10, 23, 12)): Clock & { sleeps: number[] } {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => now,
-    async sleep(ms, signal) {
-      if (signal?.aborted) throw signal.reason;
-      sleeps.push(ms);
-      now += Math.max(0, ms);
-    },
-  };
-}
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return HttpResponse.json(body as never, { status, headers });
@@ -322,38 +310,10 @@ export function mockApi() {
         apiToken: API_TOKEN,
         rateLimit: false,
         logger: silentLogger,
-        clock: createInstantClock(),
+        clock: createManualClock({ autoAdvance: true }),
         ...options,
       });
     },
-  };
-}
-
-/** A reservation as the service plausibly answers it. */
-export function reservationBody(overrides: object = {}): Record<string, unknown> {
-  return {
-    id: 41,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    email: null,
-    phone: null,
-    start_time: '2026-12-05T19:30:00+01:00',
-    duration: 'PT2H',
-    adults: 2,
-    children: 0,
-    comment: null,
-    cancelled: false,
-    cancelled_at: null,
-    confirmed: true,
-    confirmed_at: '2026-11-23T12:00:00+01:00',
-    confirmation_mode: 'CONFIRMATION_MODE_SYNCHRONOUS',
-    arrived: false,
-    arrived_at: null,
-    no_show: false,
-    no_show_at: null,
-    language: 'en',
-    metadata: null,
-    ...overrides,
   };
 }
 

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { API } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 import { rawJson } from './raw-http.js';
 import {
   demoAuth,
@@ -148,7 +149,7 @@ describe('what webhooks keep counts too', () => {
       let refusedAt: number | undefined;
       for (let partner = 0; partner < 8 && refusedAt === undefined; partner += 1) {
         const added = await audit.control('POST', 'partners', { name: `P${partner}` });
-        const auth = `Basic ${Buffer.from(`${added.body.partnerId}:${added.body.apiToken}`).toString('base64')}`;
+        const auth = basicAuthorization(added.body.partnerId, added.body.apiToken);
         for (let index = 0; index < 20; index += 1) {
           const created = await audit.send(
             'POST',

@@ -10,10 +10,11 @@ import {
   type FakeServerOptions,
   type RunningFakeServer,
 } from 'restaurant-partner-sdk/testing/node';
-import { API, START, basic } from './helpers.js';
+import { API, START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 import { httpText, rawJson, rawRequest, type RawAnswer } from './raw-http.js';
 
-export const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
+export const demoAuth = basicAuthorization(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
 
 export interface AuditServer {
   server: RunningFakeServer;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DRIVERS, basic, createDriver } from './helpers.js';
+import { DRIVERS, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -18,9 +19,9 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
         null,
         'Bearer abc',
         'Basic !!!',
-        basic(partnerId, `${apiToken}x`),
-        basic(partnerId, ''),
-        basic(crypto.randomUUID(), apiToken),
+        basicAuthorization(partnerId, `${apiToken}x`),
+        basicAuthorization(partnerId, ''),
+        basicAuthorization(crypto.randomUUID(), apiToken),
         `Basic ${btoa(partnerId)}`,
       ]) {
         for (const path of ['/restaurants/', '/restaurants/1/reservations/', '/webhooks/99/']) {
@@ -41,7 +42,7 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
 
     it('accepts the partner UUID in any letter case, as a UUID is case-insensitive', async () => {
       const answer = await driver.send('GET', '/restaurants/', {
-        auth: basic(driver.partner.partnerId.toUpperCase(), driver.partner.apiToken),
+        auth: basicAuthorization(driver.partner.partnerId.toUpperCase(), driver.partner.apiToken),
       });
       expect(answer.status).toBe(200);
     });
@@ -62,7 +63,11 @@ describe.each(DRIVERS)('authentication, rate limit, profile and restaurants thro
       // Another partner has its own budget.
       const other = driver.fake.addPartner();
       expect(
-        (await driver.send('GET', '/restaurants/', { auth: basic(other.partnerId, other.apiToken) })).status,
+        (
+          await driver.send('GET', '/restaurants/', {
+            auth: basicAuthorization(other.partnerId, other.apiToken),
+          })
+        ).status,
       ).toBe(200);
       await driver.fake.clock.advance(600);
       expect((await driver.send('GET', '/restaurants/')).status).toBe(200);

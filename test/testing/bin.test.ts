@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
 import { DIALECT_VALUES } from '../../src/testing/backend/dialects.js';
-import { basic } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = ['--import', 'tsx', 'src/bin/restaurant-partner-fake.ts'];
@@ -60,7 +60,9 @@ describe('restaurant-partner-fake bin', () => {
       'America/New_York',
       'Europe/Amsterdam',
     ]);
-    const headers = { authorization: basic(start.partners[0].partnerId, start.partners[0].apiToken) };
+    const headers = {
+      authorization: basicAuthorization(start.partners[0].partnerId, start.partners[0].apiToken),
+    };
     const reservations = await fetch(`${start.url}/api/v1/partnership/restaurants/1/reservations/`, {
       headers,
     });
@@ -80,7 +82,7 @@ describe('restaurant-partner-fake bin', () => {
     const { child, start } = await startBin(['--seed', 'demo']);
     expect(start.url).toBe('http://127.0.0.1:4010');
     const restaurants = await fetch(`${start.url}/api/v1/partnership/restaurants/`, {
-      headers: { authorization: basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken) },
+      headers: { authorization: basicAuthorization(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken) },
     });
     expect(
       (await restaurants.json()).map((restaurant: { display_name: string }) => restaurant.display_name),

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing';
-import { API, DRIVERS, START, basic, createDriver } from './helpers.js';
+import { API, DRIVERS, START, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -43,7 +44,7 @@ describe.each(DRIVERS)('control routes under /_fake/ through %s', (kind) => {
         })
       ).status,
     ).toBe(201);
-    const auth = basic(partner.body.partnerId, partner.body.apiToken);
+    const auth = basicAuthorization(partner.body.partnerId, partner.body.apiToken);
     expect((await driver.send('GET', '/restaurants/', { auth })).body).toEqual([
       expect.objectContaining({ id: restaurant.body.id, display_name: 'Tiny' }),
     ]);
@@ -212,7 +213,7 @@ describe('snapshot, restore, reset and seeds (JS)', () => {
       rateLimit: false,
       clock: { frozen: true, startAt: START },
     });
-    const auth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
+    const auth = basicAuthorization(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
     const call = (method: string, path: string, body?: unknown) =>
       fake
         .handle(

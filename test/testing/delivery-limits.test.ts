@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, basic } from './helpers.js';
+import { API } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -55,7 +56,7 @@ async function bookedOnServer(server: RunningFakeServer, hooks: string[]) {
   const partner = fake.addPartner();
   const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
   const headers = {
-    authorization: basic(partner.partnerId, partner.apiToken),
+    authorization: basicAuthorization(partner.partnerId, partner.apiToken),
     'content-type': 'application/json',
   };
   for (const url of hooks)
@@ -173,7 +174,7 @@ describe('what a target answers is read with a cap and kept truncated', () => {
     const url = `http://127.0.0.1:${(target.address() as { port: number }).port}/hooks`;
     fake = createFakeService({ rateLimit: false });
     const partner = fake.addPartner();
-    const authorization = basic(partner.partnerId, partner.apiToken);
+    const authorization = basicAuthorization(partner.partnerId, partner.apiToken);
     const created = await fake.handle(
       new Request(`http://fake.test${API}/webhooks/`, {
         method: 'POST',

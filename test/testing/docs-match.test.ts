@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
-import { API, basic } from './helpers.js';
+import { API } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 let fake: FakeService;
 afterEach(() => fake.dispose());
@@ -20,7 +21,7 @@ async function send(
     new Request(`http://fake.test${path.startsWith('/_fake') ? path : `${API}${path}`}`, {
       method,
       headers: {
-        authorization: basic(partner.partnerId, partner.apiToken),
+        authorization: basicAuthorization(partner.partnerId, partner.apiToken),
         'content-type': 'application/json',
       },
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -8,14 +8,15 @@ import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, basic } from './helpers.js';
+import { API } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 function world(fake: FakeService) {
   const partner = fake.addPartner();
   const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
   const day = new Date(fake.clock.now() + 3 * 86_400_000).toISOString().slice(0, 10);
   const headers = {
-    authorization: basic(partner.partnerId, partner.apiToken),
+    authorization: basicAuthorization(partner.partnerId, partner.apiToken),
     'content-type': 'application/json',
   };
   return { restaurant, headers, body: JSON.stringify({ start_time: `${day}T19:00:00`, adults: 2 }) };

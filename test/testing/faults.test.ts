@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { API, DRIVERS, basic, createDriver } from './helpers.js';
+import { API, DRIVERS, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -20,7 +21,7 @@ describe('commitDelayMs on the default clock, which follows real time', () => {
     const answer = await fake.handle(
       new Request(`http://fake.test${API}/restaurants/${restaurant.id}/reservations/`, {
         method: 'POST',
-        headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+        headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
         body: JSON.stringify({
           start_time: start.toISO({ includeOffset: false, suppressMilliseconds: true }),
           adults: 2,

@@ -1,16 +1,14 @@
 /**
  * Test drivers for the fake: the same rule tests run against `fake.handle` (in-process) and
- * against the standalone `node:http` server on loopback, with plain fetch and hand-written Basic auth.
+ * against the standalone `node:http` server on loopback, with plain fetch and Basic auth from test/support/basic-auth.ts.
  */
 import { createFakeService, type FakeService, type FakeServiceOptions } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 export const API = '/api/v1/partnership';
 /** A Tuesday, 09:00 in Brussels. */
 export const START = '2026-12-01T08:00:00Z';
-
-export const basic = (partnerId: string, apiToken: string): string =>
-  `Basic ${Buffer.from(`${partnerId}:${apiToken}`).toString('base64')}`;
 
 export interface SendOptions {
   body?: unknown;
@@ -57,7 +55,7 @@ export async function createDriver(
 ): Promise<Driver & { partner: { partnerId: string; apiToken: string }; auth: string }> {
   const fake = createFakeService({ clock: { frozen: true, startAt: START }, rateLimit: false, ...options });
   const partner = fake.addPartner({ name: 'Test partner' });
-  const auth = basic(partner.partnerId, partner.apiToken);
+  const auth = basicAuthorization(partner.partnerId, partner.apiToken);
   let baseUrl = 'http://fake.test';
   let close = async () => fake.dispose();
   if (kind === 'node:http') {

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { PartnerClient, type Reservation } from 'restaurant-partner-sdk';
 import { createFakeService, type FakeReservation, type FakeService } from 'restaurant-partner-sdk/testing';
-import { API, DRIVERS, START, basic, createDriver } from './helpers.js';
+import { API, DRIVERS, START, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 const HOOK = 'https://partner.example/hooks';
@@ -22,7 +23,9 @@ describe.each(DRIVERS)('journal and nearest routes through %s', (kind) => {
     await driver.send('POST', `/restaurants/${restaurant.id}/reservations/`, {
       body: { start_time: '2026-12-02T19:00:00', adults: 2 },
     });
-    await driver.send('GET', '/profile/', { auth: basic(driver.partner.partnerId, 'wrong-token') });
+    await driver.send('GET', '/profile/', {
+      auth: basicAuthorization(driver.partner.partnerId, 'wrong-token'),
+    });
     await driver.send('POST', '/_fake/faults', {
       body: { status: 503, operation: 'webhooks.list' },
       auth: null,

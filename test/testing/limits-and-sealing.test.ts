@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeError } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, DRIVERS, basic, createDriver } from './helpers.js';
+import { API, DRIVERS, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -131,7 +132,7 @@ describe('a deleted sandbox is sealed', () => {
     ).json();
     const partner = sandbox.partners[0];
     const headers = {
-      authorization: basic(partner.partnerId, partner.apiToken),
+      authorization: basicAuthorization(partner.partnerId, partner.apiToken),
       'content-type': 'application/json',
     };
     const api = `${sandbox.url}${API}`;

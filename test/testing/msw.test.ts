@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { START, basic } from './helpers.js';
+import { START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 const fake = createFakeService({ rateLimit: false, clock: { frozen: true, startAt: START } });
 const server = setupServer(...fake.handlers);
@@ -30,7 +31,7 @@ describe('MSW handlers', () => {
     const partner = fake.addPartner();
     const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
     const headers = {
-      authorization: basic(partner.partnerId, partner.apiToken),
+      authorization: basicAuthorization(partner.partnerId, partner.apiToken),
       'content-type': 'application/json',
     };
     const listed = await fetch(`${BASE}/restaurants/`, { headers });
@@ -52,7 +53,9 @@ describe('MSW handlers', () => {
     const partner = fake.addPartner();
     fake.injectFault({ operation: 'profile.retrieve', networkError: true });
     await expect(
-      fetch(`${BASE}/profile/`, { headers: { authorization: basic(partner.partnerId, partner.apiToken) } }),
+      fetch(`${BASE}/profile/`, {
+        headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
+      }),
     ).rejects.toThrow(TypeError);
   });
 
@@ -70,7 +73,7 @@ describe('MSW handlers', () => {
     try {
       const partner = fake.addPartner();
       const headers = {
-        authorization: basic(partner.partnerId, partner.apiToken),
+        authorization: basicAuthorization(partner.partnerId, partner.apiToken),
         'content-type': 'application/json',
       };
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;

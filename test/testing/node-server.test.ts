@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, START, basic } from './helpers.js';
+import { API, START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 let server: RunningFakeServer | undefined;
 afterEach(async () => {
@@ -49,7 +50,7 @@ describe('startFakeServer (node:http adapter)', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const partner = server.fake.describeSeed().partners[0]!;
     const answer = await fetch(`${server.url}${API}/restaurants/`, {
-      headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+      headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
     });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
@@ -62,7 +63,7 @@ describe('startFakeServer (node:http adapter)', () => {
     const restaurant = server.fake.addRestaurant({ partnerIds: [partner.partnerId] });
     const answer = await postChunked(
       `${server.url}${API}/restaurants/${restaurant.id}/reservations/`,
-      { authorization: basic(partner.partnerId, partner.apiToken) },
+      { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
       3 * 1024 * 1024,
     );
     expect(answer.status).toBe(413);
@@ -93,7 +94,7 @@ describe('startFakeServer (node:http adapter)', () => {
     const answer = await fake.handle(
       new Request(`http://fake${API}/webhooks/`, {
         method: 'POST',
-        headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+        headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
         body: broken,
         duplex: 'half',
       } as RequestInit),
@@ -109,7 +110,7 @@ describe('startFakeServer (node:http adapter)', () => {
       (
         await fake.handle(
           new Request(`http://fake${API}/webhooks/`, {
-            headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+            headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
           }),
         )
       ).status,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { API, DRIVERS, basic, createDriver, START } from './helpers.js';
+import { API, DRIVERS, createDriver, START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 
@@ -290,7 +291,7 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       driver.fake.link(stranger.partnerId, brussels);
       const theirs = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
         body,
-        auth: basic(stranger.partnerId, stranger.apiToken),
+        auth: basicAuthorization(stranger.partnerId, stranger.apiToken),
         headers: { 'idempotency-key': 'key-1' },
       });
       expect(theirs.status).toBe(201);
@@ -308,7 +309,7 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       driver.fake.link(stranger.partnerId, brussels);
       await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
         body: { start_time: '2026-12-02T19:00:00', adults: 1 },
-        auth: basic(stranger.partnerId, stranger.apiToken),
+        auth: basicAuthorization(stranger.partnerId, stranger.apiToken),
       });
 
       const first = await list(brussels, '?page_size=2');
@@ -357,7 +358,7 @@ describe.each(DRIVERS)('reservations through %s', (kind) => {
       driver.fake.link(stranger.partnerId, brussels);
       const theirs = await driver.send('POST', `/restaurants/${brussels}/reservations/`, {
         body: { start_time: '2026-12-02T19:00:00', adults: 1 },
-        auth: basic(stranger.partnerId, stranger.apiToken),
+        auth: basicAuthorization(stranger.partnerId, stranger.apiToken),
       });
       const other = driver.fake.addOtherChannelBooking(brussels, {
         start_time: '2026-12-02T19:00:00',
@@ -481,7 +482,7 @@ it('keeps two fakes side by side fully apart', async () => {
   expect(two.describeSeed()).toEqual({ partners: [], restaurants: [] });
   const answer = await two.handle(
     new Request(`http://x${API}/restaurants/`, {
-      headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+      headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
     }),
   );
   expect(answer.status).toBe(401);

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, START, basic } from './helpers.js';
+import { API, START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 import { httpText, rawJson, rawRequest } from './raw-http.js';
 import { propertyRuns } from '../support/property-runs.js';
 
@@ -18,7 +19,7 @@ afterEach(async () => {
   lines = [];
 });
 
-const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
+const demoAuth = basicAuthorization(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
 
 async function start(options: Parameters<typeof startFakeServer>[0] = {}) {
   server = await startFakeServer({
@@ -189,7 +190,7 @@ describe('requests that used to kill or break the standalone fake', () => {
     for (let step = 0; step < 600; step += 1) {
       const answer = await fake.handle(
         new Request(`http://fake.test${API}/profile/`, {
-          headers: { authorization: basic(partner.partnerId, partner.apiToken) },
+          headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
         }),
       );
       if (answer.status === 200) admitted += 1;
@@ -413,7 +414,7 @@ const headerSets = fc.record(
     authorization: fc.constantFrom(
       demoAuth,
       'Basic !!!',
-      'Basic ' + Buffer.from('a:b').toString('base64'),
+      basicAuthorization('a', 'b'),
       'Bearer x',
       `Basic ${'A'.repeat(4000)}`,
     ),

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { basic } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 let server: RunningFakeServer | undefined;
 afterEach(async () => {
@@ -43,7 +43,7 @@ describe('sandboxes on one standalone server', () => {
 
     // Data: a booking in the first sandbox is not in the root world nor the second sandbox.
     const partner = first.body.partners[0];
-    const auth = { authorization: basic(partner.partnerId, partner.apiToken) };
+    const auth = { authorization: basicAuthorization(partner.partnerId, partner.apiToken) };
     const booked = await call(
       'POST',
       `${first.body.url}/api/v1/partnership/restaurants/1/reservations/`,
@@ -80,7 +80,7 @@ describe('sandboxes on one standalone server', () => {
     expect(
       (
         await call('GET', `${server.url}/api/v1/partnership/restaurants/`, undefined, {
-          authorization: basic(rootPartner.partnerId, rootPartner.apiToken),
+          authorization: basicAuthorization(rootPartner.partnerId, rootPartner.apiToken),
         })
       ).status,
     ).toBe(200);
@@ -90,7 +90,7 @@ describe('sandboxes on one standalone server', () => {
     const restaurant = (
       await call('POST', `${second.body.controlUrl}/restaurants`, { partnerIds: [own.partnerId] })
     ).body;
-    const ownAuth = { authorization: basic(own.partnerId, own.apiToken) };
+    const ownAuth = { authorization: basicAuthorization(own.partnerId, own.apiToken) };
     expect(
       (
         await call(
@@ -134,7 +134,7 @@ describe('sandboxes on one standalone server', () => {
     const suite = async (name: string, days: number, faultStatus: number) => {
       const sandbox = (await call('POST', `${server!.url}/_fake/sandboxes`, { rateLimit: false })).body;
       const partner = sandbox.partners[0];
-      const auth = { authorization: basic(partner.partnerId, partner.apiToken) };
+      const auth = { authorization: basicAuthorization(partner.partnerId, partner.apiToken) };
       const api = (path: string) => `${sandbox.url}/api/v1/partnership${path}`;
       await call('POST', `${sandbox.controlUrl}/clock/advance`, { duration: `P${days}D` });
       await call('POST', `${sandbox.controlUrl}/faults`, {

@@ -8,7 +8,8 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_PARTNER, createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { API, START, basic } from './helpers.js';
+import { API, START } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 import { httpText, rawJson, rawRequest } from './raw-http.js';
 
 let server: RunningFakeServer | undefined;
@@ -17,7 +18,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const demoAuth = basic(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
+const demoAuth = basicAuthorization(DEMO_PARTNER.partnerId, DEMO_PARTNER.apiToken);
 
 async function start(options: Parameters<typeof startFakeServer>[0] = {}) {
   server = await startFakeServer({

@@ -1,8 +1,8 @@
 /**
  * The fake's structure holds what it promises: no import cycles, nothing marked `@internal` on
- * public names, and the `/testing` entry loading neither `node:http` nor `msw` at import.
+ * public names. That the `/testing` entry loads neither `node:http` nor `msw` at import is
+ * testing-import.test.ts (a child process: the slow lane).
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,19 +84,5 @@ describe("the fake's structure", () => {
       readFileSync(file, 'utf8').includes('@internal'),
     );
     expect(marked.map((file) => relative(source, file))).toEqual([]);
-  });
-
-  it('/testing loads neither node:http nor msw at import, and clientOptions() works with msw not installed', () => {
-    const output = execFileSync(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'test/testing/support/import-probe.mjs')],
-      { cwd: root, encoding: 'utf8' },
-    );
-    const probe = JSON.parse(output.trim().split('\n').pop()!);
-    expect(
-      probe.atImport.filter((specifier: string) => /^(node:)?(http|https|net)$|^msw/.test(specifier)),
-    ).toEqual([]);
-    expect(probe.restaurants).toBe(3);
-    expect(probe.handlersError).toMatch(/needs msw.*npm install --save-dev msw/);
   });
 });

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DRIVERS, basic, createDriver } from './helpers.js';
+import { DRIVERS, createDriver } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 const HOOK_URL = 'https://partner.example/hooks/reservations';
@@ -121,7 +122,7 @@ describe.each(DRIVERS)('webhook operations through %s', (kind) => {
     const stranger = driver.fake.addPartner();
     const theirs = await driver.send('POST', '/webhooks/', {
       body: { url: HOOK_URL },
-      auth: basic(stranger.partnerId, stranger.apiToken),
+      auth: basicAuthorization(stranger.partnerId, stranger.apiToken),
     });
     for (const [method, path] of [
       ['GET', `/webhooks/${theirs.body.id}/`],
@@ -236,7 +237,7 @@ describe('deliveries', () => {
     const stranger = driver.fake.addPartner();
     await driver.send('POST', '/webhooks/', {
       body: { url: HOOK_URL },
-      auth: basic(stranger.partnerId, stranger.apiToken),
+      auth: basicAuthorization(stranger.partnerId, stranger.apiToken),
     });
     const reservation = await book();
     const cancelled = await driver.send(
@@ -460,7 +461,7 @@ describe('deliveries on a clock that follows real time', () => {
         attempts.push(Date.now());
         return new Response(null, { status: attempts.length < 3 ? 500 : 200 });
       });
-      const auth = basic(partner.partnerId, partner.apiToken);
+      const auth = basicAuthorization(partner.partnerId, partner.apiToken);
       const call = (method: string, path: string, body: unknown) =>
         fake
           .handle(

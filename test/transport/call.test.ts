@@ -14,7 +14,9 @@ import {
   type RateLimiter,
 } from 'restaurant-partner-sdk';
 import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
-import { createInstantClock, reservationBody, restaurantBody } from '../support/hostile-server.js';
+import { restaurantBody } from '../support/hostile-server.js';
+import { reservationBody } from '../support/reservation.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 const BASE_URL = 'https://api.partner.test';
 const booking = { start_time: { date: '2026-12-05', time: '19:30' }, adults: 2 };
@@ -48,7 +50,7 @@ const client = (options: Partial<ClientOptions> = {}) =>
     partnerId: 'partner',
     apiToken: 'token-of-the-partner',
     rateLimit: false,
-    clock: createInstantClock(),
+    clock: createManualClock({ autoAdvance: true }),
     logger: silentLogger,
     createLookupWindowMs: 0,
     ...options,

@@ -8,12 +8,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createInstantClock,
-  HOSTILE_API,
-  startHostileServer,
-  type HostileServer,
-} from '../support/hostile-server.js';
+import { HOSTILE_API, startHostileServer, type HostileServer } from '../support/hostile-server.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const NINE_MIB = 9 * 1024 * 1024;
@@ -67,7 +63,7 @@ function runClient(url: string): Promise<ChildReport> {
 describe('a 9 MiB JSON answer built to blow memory', () => {
   let server: HostileServer;
   beforeAll(async () => {
-    server = await startHostileServer(createInstantClock());
+    server = await startHostileServer(createManualClock({ autoAdvance: true }));
   });
   afterAll(() => server.close());
 

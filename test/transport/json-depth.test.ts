@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { PartnerClient, ResponseValidationError, ServerError, silentLogger } from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { buildDelivery, createWebhookReceiver } from 'restaurant-partner-sdk/webhooks';
-import { reservation, TOKEN } from '../webhooks/helpers.js';
+import { TOKEN } from '../webhooks/helpers.js';
+import { reservation } from '../support/reservation.js';
 
 const nestedArrays = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
 /** `{"a":{"a":...{"a":1}...}}`, `depth` objects deep. */

@@ -16,7 +16,8 @@ import {
   silentLogger,
   TimeoutError,
 } from 'restaurant-partner-sdk';
-import { API_TOKEN, createInstantClock, PARTNER_ID, restaurantBody } from '../support/mock-api.js';
+import { API_TOKEN, PARTNER_ID, restaurantBody } from '../support/hostile-server.js';
+import { createManualClock } from '../support/manual-clock.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 const servers: Server[] = [];
@@ -46,7 +47,7 @@ const clientFor = (baseUrl: string, options: Partial<ConstructorParameters<typeo
     apiToken: API_TOKEN,
     rateLimit: false,
     logger: silentLogger,
-    clock: createInstantClock(),
+    clock: createManualClock({ autoAdvance: true }),
     ...options,
   });
 
@@ -106,7 +107,7 @@ describe('deadlineMs and Retry-After', () => {
     const server = await serve((_request, response) =>
       sendJson(response, 429, { detail: 'slow down' }, { 'retry-after': '3600' }),
     );
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     const error = await clientFor(server.url, { clock, deadlineMs: 30_000 })
       .restaurants.list()
       .toArray()
@@ -123,7 +124,7 @@ describe('deadlineMs and Retry-After', () => {
         ? sendJson(response, 503, { detail: 'maintenance' }, { 'retry-after': '7' })
         : sendJson(response, 200, [restaurantBody()]),
     );
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     const restaurants = await clientFor(server.url, { clock }).restaurants.list().toArray();
     expect(restaurants).toHaveLength(1);
     expect(clock.sleeps).toEqual([7000]);
@@ -171,7 +172,7 @@ describe('deadlineMs and Retry-After', () => {
 
   it('sleeps no retry back-off past the deadline', async () => {
     const server = await serve((_request, response) => sendJson(response, 500, { detail: 'boom' }));
-    const clock = createInstantClock();
+    const clock = createManualClock({ autoAdvance: true });
     const error = await clientFor(server.url, { clock, maxRetries: 50 })
       .restaurants.list({ deadlineMs: 5_000 })
       .toArray()

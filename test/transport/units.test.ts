@@ -6,6 +6,7 @@ import { path } from '../../src/transport/path.js';
 import { retryDelayMs } from '../../src/transport/retry.js';
 import { createBasicAuth } from '../../src/transport/auth.js';
 import { createSecrets, rememberWebhookToken } from '../../src/transport/secrets.js';
+import { basicAuthorization, basicCredentials } from '../support/basic-auth.js';
 
 describe('path', () => {
   it('percent-encodes ids and refuses . and ..', () => {
@@ -48,14 +49,14 @@ describe('retryDelayMs', () => {
 describe('createBasicAuth and createSecrets', () => {
   it('encodes uuid:token as UTF-8 base64 and exposes nothing but the header', () => {
     const auth = createBasicAuth('p', 'tökén');
-    expect(auth.header()).toBe(`Basic ${Buffer.from('p:tökén', 'utf8').toString('base64')}`);
+    expect(auth.header()).toBe(basicAuthorization('p', 'tökén'));
     expect(Object.keys(auth)).toEqual(['header']);
     expect(JSON.stringify(auth)).not.toContain('tökén');
   });
 
   it('scrubs the credentials by value wherever an answer echoes them, in every form, and leaves other text alone', () => {
     const secrets = createSecrets('partner-1', 'tok-123456/+=');
-    const encoded = Buffer.from('partner-1:tok-123456/+=', 'utf8').toString('base64');
+    const encoded = basicCredentials('partner-1', 'tok-123456/+=');
     const answer = {
       detail: 'bad token tok-123456/+=',
       nested: [{ header: `Basic ${encoded}` }, 'partner-1:tok-123456/+='],

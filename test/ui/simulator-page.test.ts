@@ -17,6 +17,7 @@ import { DEMO_PARTNER } from 'restaurant-partner-sdk/testing';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
 import { createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
 import { launchChromium } from './browser.js';
+import { basicAuthorization } from '../support/basic-auth.js';
 import { isSimulatorPath, serveSimulatorPage } from '../../src/testing/ui/serve.js';
 
 const ASYNC_RESTAURANT = 2; // Bistro des Vosges in the demo seed: Europe/Paris, confirmed by hand.
@@ -304,9 +305,9 @@ describe('the simulator page in headless Chromium', { timeout: 60_000 }, () => {
       `curl -u '${DEMO_PARTNER.partnerId}:${DEMO_PARTNER.apiToken}' '${server.url}/api/v1/partnership/restaurants/'`,
     );
     // The line's credentials and URL really list the partner's restaurants.
-    const [, credentials, url] = /-u '([^']+)' '([^']+)'/.exec(curl)!;
+    const [, partnerId, apiToken, url] = /-u '([^':]+):([^']+)' '([^']+)'/.exec(curl)!;
     const listed = await fetch(url!, {
-      headers: { authorization: `Basic ${Buffer.from(credentials!).toString('base64')}` },
+      headers: { authorization: basicAuthorization(partnerId!, apiToken!) },
     });
     expect(listed.status).toBe(200);
     await expect(

@@ -11,8 +11,9 @@ import {
   DEFAULT_BODY_TIMEOUT_MS,
   type WebhookReceiver,
 } from 'restaurant-partner-sdk/webhooks';
-import { reservation, TOKEN } from './helpers.js';
+import { TOKEN } from './helpers.js';
 import { startFetchStyleServer, startNodeServer, type RunningServer } from './servers.js';
+import { reservation } from '../support/reservation.js';
 
 interface TrickleOutcome {
   status: number;

@@ -8,7 +8,8 @@ import {
   createWebhookReceiver,
   type DuplicateStore,
 } from 'restaurant-partner-sdk/webhooks';
-import { captureLogger, reservation, TOKEN } from './helpers.js';
+import { captureLogger, TOKEN } from './helpers.js';
+import { reservation } from '../support/reservation.js';
 
 /** A promise and the function that resolves it. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {

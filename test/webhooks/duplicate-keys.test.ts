@@ -16,7 +16,8 @@ import {
   type WebhookEvent,
   type WebhookReceiver,
 } from 'restaurant-partner-sdk/webhooks';
-import { OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+import { OTHER_TOKEN, TOKEN } from './helpers.js';
+import { reservation } from '../support/reservation.js';
 
 const URL_ = 'https://partner.test/webhooks';
 

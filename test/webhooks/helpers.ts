@@ -1,33 +1,7 @@
-import type { Reservation } from '../../src/resources/reservations.schemas.js';
 import type { WebhookLogger } from 'restaurant-partner-sdk/webhooks';
 
 export const TOKEN = 'whk_live_4f9c2b7e1d8a6035e2c94b1f7a0d3e6c';
 export const OTHER_TOKEN = 'whk_live_0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';
-
-export const reservation = (overrides: Partial<Reservation> = {}): Reservation => ({
-  id: 4021,
-  first_name: 'Ada',
-  last_name: 'Lovelace',
-  email: 'ada@example.com',
-  phone: null,
-  start_time: '2026-12-04T19:30:00+01:00',
-  duration: 'PT2H',
-  adults: 2,
-  children: 0,
-  comment: null,
-  cancelled: false,
-  cancelled_at: null,
-  confirmed: true,
-  confirmed_at: '2026-11-23T10:00:00+01:00',
-  confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
-  arrived: false,
-  arrived_at: null,
-  no_show: false,
-  no_show_at: null,
-  language: 'en',
-  metadata: {},
-  ...overrides,
-});
 
 export interface CapturedLine {
   level: string;

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Length } from '../../src/webhooks/node-adapter.js';
 import { propertyRuns } from '../support/property-runs.js';
 import { buildDelivery, createWebhookReceiver, type WebhookEvent } from 'restaurant-partner-sdk/webhooks';
-import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+import { captureLogger, OTHER_TOKEN, TOKEN } from './helpers.js';
 import { type RunningServer, startExpressApp, startFetchStyleServer, startNodeServer } from './servers.js';
+import { reservation } from '../support/reservation.js';
 
 const PATH = '/webhooks/reservations';
 const MAX_BODY_BYTES = 8 * 1024;
@@ -74,7 +75,7 @@ describe.each([
       'TEST',
     ]);
     const [confirmedEvent, modified, cancelled] = received;
-    expect(confirmedEvent).toMatchObject({ restaurant_id: 7, reservation: { id: 4021, confirmed: true } });
+    expect(confirmedEvent).toMatchObject({ restaurant_id: 7, reservation: { id: 41, confirmed: true } });
     expect(modified).toMatchObject({ reservation: { adults: 5 } });
     expect(cancelled).toMatchObject({ reservation: { cancelled: true } });
   });

@@ -12,7 +12,8 @@ import {
   type WebhookError,
   type WebhookEvent,
 } from 'restaurant-partner-sdk/webhooks';
-import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+import { captureLogger, OTHER_TOKEN, TOKEN } from './helpers.js';
+import { reservation } from '../support/reservation.js';
 
 const URL_ = 'http://partner.test/webhooks';
 const deliver = (
@@ -55,7 +56,7 @@ describe('dispatch', () => {
       await deliver(receiver, { event: 'TEST', id: 'evt_test' }),
     ];
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
-    expect(seen).toEqual(['confirmed 4021 at 7', 'modified 4', 'cancelled true', 'test evt_test']);
+    expect(seen).toEqual(['confirmed 41 at 7', 'modified 4', 'cancelled true', 'test evt_test']);
   });
 
   it("sends events without a handler of their own to '*', unknown ones to onUnknown, and runs several handlers in order", async () => {

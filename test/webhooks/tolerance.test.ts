@@ -11,7 +11,9 @@ import {
   WebhookConfigurationError,
   WebhookHandlerError,
 } from 'restaurant-partner-sdk/webhooks';
-import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+import { captureLogger, OTHER_TOKEN, TOKEN } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
+import { reservation } from '../support/reservation.js';
 
 const URL_ = 'http://partner.test/webhooks';
 const confirmed = () =>
@@ -73,7 +75,7 @@ describe('deliveries the spec leaves open are read, not refused', () => {
     expect((await send(TOKEN)).status).toBe(200);
     expect((await send(`  ${TOKEN} `)).status).toBe(200);
     expect((await send(OTHER_TOKEN)).status).toBe(401);
-    expect((await send(`Basic ${btoa(`x:${TOKEN}`)}`)).status).toBe(401);
+    expect((await send(basicAuthorization('x', TOKEN))).status).toBe(401);
     expect(seen).toHaveLength(1);
   });
 

@@ -14,7 +14,8 @@ import {
   type WebhookEventName,
 } from 'restaurant-partner-sdk/webhooks';
 
-import { reservation, TOKEN } from './helpers.js';
+import { TOKEN } from './helpers.js';
+import { reservation } from '../support/reservation.js';
 
 describe('event types', () => {
   it('narrow on `type` in a switch, including the unknown variant', async () => {
@@ -51,7 +52,7 @@ describe('event types', () => {
           buildDelivery({ event: 'RESERVATION_CANCELLED', reservation: reservation() }, TOKEN).body,
         ),
       ),
-    ).toBe('RESERVATION_CANCELLED 4021');
+    ).toBe('RESERVATION_CANCELLED 41');
     expect(describeEvent(await verify(buildDelivery({ event: 'TEST' }, TOKEN).body))).toBe('test');
     expect(describeEvent(await verify(buildDelivery({ event: 'GUEST_ARRIVED' }, TOKEN).body))).toBe(
       'unknown GUEST_ARRIVED',

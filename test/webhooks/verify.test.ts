@@ -12,7 +12,9 @@ import {
   WebhookVerificationError,
   type WebhookEvent,
 } from 'restaurant-partner-sdk/webhooks';
-import { OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+import { OTHER_TOKEN, TOKEN } from './helpers.js';
+import { basicAuthorization } from '../support/basic-auth.js';
+import { reservation } from '../support/reservation.js';
 
 const URL_ = 'http://partner.test/webhooks';
 const confirmed = () =>
@@ -45,7 +47,7 @@ describe('bad deliveries get their status and never reach a handler', () => {
     },
     {
       name: 'Basic instead of Bearer',
-      request: () => post(valid.body, { ...valid.headers, authorization: `Basic ${btoa(`x:${TOKEN}`)}` }),
+      request: () => post(valid.body, { ...valid.headers, authorization: basicAuthorization('x', TOKEN) }),
       status: 401,
       error: 'missing',
     },
@@ -246,7 +248,7 @@ describe('verify()', () => {
       created_at: '2026-11-23T10:00:00Z',
       attempt: 2,
     });
-    expect(event.reservation).toMatchObject({ id: 4021, adults: 2, table_label: 'T4' });
+    expect(event.reservation).toMatchObject({ id: 41, adults: 2, table_label: 'T4' });
   });
 
   it.each([
@@ -408,7 +410,7 @@ describe('verify()', () => {
     expect(aliased).toMatchObject({
       type: 'RESERVATION_CANCELLED',
       id: 'e-1',
-      reservation: { id: 4021, cancelled: true },
+      reservation: { id: 41, cancelled: true },
     });
   });
 

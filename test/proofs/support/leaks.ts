@@ -5,10 +5,11 @@
  */
 import { inspect } from 'node:util';
 import type { ClientHooks, Logger } from 'restaurant-partner-sdk';
+import { basicCredentials } from '../../support/basic-auth.js';
 
 /** The forms a partner credential can take on the wire or in memory. */
 export function secretForms(partnerId: string, apiToken: string): string[] {
-  const basic = Buffer.from(`${partnerId}:${apiToken}`).toString('base64');
+  const basic = basicCredentials(partnerId, apiToken);
   return [apiToken, basic, encodeURIComponent(apiToken)];
 }
 

@@ -8,6 +8,7 @@ import { createServer, type Socket } from 'node:net';
 import { setupServer } from 'msw/node';
 import { createFakeService } from '../../../src/testing/index.js';
 import { startFakeServer } from '../../../src/testing/node.js';
+import { basicAuthorization } from '../../support/basic-auth.js';
 
 const adapter = process.argv[2] as 'standalone' | 'msw';
 const timeoutMs = Number(process.argv[3] ?? 1500);
@@ -40,7 +41,7 @@ const hook = `http://127.0.0.1:${(target.address() as { port: number }).port}/ho
 const fake = createFakeService({ rateLimit: false, deliveries: { timeoutMs } });
 const partner = fake.addPartner();
 const restaurant = fake.addRestaurant({ partnerIds: [partner.partnerId] });
-const authorization = `Basic ${Buffer.from(`${partner.partnerId}:${partner.apiToken}`).toString('base64')}`;
+const authorization = basicAuthorization(partner.partnerId, partner.apiToken);
 const headers = { authorization, 'content-type': 'application/json' };
 let baseUrl = 'https://partner.example';
 let stop = async () => fake.dispose();
