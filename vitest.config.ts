@@ -31,6 +31,7 @@ export const REAL_TIME_PROOFS = [
   'test/redis/crash-recovery.test.ts',
   'test/redis/doctor-budget.test.ts',
   'test/postgres/ledger-crash.test.ts',
+  'test/postgres/ledger-crash-keys.test.ts',
 ];
 
 /**

@@ -5,178 +5,46 @@
  * @module
  */
 import type { PartnerClient } from '../client.js';
-import { InputValidationError, NotFoundError, PartnerSdkError } from '../errors.js';
-import { createConsoleLogger, type Logger } from '../logger.js';
+import { NotFoundError } from '../errors.js';
+import { createConsoleLogger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
 import type { RequestOptions } from '../transport/transport.js';
-import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookReceiver } from '../webhooks/receiver.js';
+import { createAnnouncer, LOOKBACK_MS } from './announce.js';
 import { backgroundSpacingMs, createBackgroundLimiter, partnerRate } from './budget.js';
-import { changeKind, fold, sameReservation, type Observation, type ReservationChange } from './changes.js';
-import { createHandOver, type OnChange } from './hand-over.js';
+import type { Observation } from './changes.js';
+import { createHandOver } from './hand-over.js';
 import { createLeases, LEASE_MS } from './leases.js';
+import {
+  checkOptions,
+  DEFAULT_BUDGET_SHARE,
+  DEFAULT_INTERVAL_MS,
+  SyncStoppedError,
+  type ReservationSync,
+  type ReservationSyncOptions,
+  type SyncEvent,
+} from './options.js';
 import { createRecords } from './records.js';
 import { ChangeNotHandedOverError, createRetries } from './retries.js';
 import { createReconcileSchedule, RESTAURANTS_REFRESH_MS, type ReconcileSchedule } from './schedule.js';
-import {
-  createMemorySyncStore,
-  type SyncRecord,
-  type SyncStore,
-  type TransactionalSyncStore,
-} from './store.js';
+import { createMemorySyncStore, type SyncStore } from './store.js';
 
-/**
- * A verified webhook event, as a `createWebhookReceiver` hands it to its handlers. Only
- * reservation events are used; any other is ignored.
- */
-export type SyncEvent = Pick<WebhookEvent, 'type' | 'created_at' | 'restaurant_id'> & {
-  reservation?: unknown;
-};
+// The sync's contract (its options, what it offers, its checks) lives in options.ts; one
+// reservation's path from observation to change in announce.ts.
+export {
+  isSyncStoppedError,
+  SyncStoppedError,
+  type ReservationSync,
+  type ReservationSyncOptions,
+  type SyncEvent,
+} from './options.js';
+export { LOOKBACK_MS } from './announce.js';
 
-/**
- * Options of {@link createReservationSync}. `Tx` is the transaction a transactional store hands
- * `onChange` (`context.tx`); undefined with the memory and Redis stores.
- */
-export interface ReservationSyncOptions<Tx = undefined> {
-  /** The client whose partner's bookings are followed. Its limiter's rate sets the budget. */
-  client: PartnerClient;
-  /**
-   * Receives each change of the view. When it throws, that reservation's change is tried again
-   * (1 s, 2 s, 4 s ... up to 1 min apart, a warning each time) while every other change goes on;
-   * the change is recorded as handed over only once it resolves. With a transactional store,
-   * `context.tx` is the transaction that records it: write through it, and your writes commit
-   * with the sync's record or not at all.
-   */
-  onChange: OnChange<Tx>;
-  /** Where the view lives. Default: {@link createMemorySyncStore} (lost with the process). */
-  store?: SyncStore | TransactionalSyncStore<Tx>;
-  /**
-   * This process's name in the store's leases. Default: a random one per sync. Give each process
-   * a stable name of its own (its host or pod name) and a restarted process takes back at once
-   * the leases its previous run held; two running processes must never share one.
-   */
-  holder?: string;
-  /** Restaurants to follow. Default: every restaurant the partner sees, re-read every hour. */
-  restaurantIds?: readonly number[];
-  reconcile?: {
-    /** Every followed reservation is read at least once per this many ms; those starting soon three times as often. Default 15 min. */
-    intervalMs?: number;
-    /** Most of the partner's rate the reads may take over any 10 s window, from 0 to 1 (exclusive of 0). Default 0.25. */
-    budgetShare?: number;
-  };
-  /** Follow the bookings made through `client` (and its `withOptions` copies) as they are made. Default true. */
-  trackClientCreates?: boolean;
-  /** The clock of the schedule and of `detectedAt`. Default: the real one; `fake.clock` in tests. */
-  clock?: Clock;
-  /** Where warnings go (a failing `onChange`, a failing read). Default: the console. */
-  logger?: Logger;
-}
-
-/** A running reservation sync, from {@link createReservationSync}. */
-export interface ReservationSync {
-  /** Feeds the receiver's reservation events to {@link ReservationSync.ingest}. Returns the receiver. */
-  attach(receiver: WebhookReceiver): WebhookReceiver;
-  /**
-   * Takes one verified reservation event. Resolves once its change (if any) was handed to
-   * `onChange`. Rejects when `onChange` threw (the sync tries it again on its own) or after
-   * `stop()`, so a receiver answers 5xx and the service delivers again.
-   */
-  ingest(event: SyncEvent): Promise<void>;
-  /** Takes a booking this process made (source `client`); resolves once handed to `onChange` (rejects when it threw: the sync tries it again). */
-  track(restaurantId: number, reservation: Reservation): Promise<void>;
-  /** The reservation as last announced, or undefined when the sync has not seen it. */
-  get(restaurantId: number, reservationId: number): Promise<Reservation | undefined>;
-  /**
-   * Reads every followed restaurant now (background priority); resolves when all is read and each
-   * change was handed to `onChange` (or, when it threw, is being tried again).
-   */
-  settled(): Promise<void>;
-  /** Starts the schedule (reading the restaurants first when `restaurantIds` was not given). */
-  start(): Promise<void>;
-  /** Stops: no request leaves after it resolves; changes not yet handed over are announced by the next run. */
-  stop(): Promise<void>;
-}
-
-const DEFAULT_INTERVAL_MS = 15 * 60_000;
-const DEFAULT_BUDGET_SHARE = 0.25;
-/** Reservations that started longer ago than this are no longer read (nor kept by the store). */
-export const LOOKBACK_MS = 7 * 24 * 60 * 60_000;
-/** Event times often have whole seconds: a delivery up to this much older than a page may still be newer. */
-const EVENT_TIME_SLACK_MS = 1000;
 const PAGE_SIZE = 100;
 const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
   RESERVATION_CONFIRMED: 'confirmed',
   RESERVATION_CANCELLED: 'cancelled',
 };
-
-/**
- * The sync was stopped before it finished: an `ingest` after `stop()`, or a change not handed over
- * (the next run announces it). Retryable: a stop is a shutdown, not a verdict on the work, and a
- * running sync does it.
- */
-export class SyncStoppedError extends PartnerSdkError {
-  override name = 'SyncStoppedError';
-  constructor() {
-    super('The reservation sync was stopped', { retryable: true });
-  }
-}
-/** True when a call failed because the reservation sync was stopped. */
-export const isSyncStoppedError = (error: unknown): error is SyncStoppedError =>
-  error instanceof SyncStoppedError;
-
-function invalid(field: string, rule: string): never {
-  throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);
-}
-
-function checkHolder(holder: unknown): void {
-  if (holder !== undefined && !(typeof holder === 'string' && holder.length > 0 && holder.length <= 200))
-    invalid('holder', 'must be a non-empty string of at most 200 characters');
-}
-
-function checkOptions(options: ReservationSyncOptions<unknown>): void {
-  if (!options || typeof options !== 'object')
-    invalid('options', 'must be an object with client and onChange');
-  const { client, onChange, restaurantIds, reconcile } = options;
-  if (!client || typeof client !== 'object' || typeof client.withOptions !== 'function')
-    invalid('client', 'must be a PartnerClient');
-  if (typeof onChange !== 'function') invalid('onChange', 'must be a function');
-  checkHolder(options.holder);
-  if (
-    restaurantIds !== undefined &&
-    !(Array.isArray(restaurantIds) && restaurantIds.every((id) => Number.isSafeInteger(id) && id > 0))
-  ) {
-    invalid('restaurantIds', 'must be an array of restaurant ids (positive integers)');
-  }
-  const intervalMs = reconcile?.intervalMs;
-  if (
-    intervalMs !== undefined &&
-    !(typeof intervalMs === 'number' && intervalMs >= 1000 && Number.isFinite(intervalMs))
-  )
-    invalid('reconcile.intervalMs', 'must be a number of milliseconds >= 1000');
-  const share = reconcile?.budgetShare;
-  if (share !== undefined && !(typeof share === 'number' && share > 0 && share <= 1))
-    invalid('reconcile.budgetShare', 'must be a number above 0 and at most 1');
-  const store = options.store as Partial<SyncStore> | undefined;
-  if (
-    store !== undefined &&
-    !(
-      store &&
-      ['get', 'put', 'claim', 'release'].every((name) => typeof store[name as keyof SyncStore] === 'function')
-    )
-  ) {
-    invalid('store', 'must implement SyncStore (get, put, claim, release)');
-  }
-}
-
-const startOf = (reservation: Reservation): number => {
-  const at = Date.parse(reservation.start_time);
-  return Number.isFinite(at) ? at : Number.NaN;
-};
-
-/** True when `observation`, taken as the newest word, would change what `record` says. */
-const wouldChange = (record: SyncRecord, observation: Observation) =>
-  changeKind(record.reservation, fold(record.reservation, Number.NEGATIVE_INFINITY, observation)!) !== null;
 
 /** Reads one restaurant's list, page by page, each page with the time it was asked for. */
 async function readPages(reader: PartnerClient, clock: Clock, restaurantId: number, options: RequestOptions) {
@@ -273,92 +141,18 @@ export function createReservationSync<Tx = undefined>(options: ReservationSyncOp
     }
   }
 
-  /** The state after `observation`, given the stored record; a delivery is also weighed against the restaurant's latest read (modifications carry no time). */
-  function foldInto(restaurantId: number, record: SyncRecord | undefined, observation: Observation) {
-    const knownAt = Math.max(
-      record?.observedAt ?? Number.NEGATIVE_INFINITY,
-      observation.source === 'webhook'
-        ? (lastReadAt.get(restaurantId) ?? Number.NEGATIVE_INFINITY)
-        : Number.NEGATIVE_INFINITY,
-    );
-    return { knownAt, next: fold(record?.reservation, knownAt, observation) };
-  }
-
-  async function announce(restaurantId: number, observation: Observation): Promise<void> {
-    const reservationId = observation.fields.id;
-    if (observation.source === 'reconcile' && !records.unsaved(restaurantId, reservationId)) {
-      // Most reservations of a read have not moved: that is told without taking a lease.
-      const seen = await store.get(restaurantId, reservationId);
-      if (seen && !wouldChange(seen, observation)) return;
-    }
-    const leaseKey = `reservation:${restaurantId}:${reservationId}`;
-    try {
-      await leases.wait(leaseKey, stopper.signal);
-    } catch {
-      throw new SyncStoppedError();
-    }
-    try {
-      await leases.renewing(leaseKey, () => announceHolding(restaurantId, observation));
-    } finally {
-      await leases.release(leaseKey);
-    }
-  }
-
-  /** `announce`, once this sync holds the reservation's lease. */
-  async function announceHolding(restaurantId: number, observed: Observation): Promise<void> {
-    let observation = observed;
-    const record = await records.latest(restaurantId, observation.fields.id);
-    if (
-      observation.source === 'reconcile' &&
-      record &&
-      record.observedAt > observation.observedAt - EVENT_TIME_SLACK_MS &&
-      wouldChange(record, observation)
-    ) {
-      // The page may be older than what the sync knows: a delivery that came while the list was
-      // read, or a clock set back. Read the reservation again: asked after all that was known, its
-      // answer is the newest word, and a page never undoes what a newer delivery showed.
-      const askedAt = clock.now();
-      const fresh = await retrieve(restaurantId, observation.fields.id);
-      if (!fresh) return;
-      observation = { fields: fresh, observedAt: Math.max(askedAt, record.observedAt), source: 'reconcile' };
-    }
-    const { knownAt, next } = foldInto(restaurantId, record, observation);
-    if (!next) {
-      // Part of a reservation never seen: its restaurant's list will tell the rest.
-      schedule.soon(restaurantId);
-      return;
-    }
-    if (observation.source === 'webhook' && record && observation.observedAt <= knownAt) {
-      // A delivery that does not look newer than what was read (event times are often whole
-      // seconds) but says otherwise: the restaurant's list settles which is right, soon.
-      const ifNewer = fold(record.reservation, Number.NEGATIVE_INFINITY, observation);
-      if (ifNewer && !sameReservation(ifNewer, next)) schedule.soon(restaurantId);
-    }
-    const kind = changeKind(record?.reservation, next);
-    if (!kind) return;
-    // The change and the record that says it was handed over share one revision.
-    const revision = records.revisionAfter(record);
-    const change: ReservationChange = {
-      kind,
-      restaurantId,
-      reservation: next,
-      previous: record?.reservation ?? null,
-      source: observation.source,
-      detectedAt: new Date(clock.now()).toISOString(),
-      revision,
-    };
-    checkRunning();
-    await handOver(change, {
-      restaurantId,
-      reservation: next,
-      observedAt: Math.max(record?.observedAt ?? Number.NEGATIVE_INFINITY, observation.observedAt),
-      revision,
-      expiresAt: (Number.isFinite(startOf(next)) ? startOf(next) : clock.now()) + LOOKBACK_MS,
-    });
-    schedule.changed(change, observation, lastReadAt.get(restaurantId));
-    schedule.saw(restaurantId, next);
-  }
-
+  const announce = createAnnouncer({
+    store,
+    records,
+    leases,
+    handOver,
+    schedule,
+    clock,
+    lastReadAt,
+    retrieve,
+    stopSignal: () => stopper.signal,
+    checkRunning,
+  });
   /** Runs `announce` after every earlier announcement of the same reservation in this process. */
   function chained(restaurantId: number, observation: Observation): Promise<void> {
     const key = `${restaurantId}:${observation.fields.id}`;

@@ -123,14 +123,19 @@ describe('"absent" needs reads that agree across time', () => {
     expect(posts(server.requests)).toHaveLength(1);
   });
 
-  it('a list that shifts between pages while its count holds (one leaves page 1 as another arrives): the key is found, nothing sent', async () => {
-    // Pages of two, with a count. The key's booking is third: the read of page 2 comes after a
-    // booking left page 1 (an "upcoming only" list) and another arrived, so it shifts onto page 1.
+  /**
+   * Two servers, pages of two with a count. In the first the key's booking is third and the list
+   * shifts while it is read: as page 2 is asked for, a booking leaves page 1 (an "upcoming only"
+   * list) and another arrives, so the key's booking moves onto page 1 and the read skips it. In
+   * the second the list never moves and the key was never booked. `shifts` picks the server.
+   */
+  async function pagedWorld(shifts: boolean) {
     let shifted = false;
+    const answers: string[] = [];
     const { server, client } = await setUp((request, tools) => {
       if (isList(request)) {
         const page = Number(request.url.searchParams.get('page') ?? '1');
-        if (page === 2 && !shifted) {
+        if (shifts && page === 2 && !shifted) {
           shifted = true;
           server.bookings.shift();
           tools.commit({ ...request, body: { ...input, metadata: { [KEY_FIELD]: 'someone-else-new' } } });
@@ -138,23 +143,55 @@ describe('"absent" needs reads that agree across time', () => {
         const all = tools.list();
         const results = all.slice((page - 1) * 2, page * 2);
         const next = page * 2 < all.length ? `${request.url.pathname}?page=${page + 1}` : null;
-        return tools.json(200, { count: all.length, next, previous: null, results });
+        const answer = { count: all.length, next, previous: null, results };
+        answers.push(JSON.stringify(answer));
+        return tools.json(200, answer);
       }
       return wellBehaved(request, tools);
     });
-    const seed = (key: string) =>
+    const seed = (key: string, id = server.bookings.length + 100) =>
       server.bookings.push({
-        id: server.bookings.length + 100,
+        id,
         key,
         body: { ...input, start_time: '2026-12-05T19:30:00+01:00', metadata: { [KEY_FIELD]: key } },
       });
     seed('first');
     seed('second');
-    seed('shifting');
-    seed('fourth');
+    if (shifts) {
+      seed('shifting');
+      seed('fourth');
+    } else {
+      seed('fourth', 103);
+      // What the shifting server's arrival looks like: the hostile server's first id, its body as sent.
+      server.bookings.push({
+        id: 1,
+        key: 'someone-else-new',
+        body: { ...input, metadata: { [KEY_FIELD]: 'someone-else-new' } },
+      });
+    }
     const outcome = await settle(() => client.reservations.create(1, input, { idempotencyKey: 'shifting' }));
+    return { server, outcome, answers };
+  }
+
+  it('a list that shifts between pages while its count holds (one leaves page 1 as another arrives): the key is found, nothing sent', async () => {
+    const { server, outcome } = await pagedWorld(true);
     expect(outcome.value?.id).toBe(102);
     expect(posts(server.requests)).toHaveLength(0);
+  });
+
+  it('why a list of several pages is read twice before the first send: one read of the shifting list answers exactly as one of a list without the key', async () => {
+    const shifting = await pagedWorld(true);
+    const still = await pagedWorld(false);
+    // The first read (pages 1 and 2) of both servers, answer for answer: no rule looking at one
+    // read can tell them apart, so one that said "absent" after it would book the key twice on
+    // the first. The second read tells: the shifting list shows the key, the still one agrees.
+    expect(shifting.answers.slice(0, 2)).toEqual(still.answers.slice(0, 2));
+    expect(shifting.outcome.value?.id).toBe(102);
+    expect(posts(shifting.server.requests)).toHaveLength(0);
+    expect(still.outcome.value).toBeDefined();
+    expect(posts(still.server.requests)).toHaveLength(1);
+    // Its cost: two reads of two pages, then the POST.
+    expect(still.server.requests.filter(isList)).toHaveLength(4);
   });
 });
 

@@ -9,3 +9,8 @@ import { startLineProcess } from '../../support/line-process.js';
 export function startLedgerWorker(env: Record<string, string>) {
   return startLineProcess(fileURLToPath(new URL('./ledger-worker.mjs', import.meta.url)), env);
 }
+
+/** Starts test/postgres/support/ledger-jobs-worker.mjs (jobs `go <key> <restaurant>`, one at a time) with `env`. */
+export function startJobsWorker(env: Record<string, string>) {
+  return startLineProcess(fileURLToPath(new URL('./ledger-jobs-worker.mjs', import.meta.url)), env);
+}

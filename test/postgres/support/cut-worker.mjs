@@ -1,0 +1,55 @@
+/**
+ * One create through the Postgres ledger on postgres.js, in a process of its own: the ledger's
+ * transactions lose their connection (`pg_terminate_backend`) right before their CUT-th statement
+ * (0: never). Prints the outcome as one JSON line (`{ id }` or `{ error }`), then ends. A process
+ * of its own because postgres.js 3.4 may end it with an uncaught TypeError when the server ends a
+ * connection mid-transaction (porsager/postgres issues 1154 and 1208): the test reads how it ended.
+ * Environment: SDK_SOURCE, DATABASE_URL, SCHEMA, BASE_URL, PARTNER_ID, API_TOKEN, KEY, CUT.
+ */
+import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
+
+const { env } = process;
+const entry = (name) => pathToFileURL(`${env.SDK_SOURCE}/${name}.ts`).href;
+const { PartnerClient } = await import(entry('index'));
+const { createPostgres } = await import(entry('postgres/index'));
+
+const sql = postgres(env.DATABASE_URL, { max: 4, onnotice: () => undefined });
+const inner = createPostgres({ sql, schema: env.SCHEMA }).executor;
+let seen = 0;
+const within = (tx) => ({
+  async query(text, params) {
+    if (++seen === Number(env.CUT))
+      await tx.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
+    return tx.query(text, params);
+  },
+  transaction: (fn) => fn(within(tx)),
+});
+const executor = {
+  query: (text, params) => inner.query(text, params),
+  transaction: (fn) => inner.transaction((tx) => fn(within(tx))),
+};
+const client = new PartnerClient({
+  baseUrl: env.BASE_URL,
+  partnerId: env.PARTNER_ID,
+  apiToken: env.API_TOKEN,
+  rateLimit: false,
+  logLevel: 'off',
+  bookingLedger: createPostgres({ sql: executor, schema: env.SCHEMA }).bookingLedger(),
+  restaurantTimezones: { 1: 'Europe/Brussels' },
+});
+try {
+  const reservation = await client.reservations.create(
+    1,
+    { start_time: '2026-12-05T19:30:00', adults: 2 },
+    {
+      idempotencyKey: env.KEY,
+    },
+  );
+  console.log(JSON.stringify({ id: reservation.id }));
+} catch (error) {
+  console.log(JSON.stringify({ error: error?.name ?? String(error) }));
+}
+// A moment for anything the driver scheduled after the lost connection to run (or to crash).
+await new Promise((resolve) => setTimeout(resolve, 300));
+await sql.end({ timeout: 1 });
