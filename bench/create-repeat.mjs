@@ -41,7 +41,11 @@ export async function benchCreateRepeat({ dist, record }) {
   );
   // One budget with the first client (two limiters would draw 429s and count their retries).
   // A ledger that knows nothing: a process that did not make the booking and shares no ledger.
-  const forgetful = { claim: async () => undefined, renew: async () => true, settle: async () => undefined };
+  const forgetful = {
+    claim: () => Promise.resolve(undefined),
+    renew: () => Promise.resolve(true),
+    settle: () => Promise.resolve(undefined),
+  };
   const elsewhere = new PartnerClient({
     ...fake.clientOptions(partner),
     logger: silentLogger,

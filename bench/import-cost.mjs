@@ -9,7 +9,7 @@ function spawnMs(args) {
   const started = performance.now();
   const result = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const elapsed = performance.now() - started;
-  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr.toString()}`);
   return elapsed;
 }
 

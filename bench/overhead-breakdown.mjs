@@ -125,13 +125,15 @@ const body = JSON.stringify({
   children: 1,
   status: 'confirmed',
 });
-const stubFetch = async (input, init) => {
+const stubFetch = (input, init) => {
   const request = new Request(input, init);
   void request.signal;
-  return new Response(body, {
-    status: 200,
-    headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-  });
+  return Promise.resolve(
+    new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    }),
+  );
 };
 const stubBase = 'http://127.0.0.1:9';
 const stubClient = new PartnerClient({

@@ -33,7 +33,13 @@ const API_TOKEN = 'bench-token-not-a-secret';
 const figures = [];
 const notes = [];
 
-/** Records one figure. `goal` is a comparison like ">= 0.97", or null for a figure reported without a goal. */
+/**
+ * Records one figure. `goal` is a comparison like ">= 0.97", or null for a figure reported without a goal.
+ * @param {string} name
+ * @param {number} value
+ * @param {string} unit
+ * @param {string | null} goal
+ */
 function record(name, value, unit, goal = null) {
   const shown = Number.isInteger(value) || !Number.isFinite(value) ? value : Number(value.toPrecision(4));
   figures.push({ name, value: shown, unit, goal });
@@ -311,7 +317,7 @@ async function benchFake() {
       });
       times.push(performance.now() - started);
       child.removeAllListeners('exit');
-      process.kill(-child.pid, 'SIGTERM');
+      process.kill(-Number(child.pid), 'SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
     record(
@@ -515,7 +521,7 @@ if (wanted('receiver')) await benchReceiver();
 if (wanted('sync')) await (await import('./sync.mjs')).benchSync({ root, record });
 if (wanted('listen')) await (await import('./listen-forward.mjs')).benchListen({ root, record });
 if (wanted('create')) await (await import('./create-repeat.mjs')).benchCreateRepeat({ dist, record });
-if (wanted('otel')) await (await import('./otel-overhead.mjs')).benchOtel({ root, record });
+if (wanted('otel')) (await import('./otel-overhead.mjs')).benchOtel({ root, record });
 if (wanted('create')) await (await import('./create-first-key.mjs')).benchCreateFirstKey({ dist, record });
 if (wanted('mirror')) await (await import('./postgres-mirror.mjs')).benchPostgresMirror({ root, record });
 if (wanted('single'))

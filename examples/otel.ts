@@ -47,12 +47,12 @@ const childrenOf = (parent: ReadableSpan) =>
 function describe(span: ReadableSpan): string {
   const a = span.attributes;
   if (span.kind === SpanKind.CLIENT) {
-    const resend = a['http.request.resend_count'] ? `, resend ${a['http.request.resend_count']}` : '';
-    return `${span.name} -> ${a['http.response.status_code'] ?? a['error.type']}${resend}`;
+    const resend = a['http.request.resend_count'] ? `, resend ${String(a['http.request.resend_count'])}` : '';
+    return `${span.name} -> ${String(a['http.response.status_code'] ?? a['error.type'])}${resend}`;
   }
   if (span.name === 'restaurant_partner.rate_limit.wait')
-    return `wait for the budget: ${a['restaurant_partner.rate_limit.waited_ms']} ms (place ${a['restaurant_partner.rate_limit.queue_position']}, ${a['restaurant_partner.priority']})`;
-  return `${span.name} [call ${a['restaurant_partner.call.id']}] outcome ${a['restaurant_partner.create.outcome']}, ${a['restaurant_partner.create.requests']} requests`;
+    return `wait for the budget: ${String(a['restaurant_partner.rate_limit.waited_ms'])} ms (place ${String(a['restaurant_partner.rate_limit.queue_position'])}, ${String(a['restaurant_partner.priority'])})`;
+  return `${span.name} [call ${String(a['restaurant_partner.call.id'])}] outcome ${String(a['restaurant_partner.create.outcome'])}, ${String(a['restaurant_partner.create.requests'])} requests`;
 }
 
 function print(span: ReadableSpan, depth: number): void {

@@ -8,7 +8,7 @@ import { buildDeliveryRequest, createWebhookReceiver } from 'restaurant-partner-
 
 const receiver = createWebhookReceiver({
   // A provider is read on every delivery, so a token rotation needs no restart.
-  tokens: async () => (process.env.WEBHOOK_TOKENS ?? 'example-webhook-token').split(','),
+  tokens: () => (process.env.WEBHOOK_TOKENS ?? 'example-webhook-token').split(','),
 })
   .on('RESERVATION_CONFIRMED', (event) => console.log(`confirmed: #${event.reservation.id}`))
   .on('RESERVATION_CANCELLED', (event) => console.log(`cancelled: #${event.reservation.id}`));

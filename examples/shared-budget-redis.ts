@@ -37,7 +37,7 @@ async function bookingProcess() {
   const index = Number(BOOKING_PROCESS);
   // Each process books on its own day, so the tables never run out.
   const date = DateTime.now()
-    .setZone(TIMEZONE!)
+    .setZone(TIMEZONE)
     .plus({ days: 1 + index })
     .toISODate()!;
   const times = ['12:00', '12:30', '13:00', '19:00', '19:30', '20:00'].slice(0, BOOKINGS_PER_PROCESS);
@@ -127,11 +127,11 @@ function runProcess(
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) =>
     child.once('exit', (code) =>
       code === 0
-        ? resolve(JSON.parse(output.trim().split('\n').at(-1)!))
+        ? resolve(JSON.parse(output.trim().split('\n').at(-1)!) as { booked: number; rateLimited: number })
         : reject(new Error(`booking process ${index + 1} exited with ${code}`)),
     ),
   );

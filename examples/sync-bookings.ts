@@ -28,7 +28,7 @@ const restaurant = (await client.restaurants.list().toArray()).find(
 
 // Your database: here a map, and a log of what changed.
 const bookings = new Map<number, ReservationChange['reservation']>();
-const onChange = async (change: ReservationChange) => {
+const onChange = (change: ReservationChange) => {
   bookings.set(change.reservation.id, change.reservation);
   console.log(
     `${change.kind.padEnd(9)} #${change.reservation.id} (from ${change.source}): ${change.reservation.adults} guests, ${change.reservation.cancelled ? 'cancelled' : change.reservation.confirmed ? 'confirmed' : 'awaiting the restaurant'}`,

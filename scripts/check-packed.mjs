@@ -70,10 +70,12 @@ try {
     skipLibCheck: false,
     allowImportingTsExtensions: true,
   };
-  for (const [name, options] of [
+  /** @type {[string, { module: string; moduleResolution: string }][]} */
+  const resolutions = [
     ['node16', { module: 'node16', moduleResolution: 'node16' }],
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ]) {
+  ];
+  for (const [name, options] of resolutions) {
     writeFileSync(
       join(scratch, `tsconfig.${name}.json`),
       JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['main.ts'] }),

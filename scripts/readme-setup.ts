@@ -20,6 +20,7 @@ process.env.WEBHOOK_TOKEN = 'readme-webhook-token';
 // A block that starts its own standalone fake (on loopback) talks to that one, not to this fake.
 const server = setupServer(
   http.all(/^http:\/\/(?:127\.0\.0\.1|localhost)[:/]/, () => passthrough()),
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- MswHandler is msw's own type, `any` on purpose
   ...fake.handlers,
 );
 // Anything else (the receiver block's own local HTTP server) goes to the network as usual.

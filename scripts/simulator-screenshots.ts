@@ -14,10 +14,7 @@ import { createWebhookReceiver } from '../src/webhooks/index.js';
 import { launchChromium } from '../test/ui/browser.js';
 
 const tokens: string[] = [];
-const receiver = createWebhookReceiver({ tokens: async () => tokens }).on(
-  'RESERVATION_CONFIRMED',
-  () => undefined,
-);
+const receiver = createWebhookReceiver({ tokens: () => tokens }).on('RESERVATION_CONFIRMED', () => undefined);
 const receiverServer = createServer(receiver.nodeHandler()).listen(0, '127.0.0.1');
 await once(receiverServer, 'listening');
 const webhookUrl = `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/webhooks/reservations`;

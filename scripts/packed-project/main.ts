@@ -27,7 +27,7 @@ const reservation: Reservation = await client.reservations.create(restaurant!.id
   start_time: { date: '2030-01-08', time: '19:30' },
   adults: 2,
 });
-const local: string = readStartTime(reservation, restaurant!.timezone!).toFormat('HH:mm');
+const local: string = readStartTime(reservation, restaurant!.timezone).toFormat('HH:mm');
 if (local !== '19:30' || !(NoAvailabilityError.prototype instanceof Error))
   throw new Error(`unexpected booking ${local}`);
 

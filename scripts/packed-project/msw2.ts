@@ -8,6 +8,7 @@ const fake = createFakeService({
   rateLimit: false,
   clock: { startAt: '2030-01-07T08:00:00Z' },
 });
+// eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- MswHandler is msw's own type, `any` on purpose
 const server = setupServer(...fake.handlers);
 server.listen({ onUnhandledRequest: 'error' });
 const { partnerId, apiToken } = fake.describeSeed().partners[0]!;

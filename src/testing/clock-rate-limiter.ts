@@ -46,6 +46,8 @@ export interface ClockRateLimiterOptions {
 /** A limiter on a clock of your choice: its estimates are numbers of the clock's milliseconds. */
 export interface ClockRateLimiter extends PacedRateLimiter {
   estimateWaitMs(priority?: Priority): number;
+  /** Takes effect at once: nothing to wait for. */
+  pause(ms: number): void;
 }
 
 export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockRateLimiter {

@@ -81,9 +81,11 @@ export interface MemoryDuplicateStoreOptions {
 
 /**
  * The default duplicate store: in memory, per process, bounded in size and age. Enough for one
- * process; several processes need a shared store.
+ * process; several processes need a shared store. Its `has` and `add` answer at once, not as promises.
  */
-export function createMemoryDuplicateStore(options: MemoryDuplicateStoreOptions = {}): DuplicateStore {
+export function createMemoryDuplicateStore(
+  options: MemoryDuplicateStoreOptions = {},
+): Omit<DuplicateStore, 'has' | 'add'> & { has(key: string): boolean; add(key: string): void } {
   const maxEntries = options.maxEntries ?? 10_000;
   if (!Number.isInteger(maxEntries) || maxEntries < 1)
     throw new TypeError('createMemoryDuplicateStore: maxEntries must be a positive integer');

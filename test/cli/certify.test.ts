@@ -37,7 +37,7 @@ function fetchStyle(): (request: IncomingMessage, response: ServerResponse) => v
   return (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', async () => {
+    const respond = async () => {
       const answer = await receiver.handle(
         new Request(`http://127.0.0.1${request.url}`, {
           method: request.method,
@@ -46,7 +46,9 @@ function fetchStyle(): (request: IncomingMessage, response: ServerResponse) => v
         }),
       );
       response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
-    });
+    };
+    // The emitter does not wait on a listener: a failure resets the connection rather than go unhandled.
+    request.on('end', () => void respond().catch(() => response.destroy()));
   };
 }
 
@@ -114,7 +116,7 @@ function planted(
   return serve((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', async () => {
+    const respond = async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const status = fault({ authorization: request.headers.authorization, body, seen });
       let id: string | undefined;
@@ -134,7 +136,9 @@ function planted(
         }),
       );
       response.writeHead(answer.status).end(await answer.text());
-    });
+    };
+    // As above: a failure resets the connection rather than go unhandled.
+    request.on('end', () => void respond().catch(() => response.destroy()));
   });
 }
 

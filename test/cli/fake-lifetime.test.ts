@@ -58,7 +58,7 @@ async function underParent(viaShell: boolean, pidFile: string) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   spawned.push(parent);
-  const [line] = (await once(createInterface({ input: parent.stdout! }), 'line')) as [string];
+  const [line] = (await once(createInterface({ input: parent.stdout }), 'line')) as [string];
   const { url } = JSON.parse(line) as { url: string };
   const pid = Number(readFileSync(pidFile, 'utf8'));
   pids.push(pid);

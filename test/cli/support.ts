@@ -40,8 +40,8 @@ export function start(args: string[], env: Record<string, string | undefined> = 
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  createInterface({ input: child.stdout }).on('line', (line) => {
     lines.push(line);
     for (const waiter of waiters) waiter();
   });
@@ -109,6 +109,7 @@ export function stopAll(): void {
 }
 
 /** Lines that are JSON objects, parsed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- output lines, read field by field by the tests
 export function records(lines: string[]): Record<string, any>[] {
   return lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
 }

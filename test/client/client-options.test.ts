@@ -79,9 +79,9 @@ describe('PartnerClient options', () => {
     ['hooks', { hooks: 5 }],
     ['hooks.onRetry', { hooks: { onRetry: 'log' } }],
   ] as [string, object][])('refuses a bad %s', (field, change) => {
-    expect(() => new PartnerClient({ ...required, ...change } as never)).toThrow(InputValidationError);
+    expect(() => new PartnerClient({ ...required, ...change })).toThrow(InputValidationError);
     try {
-      new PartnerClient({ ...required, ...change } as never);
+      new PartnerClient({ ...required, ...change });
     } catch (error) {
       expect((error as InputValidationError).field).toBe(field);
       expect(String(error)).not.toContain(API_TOKEN);

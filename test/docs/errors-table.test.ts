@@ -13,12 +13,16 @@ import * as testing from 'restaurant-partner-sdk/testing';
 import * as webhooks from 'restaurant-partner-sdk/webhooks';
 import { EXPECTED } from '../support/retryable.js';
 
+/** An error class, abstract ones included. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** Every exported class that is an Error, by name, across the entries a partner imports. */
-function exportedErrorClasses(): Map<string, Function> {
-  const classes = new Map<string, Function>();
+function exportedErrorClasses(): Map<string, ErrorClass> {
+  const classes = new Map<string, ErrorClass>();
   for (const entry of [core, postgres, redis, sync, testing, webhooks] as Record<string, unknown>[])
     for (const value of Object.values(entry))
-      if (typeof value === 'function' && value.prototype instanceof Error) classes.set(value.name, value);
+      if (typeof value === 'function' && value.prototype instanceof Error)
+        classes.set(value.name, value as ErrorClass);
   return classes;
 }
 

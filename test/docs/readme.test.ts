@@ -14,12 +14,16 @@ const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.me
   dependencies: Record<string, string>;
 };
 
+/** An error class, abstract ones included. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** Every exported class that is an Error, by its own name, across the entries a partner imports. */
-function exportedErrorClasses(): Map<string, Function> {
-  const classes = new Map<string, Function>();
+function exportedErrorClasses(): Map<string, ErrorClass> {
+  const classes = new Map<string, ErrorClass>();
   for (const entry of [core, redis, testing, webhooks] as Record<string, unknown>[]) {
     for (const value of Object.values(entry)) {
-      if (typeof value === 'function' && value.prototype instanceof Error) classes.set(value.name, value);
+      if (typeof value === 'function' && value.prototype instanceof Error)
+        classes.set(value.name, value as ErrorClass);
     }
   }
   return classes;
@@ -45,10 +49,10 @@ describe('README', () => {
     const classes = exportedErrorClasses();
     expect(classes.size).toBeGreaterThan(10);
     for (const [name, value] of classes) {
-      const parent = Object.getPrototypeOf(value) as Function;
+      const parent = Object.getPrototypeOf(value) as ErrorClass;
       // An abstract intermediate class the entries do not export is named by its exported ancestor.
       let shown = parent;
-      while (shown !== Error && !classes.has(shown.name)) shown = Object.getPrototypeOf(shown) as Function;
+      while (shown !== Error && !classes.has(shown.name)) shown = Object.getPrototypeOf(shown) as ErrorClass;
       expect(readme, `README's error table lacks the row of ${name}`).toContain(
         `| \`${name}\` | \`${shown.name}\` |`,
       );

@@ -30,9 +30,9 @@ async function startFake(args: string[]) {
   });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
   const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout! }), 'line'),
+    once(createInterface({ input: child.stdout }), 'line'),
     once(child, 'exit').then(() => [undefined]),
   ])) as [string | undefined];
   if (line === undefined) throw new Error(`the fake exited: ${stderr}`);
@@ -61,8 +61,8 @@ function doctor(
   children.push(child);
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  createInterface({ input: child.stdout }).on('line', (line) => {
     stdout += `${line}\n`;
     onLine?.(line, child);
   });

@@ -27,7 +27,7 @@ const learned = (points: Record<string, string | number>, unknown: string[] = []
         at: '2026-11-28T12:00:00.000Z',
       },
     ]),
-  ) as DialectFile['points'],
+  ),
   unknown,
 });
 

@@ -23,7 +23,7 @@ async function roundTrip(dialect: Record<string, unknown>) {
   // Every switch given is settled, with its value.
   for (const [key, value] of Object.entries(dialect))
     expect(first.file?.points[key as DialectPoint]?.value, key).toBe(value);
-  const replay = await world(first.file!);
+  const replay = await world(first.file);
   const second = await replay.doctor({ spendFirst });
   expect(second.result.exitCode, second.output).toBe(0);
   expect(values(second.file)).toEqual(values(first.file));

@@ -18,7 +18,7 @@ export interface World {
   fake: FakeService;
   partner: { partnerId: string; apiToken: string };
   /** Runs doctor with `--probe-writes` (unless told otherwise) and reads back what it wrote. */
-  doctor(options?: Partial<DoctorOptions> & { spendFirst?: boolean }): Promise<Run>;
+  doctor: (options?: Partial<DoctorOptions> & { spendFirst?: boolean }) => Promise<Run>;
 }
 
 export interface Run {
@@ -66,11 +66,11 @@ export async function world(dialect: object = {}): Promise<World> {
             headers: { authorization: basicAuthorization(partner.partnerId, partner.apiToken) },
           }),
         );
-        fetchFn = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {
           const response = await send(input, init);
           if (response.status === 429) fake.setRateLimit(false);
           return response;
-        }) as typeof fetch;
+        };
       }
       const before = fake.requests.length;
       const result = await runDoctor({

@@ -4,7 +4,7 @@
  * (no ky, no request schemas), and an app that books and lists carries no luxon (the client
  * converts times with Intl). The sizes themselves are measured by bench/bundle-size.mjs.
  */
-import { build, type Metafile } from 'esbuild';
+import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -25,7 +25,7 @@ async function bundle(contents: string): Promise<{ text: string; packages: Set<s
     logLevel: 'silent',
   });
   // What reached the output (the metafile's inputs also list files whose code was all dropped).
-  const inputs = Object.values((result.metafile as Metafile).outputs).flatMap((output) =>
+  const inputs = Object.values(result.metafile.outputs).flatMap((output) =>
     Object.entries(output.inputs)
       .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
       .map(([input]) => input),

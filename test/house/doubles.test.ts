@@ -20,7 +20,11 @@ function testSources(): string[] {
 }
 
 /** The lines of test/ matching `pattern` (and `keep`) outside the `owners` files, each with its file. */
-function offenders(pattern: RegExp, owners: string[], keep = (_line: string) => true): string[] {
+function offenders(
+  pattern: RegExp,
+  owners: string[],
+  keep: (line: string) => boolean = () => true,
+): string[] {
   return testSources()
     .filter((file) => !owners.includes(file))
     .flatMap((file) =>

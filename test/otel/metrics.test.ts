@@ -215,7 +215,7 @@ describe('metrics against the journal', () => {
     await service.clock.advance(1_000);
     await sync.ingest({
       type: 'RESERVATION_CANCELLED',
-      created_at: undefined as unknown as string,
+      created_at: undefined,
       restaurant_id: restaurant.id,
       reservation: { ...booking, adults: 3, cancelled: true },
     });

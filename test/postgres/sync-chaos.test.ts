@@ -68,13 +68,13 @@ function startWorker(env: Record<string, string>): Worker {
   });
   children.add(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-3000)));
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-3000)));
   let killedAt: string | undefined;
   let markReady!: () => void;
   let markSettled!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let settled = new Promise<void>((resolve) => (markSettled = resolve));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const message = JSON.parse(line);
     if (message.ready) markReady();
     if (message.killing) killedAt = message.killing;
@@ -91,7 +91,7 @@ function startWorker(env: Record<string, string>): Worker {
     killedAt: () => killedAt,
     settle() {
       settled = new Promise<void>((resolve) => (markSettled = resolve));
-      child.stdin!.write('settle\n');
+      child.stdin.write('settle\n');
       return settled;
     },
   };
@@ -203,7 +203,7 @@ it('a syncing process SIGKILLed at random commit points and restarted, under del
   const truth = new Map<string, Reservation>();
   for (const restaurantId of restaurantIds) {
     for (const { channel, partnerId: _partner, ...reservation } of fake.allReservations(restaurantId))
-      if (channel === 'partner') truth.set(`${restaurantId}:${reservation.id}`, reservation as Reservation);
+      if (channel === 'partner') truth.set(`${restaurantId}:${reservation.id}`, reservation);
   }
   const query = async <Row>(text: string, params?: unknown[]) =>
     (await pool.query(text, params)).rows as Row[];

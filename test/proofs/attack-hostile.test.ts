@@ -31,7 +31,7 @@ const API_TOKEN = 'attack+token/Value=77-a1b2c3d4e5';
 const SECRETS = secretForms(PARTNER_ID, API_TOKEN);
 const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
 
-const { setUp, expectBalanced, counts, servers } = hostileProofs('attack', {
+const { setUp, expectBalanced } = hostileProofs('attack', {
   partnerId: PARTNER_ID,
   apiToken: API_TOKEN,
 });
@@ -140,7 +140,7 @@ describe('creates: nothing duplicated, nothing told wrong', () => {
       const { server, client } = await setUp((request, tools) => {
         if (request.method === 'POST') {
           const booked = tools.commit(request);
-          tools.response.writeHead(status, { location: `${request.path}${booked.id}/` });
+          tools.response.writeHead(status, { location: `${request.path}${booked.id as number}/` });
           return tools.response.end();
         }
         return wellBehaved(request, tools);

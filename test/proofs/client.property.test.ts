@@ -134,7 +134,7 @@ function stubbedClient(answer: (request: SentRequest) => Response | Promise<Resp
     // One look-up after an unknown create outcome, so no property run waits out a settle window.
     createLookupWindowMs: 0,
     logger: silentLogger,
-    fetch: fetchStub as typeof fetch,
+    fetch: fetchStub,
   });
   return { client, sent };
 }

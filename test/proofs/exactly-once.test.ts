@@ -167,10 +167,10 @@ function shiftingList(
 
 describe('a look-up says "absent" only after a complete and consistent read', () => {
   it('the list changes between pages (count 100 then 99): findByIdempotencyKey reads again and finds it', async () => {
-    let server!: Awaited<ReturnType<typeof setUp>>['server'];
-    const list = shiftingList('moving-key', () => server);
+    // Read only once requests arrive, after setUp has answered.
+    const list = shiftingList('moving-key', () => setup.server);
     const setup = await setUp((request, tools) => list.handler(request, tools));
-    server = setup.server;
+    const server = setup.server;
     list.seed();
     const found = await setup.client.reservations.findByIdempotencyKey(1, 'moving-key');
     expect(list.removed()).toBe(true);
@@ -180,12 +180,12 @@ describe('a look-up says "absent" only after a complete and consistent read', ()
   });
 
   it('the same change under a repeated create with the caller key: the booking is returned, nothing sent', async () => {
-    let server!: Awaited<ReturnType<typeof setUp>>['server'];
-    const list = shiftingList('moving-create', () => server);
+    // Read only once requests arrive, after setUp has answered.
+    const list = shiftingList('moving-create', () => setup.server);
     const setup = await setUp((request, tools) => list.handler(request, tools), {
       bookingLedger: forgetfulLedger,
     });
-    server = setup.server;
+    const server = setup.server;
     list.seed();
     const outcome = await settle(() =>
       setup.client.reservations.create(

@@ -235,7 +235,7 @@ describe('(a) against the fake on a real node:http server, ignoring Idempotency-
   };
   const storedRows = () =>
     server.fake.allReservations(1).map((row) => ({
-      id: row.id as number,
+      id: row.id,
       key: (row.metadata as Record<string, unknown> | null)?.[IDEMPOTENCY_METADATA_KEY],
       cancelled: row.cancelled as boolean,
     }));
@@ -446,11 +446,11 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
     if (operation === 'reservations.create' && random() < 0.08)
       fake.injectFault({ operation: 'reservations.list', status: 503, times: 4 });
   };
-  let bookings: Outcome<Reservation>[] = [];
+  const bookings: Outcome<Reservation>[] = [];
   const inputs = new Map<string, Parameters<PartnerClient['reservations']['create']>[1]>();
   const storedRows = () =>
     fake.allReservations(restaurant.id).map((row) => ({
-      id: row.id as number,
+      id: row.id,
       key: (row.metadata as Record<string, unknown> | null)?.[IDEMPOTENCY_METADATA_KEY],
       cancelled: row.cancelled as boolean,
     }));
@@ -501,7 +501,7 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
         await settle(String(row.id), () =>
           client.reservations.cancel(
             restaurant.id,
-            row.id as number,
+            row.id,
             cancels.length % 5 === 0 ? { maxRetries: 0 } : {},
           ),
         ),
@@ -509,25 +509,24 @@ describe('(b) against the fake service with its fault injection (1 req/s limit, 
       fake.clearFaults();
     }
     recorder.keep(cancels);
-    const state = () => new Map(fake.allReservations(restaurant.id).map((row) => [row.id as number, row]));
+    const state = () => new Map(fake.allReservations(restaurant.id).map((row) => [row.id, row]));
     const after = state();
     expect(after.size).toBe(existing.length);
     const failedIndexes: number[] = [];
     for (const [index, outcome] of cancels.entries()) {
-      const row = after.get(targets[index]!.id as number)!;
+      const row = after.get(targets[index]!.id)!;
       if (outcome.error === undefined) expect(row.cancelled, `told cancelled: ${row.id}`).toBe(true);
       else {
         failedIndexes.push(index);
         expect(outcome.error).toBeInstanceOf(PartnerSdkError);
       }
     }
-    for (const row of untouched) expect(after.get(row.id as number)!.cancelled).toBe(false);
+    for (const row of untouched) expect(after.get(row.id)!.cancelled).toBe(false);
     expect(failedIndexes.length, 'some cancellations were told failed').toBeGreaterThan(0);
-    for (const index of failedIndexes)
-      await client.reservations.cancel(restaurant.id, targets[index]!.id as number);
+    for (const index of failedIndexes) await client.reservations.cancel(restaurant.id, targets[index]!.id);
     const final = state();
-    for (const row of targets) expect(final.get(row.id as number)!.cancelled).toBe(true);
-    for (const row of untouched) expect(final.get(row.id as number)!.cancelled).toBe(false);
+    for (const row of targets) expect(final.get(row.id)!.cancelled).toBe(true);
+    for (const row of untouched) expect(final.get(row.id)!.cancelled).toBe(false);
     // Each cancellation sent exactly one RESERVATION_CANCELLED-worthy transition: no reservation is cancelled twice.
     expect([...final.values()].filter((row) => row.cancelled)).toHaveLength(targets.length);
   });

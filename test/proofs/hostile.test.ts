@@ -46,7 +46,6 @@ const { setUp, expectBalanced, counts, servers } = hostileProofs(
 
 const isList = (request: { method: string; path: string }) =>
   request.method === 'GET' && request.path.endsWith('/reservations/');
-const isRestaurants = (request: { path: string }) => request.path === `${HOSTILE_API}/restaurants/`;
 
 describe('a gateway answers at once while the origin commits later (Idempotency-Key ignored)', () => {
   for (const [name, answer] of [

@@ -260,6 +260,7 @@ describe('no token on any failure path', () => {
   it('the client itself and a webhook with its token print no secret', async () => {
     const c = client();
     expect(
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what String() shows of it is under test
       findSecrets([JSON.stringify(c), inspect(c, { showHidden: true, depth: Infinity }), String(c)], secrets),
     ).toEqual([]);
     const webhookToken = 'whk_secret_5c4b3a29180706f5e4d3';
@@ -277,6 +278,7 @@ describe('no token on any failure path', () => {
             JSON.stringify(webhook),
             inspect(webhook, { depth: Infinity }),
             inspect(webhook, { showHidden: true, depth: Infinity }),
+            // eslint-disable-next-line @typescript-eslint/no-base-to-string -- what String() shows of it is under test
             String(webhook),
           ],
           [webhookToken],

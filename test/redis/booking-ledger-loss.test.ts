@@ -272,7 +272,6 @@ describe('a holder process frozen past its lease (SIGSTOP)', () => {
 });
 
 describe('a worker killed or frozen mid-create, its POST committing late', () => {
-  const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
   for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
     it(`${signal} after the POST left: the next worker's repeat sends nothing and is told AmbiguousCreateError; once the booking commits, a repeat returns it: one booking`, async () => {
       const clock = new FakeClock({ frozen: true });

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AmbiguousCreateError, BookingLedgerUnavailableError, PartnerClient } from 'restaurant-partner-sdk';
-import { type BookingLedgerClaim, type BookingLedgerEntry } from '../../src/lib/booking-ledger.js';
+import { type BookingLedgerEntry } from '../../src/lib/booking-ledger.js';
 import { createRedisBookingLedger } from 'restaurant-partner-sdk/redis';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import {

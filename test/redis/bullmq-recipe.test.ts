@@ -55,9 +55,9 @@ function startWorker(server: HostileServer, queue: string): WorkerProcess {
     },
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => line === 'ready' && resolve());
+    createInterface({ input: child.stdout }).on('line', (line) => line === 'ready' && resolve());
     child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${stderr.slice(-800)}`)));
   });
   // A replacement killed at the end before it was ready must not count as an unhandled failure.

@@ -35,7 +35,7 @@ describe('doctor --redis-url', () => {
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     children.push(fake);
-    const [line] = await once(createInterface({ input: fake.stdout! }), 'line');
+    const [line] = await once(createInterface({ input: fake.stdout }), 'line');
     const { url } = JSON.parse(line as string);
     const doctor = spawn(
       process.execPath,
@@ -53,8 +53,8 @@ describe('doctor --redis-url', () => {
     );
     children.push(doctor);
     let stdout = '';
-    doctor.stdout!.on('data', (chunk) => (stdout += chunk));
-    doctor.stderr!.on('data', (chunk) => (stdout += chunk));
+    doctor.stdout.on('data', (chunk) => (stdout += chunk));
+    doctor.stderr.on('data', (chunk) => (stdout += chunk));
     // Another process of the partner, on the same budget, reading while doctor runs.
     const connection = new Redis(redis.url);
     const other = new PartnerClient({

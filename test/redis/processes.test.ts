@@ -35,7 +35,7 @@ afterAll(async () => {
 const run = (options: {
   processes: { client?: 'ioredis' | 'node-redis'; skewMs?: number }[];
   runMs?: number;
-  during?: (run: { kill(index: number): void }) => Promise<void>;
+  during?: (run: { kill: (index: number) => void }) => Promise<void>;
 }): Promise<RunSummary> =>
   runBudgetProcesses({
     sdk: { source },

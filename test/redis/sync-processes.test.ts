@@ -51,12 +51,12 @@ function startProcess(name: string, env: Record<string, string>, announced: Anno
   });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-3000)));
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-3000)));
   let markUrl!: (url: string) => void;
   let markStarted!: () => void;
   const url = new Promise<string>((resolve) => (markUrl = resolve));
   const started = new Promise<void>((resolve) => (markStarted = resolve));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const message = JSON.parse(line);
     if (message.url) markUrl(message.url);
     if (message.started) markStarted();
@@ -69,7 +69,7 @@ function startProcess(name: string, env: Record<string, string>, announced: Anno
     started,
     exited,
     stderr: () => stderr,
-    send: (value: unknown) => child.stdin!.write(`${JSON.stringify(value)}\n`),
+    send: (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`),
   };
 }
 
@@ -158,10 +158,7 @@ describe('the sync across processes on one Redis store (real time)', () => {
       restaurantIds.flatMap((restaurantId) =>
         server.fake
           .allReservations(restaurantId)
-          .map(({ channel: _channel, partnerId: _partner, ...reservation }) => [
-            reservation.id,
-            reservation as Reservation,
-          ]),
+          .map(({ channel: _channel, partnerId: _partner, ...reservation }) => [reservation.id, reservation]),
       ),
     );
     expect(truth.size).toBe(4);

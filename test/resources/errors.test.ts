@@ -170,7 +170,7 @@ describe('isPartnerSdkError, the one guard', () => {
       const mine = (core as Record<string, unknown>)[name] as abstract new (
         ...args: never[]
       ) => core.PartnerSdkError;
-      const theirs = Object.create(value.prototype as object) as unknown;
+      const theirs = Object.create(value.prototype) as unknown;
       expect(theirs instanceof mine, name).toBe(false);
       expect(isPartnerSdkError(theirs, mine), name).toBe(true);
       expect(isPartnerSdkError(theirs, core.PartnerSdkError), name).toBe(true);

@@ -19,7 +19,6 @@ import {
 import { type ConfirmationMode } from '../../src/resources/reservations.schemas.js';
 import { type SubscribedEvents } from '../../src/resources/webhooks.schemas.js';
 import { json, mockApi, restaurantBody, createdAnswer } from '../support/hostile-server.js';
-import { reservationBody } from '../support/reservation.js';
 
 const api = mockApi();
 const start_time = '2026-12-05T19:30:00';

@@ -206,14 +206,9 @@ describe('reservations.rebook', () => {
     const { fake, client, rid } = world();
     const before = fake.requests.length;
     const error = await client.reservations
-      .rebook(
-        rid,
-        41,
-        input as typeof NEW_INPUT,
-        { idempotencyKey: 'change-7', ...options } as {
-          idempotencyKey: string;
-        },
-      )
+      .rebook(rid, 41, input, { idempotencyKey: 'change-7', ...options } as {
+        idempotencyKey: string;
+      })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InputValidationError);
     expect((error as InputValidationError).field).toBe(field);

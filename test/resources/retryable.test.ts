@@ -62,8 +62,11 @@ const caught = (promise: Promise<unknown>) =>
     (error: unknown) => error,
   );
 
+/** An error class, abstract ones included. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 /** The checks every retryable value must pass: the class, the value, and `JSON.stringify` keeping it. */
-function expectRetryable(error: unknown, errorClass: Function, retryable: boolean) {
+function expectRetryable(error: unknown, errorClass: ErrorClass, retryable: boolean) {
   expect(error).toBeInstanceOf(errorClass);
   expect(error).toBeInstanceOf(PartnerSdkError);
   const sdkError = error as PartnerSdkError;
@@ -99,7 +102,7 @@ describe('retryable, from the answers of the fake', () => {
   const cases: {
     name: string;
     run: () => Promise<unknown>;
-    errorClass: Function;
+    errorClass: ErrorClass;
     retryable: boolean;
     then?: (error: never) => void;
   }[] = [
@@ -476,7 +479,7 @@ describe('classes whose errors need a dependency down: their fixed value', () =>
     [new webhooks.WebhookUnsupportedMediaTypeError('text/plain'), false],
     [new webhooks.WebhookMethodNotAllowedError('GET'), false],
   ] as const)('%o: retryable %s', (error, retryable) => {
-    expectRetryable(error, error.constructor, retryable);
+    expectRetryable(error, error.constructor as ErrorClass, retryable);
   });
 
   it('AmbiguousCreateError keeps holdUntil as a Date of its own', () => {

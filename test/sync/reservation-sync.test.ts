@@ -278,7 +278,7 @@ describe('createReservationSync', () => {
     const base = { client: world.client, onChange: () => undefined };
     const refusal = (options: object) => {
       try {
-        createReservationSync({ ...base, ...options } as Parameters<typeof createReservationSync>[0]);
+        createReservationSync({ ...base, ...options });
       } catch (error) {
         return error instanceof InputValidationError ? error.issues.map((issue) => issue.field) : error;
       }

@@ -27,6 +27,7 @@ export interface AuditServer {
     path: string,
     body?: unknown,
     prefix?: string,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the wire body, read field by field by the tests
   ): Promise<{ status: number | undefined; body: any }>;
 }
 

@@ -52,7 +52,7 @@ describe('availability through the index', () => {
             clock: { frozen: true, startAt: '2026-12-01T08:00:00Z' },
           });
           try {
-            const restaurant = fake.addRestaurant({ availability: { capacityCovers: 12 } as never });
+            const restaurant = fake.addRestaurant({ availability: { capacityCovers: 12 } });
             for (const booking of bookings) {
               let made;
               try {

@@ -21,8 +21,8 @@ async function startBin(args: string[]) {
   const child = spawn(process.execPath, [...bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout! });
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout });
   const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [
     string | undefined,
   ];

@@ -21,6 +21,7 @@ export interface SendOptions {
 export interface Answer {
   status: number;
   headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the wire body, read field by field by the tests
   body: any;
   text: string;
 }

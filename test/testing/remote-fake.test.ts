@@ -34,8 +34,10 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  // Waited for, so that neither the fake's process nor the receiver outlives the file.
+  const exited = child.exitCode === null ? once(child, 'exit') : undefined;
   child.kill('SIGTERM');
-  receiver.close();
+  await Promise.all([exited, new Promise((resolve) => receiver.close(resolve))]);
 });
 
 /** A date two days after the fake's current time, at 19:00 local. */

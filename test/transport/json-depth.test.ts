@@ -29,10 +29,10 @@ function clientAnswering(body: string, status = 200) {
     apiToken: 'token-of-the-partner',
     rateLimit: false,
     logger: silentLogger,
-    fetch: (async () => {
+    fetch: async () => {
       calls.count += 1;
       return new Response(body, { status, headers: { 'content-type': 'application/json' } });
-    }) as typeof fetch,
+    },
   });
   return { client, calls };
 }
@@ -79,7 +79,7 @@ describe('the client refuses an answer nested more than 128 levels deep, unparse
       const booking = await client.reservations.create(restaurantId, {
         start_time: { date: '2026-12-04', time: '19:00' },
         adults: 2,
-        metadata: metadata as Record<string, unknown>,
+        metadata: metadata,
       });
       const page = await client.reservations.list(restaurantId).toArray();
       expect(page.find((item) => item.id === booking.id)?.metadata).toMatchObject(metadata);
@@ -107,7 +107,7 @@ describe('the webhook receiver refuses a delivery nested more than 128 levels de
     const fine = buildDelivery(
       {
         event: 'RESERVATION_CONFIRMED',
-        reservation: reservation({ metadata: metadata as Record<string, unknown> }),
+        reservation: reservation({ metadata: metadata }),
       },
       TOKEN,
     );

@@ -72,8 +72,7 @@ describe('secrets with characters encoders treat differently are scrubbed in eve
       apiToken,
       rateLimit: false,
       maxRetries: 0,
-      fetch: (async (input: RequestInfo | URL) =>
-        answer(input instanceof Request ? input.url : String(input))) as typeof globalThis.fetch,
+      fetch: async (input: RequestInfo | URL) => answer(input instanceof Request ? input.url : String(input)),
       logger,
       logLevel: 'debug',
       hooks: { onResponse: (event) => hooks.push(JSON.stringify(event)) },

@@ -80,7 +80,7 @@ const control = async (method: string, route: string, body?: unknown) => {
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return (response.status === 204 ? null : await response.json()) as any;
+  return response.status === 204 ? null : await response.json();
 };
 
 /** Every reservation of every channel, as the control API shows them. */

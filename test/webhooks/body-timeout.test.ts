@@ -33,7 +33,6 @@ function trickle(url: string, headers: Record<string, string>, body: string): Pr
     const target = new URL(url);
     const startedAt = Date.now();
     let bytesSent = 0;
-    let timer: ReturnType<typeof setInterval> | undefined;
     const request = httpRequest({
       host: target.hostname,
       port: target.port,
@@ -50,7 +49,7 @@ function trickle(url: string, headers: Record<string, string>, body: string): Pr
       bytesSent += 1;
     };
     sendOne();
-    timer = setInterval(sendOne, 1000);
+    const timer = setInterval(sendOne, 1000);
     request.on('response', (response) => {
       const answeredAfterMs = Date.now() - startedAt;
       clearInterval(timer);

@@ -168,10 +168,8 @@ describe('duplicates', () => {
 
   it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by webhook, event, reservation and delivery id', async () => {
     const keys = new Set<string>();
-    const store: DuplicateStore = {
-      has: vi.fn(async (key: string) => keys.has(key)),
-      add: vi.fn(async (key: string) => void keys.add(key)),
-    };
+    const has = vi.fn(async (key: string) => keys.has(key));
+    const store: DuplicateStore = { has, add: vi.fn(async (key: string) => void keys.add(key)) };
     const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false, duplicateStore: store }).on(
       '*',
       (event) => {
@@ -193,8 +191,8 @@ describe('duplicates', () => {
       webhookId: 12,
     });
     await deliver(receiver, { event: 'TEST', id: 'evt_test' });
-    expect(store.has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_ok');
-    expect(store.has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_bad');
+    expect(has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_ok');
+    expect(has).toHaveBeenCalledWith('webhook-12:RESERVATION_CONFIRMED:77:evt_bad');
     const [webhookKey, tokenKey, ...rest] = [...keys];
     expect(rest).toEqual([]);
     expect(webhookKey).toBe('webhook-12:RESERVATION_CONFIRMED:77:evt_ok');

@@ -28,10 +28,10 @@ async function listen(server: Server): Promise<RunningServer> {
   // whole request body. What the client managed to upload meanwhile depends on scheduling.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
-    response.writeHead = ((...args: unknown[]) => {
+    response.writeHead = (...args: unknown[]) => {
       answers.push({ status: args[0] as number, bodyComplete: request.complete });
       return writeHead(...args);
-    }) as ServerResponse['writeHead'];
+    };
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -133,7 +133,7 @@ function toFetchRequest(request: IncomingMessage, base: string): Request {
     method,
     headers,
     ...(hasBody ? { body: toWebStream(request), duplex: 'half' } : {}),
-  } as RequestInit);
+  });
 }
 
 async function writeFetchResponse(response: Response, target: ServerResponse): Promise<void> {

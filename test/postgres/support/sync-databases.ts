@@ -18,10 +18,10 @@ export const SYNC_DRIVERS: readonly DriverKind[] = [
 export interface Opened {
   db: ReturnType<typeof createPostgres>;
   /** Runs SQL on a connection of the test's own (to look at the tables). */
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  query: <Row = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<Row[]>;
   /** The schema's quoted identifier. */
   schema: string;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 let schemas = 0;
@@ -36,6 +36,6 @@ export async function open(kind: DriverKind, url: string): Promise<Opened> {
     db,
     schema: `"${name}"`,
     query: async <Row>(text: string, params?: unknown[]) => (await connected.raw(text, params)) as Row[],
-    close: connected.close,
+    close: () => connected.close(),
   };
 }

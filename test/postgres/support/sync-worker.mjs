@@ -81,14 +81,21 @@ await new Promise((resolve) => server.listen(Number(env.PORT), '127.0.0.1', reso
 await sync.start();
 print({ ready: true });
 
-createInterface({ input: process.stdin }).on('line', async (line) => {
+// Listeners are not awaited: a failure ends the worker with it, for the test to see.
+const fail = (error) => {
+  console.error(error);
+  process.exit(1);
+};
+createInterface({ input: process.stdin }).on('line', (line) => {
   if (line !== 'settle') return;
-  await sync.settled();
-  print({ settled: true });
+  sync.settled().then(() => print({ settled: true }), fail);
 });
-process.on('SIGTERM', async () => {
-  await sync.stop();
-  server.close();
-  await pool.end();
-  process.exit(0);
+process.on('SIGTERM', () => {
+  const stop = async () => {
+    await sync.stop();
+    server.close();
+    await pool.end();
+    process.exit(0);
+  };
+  stop().catch(fail);
 });

@@ -33,6 +33,7 @@ export function renderError(error: unknown): string[] {
     seen.add(current);
     if (current instanceof Error) texts.push(current.message, current.stack ?? '');
     texts.push(
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- every way an error is printed, String() included
       String(current),
       safeStringify(current),
       inspect(current, { depth: Infinity, showHidden: true, getters: true }),

@@ -75,7 +75,7 @@ export async function runProof(
   options: {
     processes: ProcessSpec[];
     runMs: number;
-    during?: (run: { kill(index: number): void; startedAt: number }) => Promise<void>;
+    during?: (run: { kill: (index: number) => void; startedAt: number }) => Promise<void>;
   },
 ): Promise<ProofRun> {
   const partner = world.server.fake.addPartner();

@@ -93,7 +93,7 @@ export function runBudgetProcesses(options: {
   processes: ProcessSpec[];
   runMs: number;
   rate?: number;
-  during?: (run: { kill(index: number): void; startedAt: number }) => Promise<void>;
+  during?: (run: { kill: (index: number) => void; startedAt: number }) => Promise<void>;
   worker?: string;
   env?: Record<string, string>;
   workerNice?: number;

@@ -83,7 +83,7 @@ export function startCpuNeighbours(count = availableParallelism() + 1, nice = 0)
  *   each process's Redis client, clock skew and callers (default 3 callers without a priority option)
  * @param {number} options.runMs
  * @param {number} [options.rate]
- * @param {(run: { kill(index: number): void, startedAt: number }) => Promise<void>} [options.during] runs while the processes do
+ * @param {(run: { kill: (index: number) => void, startedAt: number }) => Promise<void>} [options.during] runs while the processes do
  * @param {string} [options.worker] another process script speaking the same lines (the bench's Bottleneck side)
  * @param {Record<string, string>} [options.env] more environment for every process
  * @param {number} [options.workerNice] the processes' niceness (what {@link judgeAbovePartners} returned)

@@ -65,8 +65,16 @@ const worker = new Worker(
 worker.on('error', () => undefined);
 await worker.waitUntilReady();
 console.log('ready');
-process.on('SIGTERM', async () => {
-  await worker.close();
-  redis.disconnect();
-  process.exit(0);
+process.on('SIGTERM', () => {
+  // Not awaited by the emitter: a failed close ends the worker with a failure, for the test to see.
+  worker.close().then(
+    () => {
+      redis.disconnect();
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 });

@@ -77,7 +77,7 @@ export function truthOf(world: World): Map<string, Reservation> {
   const truth = new Map<string, Reservation>();
   for (const restaurantId of world.restaurantIds) {
     for (const { channel, partnerId, ...reservation } of world.fake.allReservations(restaurantId)) {
-      if (channel === 'partner') truth.set(`${restaurantId}:${reservation.id}`, reservation as Reservation);
+      if (channel === 'partner') truth.set(`${restaurantId}:${reservation.id}`, reservation);
     }
   }
   return truth;
