@@ -7,9 +7,9 @@
  * not know is surfaced as an `unknown` event instead of being refused.
  * @module
  */
-import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { TEST_EVENT } from './delivery.js';
+import { checkEnvelope } from './envelope-check.js';
 import { WebhookPayloadError } from './errors.js';
 
 /** Reservation events of the spec, in the order the spec lists them. */
@@ -85,21 +85,6 @@ export interface UnknownEvent extends WebhookEventEnvelope {
 /** Any reservation event. */
 export type ReservationEvent =
   ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
-
-type SchemaReader = (envelope: Record<string, unknown>) => WebhookEvent;
-let readWithSchemas: SchemaReader | undefined;
-let loadingSchemas: Promise<SchemaReader> | undefined;
-
-/**
- * Loads the envelope schemas (and zod): on the first delivery that needs them, or ahead of time.
- * zod is most of the receiver's memory, and the common well-formed delivery never needs it.
- */
-export function loadEventSchemas(): Promise<void> {
-  loadingSchemas ??= import('./event-schemas.js').then(
-    (module) => (readWithSchemas = module.parseWithSchemas),
-  );
-  return loadingSchemas.then(() => undefined);
-}
 
 /**
  * A verified delivery, discriminated by `type`.
@@ -179,114 +164,12 @@ function normalizeEnvelope(
   return normalized;
 }
 
-// The fast path: the common, well-formed delivery (every field ours, with its exact type) is
-// recognised by hand and returned as it is, without the schema's copy. It accepts only what the
-// schemas accept (test/proofs/receiver.property.test.ts compares it with them); anything else,
-// an unknown field included, goes through the schemas, so their errors and tolerance are unchanged.
-const isOwnObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-const isInt = (value: unknown): boolean => Number.isSafeInteger(value);
-const isDateTime = (value: unknown): boolean =>
-  typeof value === 'string' && SERVICE_DATE_TIME_PATTERN.test(value);
-
-function isPlainDelivery(envelope: Record<string, unknown>): boolean {
-  const type = envelope.type;
-  if (type === UNKNOWN_EVENT || envelope.event !== type || !isOwnObject(envelope)) return false;
-  const id = envelope.id;
-  if (typeof id !== 'string' || id === '') return false;
-  for (const key in envelope) {
-    const value = envelope[key];
-    switch (key) {
-      case 'id':
-      case 'event':
-      case 'type':
-        break;
-      case 'created_at':
-        if (value !== null && !isDateTime(value)) return false;
-        break;
-      case 'restaurant_id':
-        if (value !== null && !isInt(value)) return false;
-        break;
-      case 'webhook_id':
-        if (value !== null && !isInt(value) && !(typeof value === 'string' && value !== '')) return false;
-        break;
-      case 'reservation':
-        if (!(value === null ? type === TEST_EVENT : isPlainReservation(value))) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  // A reservation event must carry its reservation; a test delivery may leave it out.
-  return type === TEST_EVENT || 'reservation' in envelope;
-}
-
-function isPlainReservation(reservation: unknown): boolean {
-  if (!isOwnObject(reservation) || !isInt(reservation.id)) return false;
-  for (const key in reservation) {
-    const value = reservation[key];
-    switch (key) {
-      case 'id':
-        break;
-      case 'start_time':
-        if (!isDateTime(value)) return false;
-        break;
-      case 'first_name':
-      case 'last_name':
-      case 'email':
-      case 'phone':
-      case 'comment':
-      case 'language':
-        if (value !== null && typeof value !== 'string') return false;
-        break;
-      case 'confirmation_mode':
-        if (typeof value !== 'string') return false;
-        break;
-      case 'adults':
-        if (!isInt(value)) return false;
-        break;
-      case 'children':
-        if (value !== null && !isInt(value)) return false;
-        break;
-      case 'cancelled':
-      case 'confirmed':
-      case 'arrived':
-      case 'no_show':
-        if (typeof value !== 'boolean') return false;
-        break;
-      case 'cancelled_at':
-      case 'confirmed_at':
-      case 'arrived_at':
-      case 'no_show_at':
-        if (value !== null && !isDateTime(value)) return false;
-        break;
-      case 'duration':
-        if (value !== null && !(typeof value === 'string' && DURATION_PATTERN.test(value))) return false;
-        break;
-      case 'metadata':
-        // The schema's record copy would turn an own `__proto__` key into a prototype: left to it.
-        if (value !== null && !(isOwnObject(value) && !Object.hasOwn(value, '__proto__'))) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
 /**
- * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
- * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
- * `fastPath: false` reads every envelope through the schemas (the proofs compare the two).
- * Answers at once, except the first time the schemas are needed: they load then (see
- * {@link loadEventSchemas}), and the answer is a promise.
- * @throws {WebhookPayloadError} when the value is not an envelope (a promise rejects with it).
+ * A parsed JSON value as a normalised envelope (see {@link normalizeEnvelope}), before its fields
+ * are checked: an object naming its event.
+ * @throws {WebhookPayloadError} when it is not.
  */
-export function parseWebhookEvent(
-  json: unknown,
-  fallbackId: string | undefined,
-  { fastPath = true }: { fastPath?: boolean } = {},
-): WebhookEvent | Promise<WebhookEvent> {
+export function readEnvelope(json: unknown, fallbackId: string | undefined): Record<string, unknown> {
   if (!isPlainObject(json)) {
     throw new WebhookPayloadError(
       `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
@@ -303,7 +186,22 @@ export function parseWebhookEvent(
       },
     ]);
   }
-  if (fastPath && isPlainDelivery(envelope)) return envelope as unknown as WebhookEvent;
-  if (readWithSchemas) return readWithSchemas(envelope);
-  return loadEventSchemas().then(() => readWithSchemas!(envelope));
+  return envelope;
+}
+
+/**
+ * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
+ * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
+ * @throws {WebhookPayloadError} when the value is not an envelope, naming the fields and rules it breaks.
+ */
+export function parseWebhookEvent(json: unknown, fallbackId: string | undefined): WebhookEvent {
+  const envelope = readEnvelope(json, fallbackId);
+  const checked = checkEnvelope(envelope, envelope.type !== UNKNOWN_EVENT);
+  if (!checked.ok) {
+    throw new WebhookPayloadError(
+      `Webhook ${String(envelope.event)} delivery does not match the envelope`,
+      checked.issues,
+    );
+  }
+  return checked.event as unknown as WebhookEvent;
 }
