@@ -9,7 +9,7 @@
  * @module
  */
 import type { FieldIssue } from '../errors.js';
-import { TEST_EVENT } from './delivery.js';
+import { TEST_EVENT } from '../resources/event-names.js';
 import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
 
 /** How one field is checked: its type, and whether null or absence is allowed. */

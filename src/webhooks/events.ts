@@ -8,16 +8,18 @@
  * @module
  */
 import type { Reservation } from '../resources/reservations.schemas.js';
-import { TEST_EVENT } from './delivery.js';
+import {
+  RESERVATION_CANCELLED,
+  RESERVATION_CONFIRMED,
+  RESERVATION_EVENT_TYPES,
+  RESERVATION_MODIFIED,
+  type ReservationEventType,
+  TEST_EVENT,
+} from '../resources/event-names.js';
 import { checkEnvelope } from './envelope-check.js';
 import { WebhookPayloadError } from './errors.js';
 
-/** Reservation events of the spec, in the order the spec lists them. */
-export const RESERVATION_EVENT_TYPES = [
-  'RESERVATION_CONFIRMED',
-  'RESERVATION_MODIFIED',
-  'RESERVATION_CANCELLED',
-] as const;
+export { RESERVATION_EVENT_TYPES };
 
 /** Discriminant of an event whose name this SDK version does not know. */
 export const UNKNOWN_EVENT = 'unknown';
@@ -49,28 +51,25 @@ export interface WebhookEventEnvelope {
   webhook_id?: number | string | null | undefined;
 }
 
+/**
+ * A reservation event: one per name in `RESERVATION_EVENT_TYPES` (the core's list of event
+ * names), with the reservation it is about.
+ */
+export interface ReservationEventOf<Name extends ReservationEventType> extends WebhookEventEnvelope {
+  type: Name;
+  event: Name;
+  reservation: WebhookReservation;
+}
 /** `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode). */
-export interface ReservationConfirmedEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_CONFIRMED';
-  event: 'RESERVATION_CONFIRMED';
-  reservation: WebhookReservation;
-}
+export type ReservationConfirmedEvent = ReservationEventOf<typeof RESERVATION_CONFIRMED>;
 /** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
-export interface ReservationModifiedEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_MODIFIED';
-  event: 'RESERVATION_MODIFIED';
-  reservation: WebhookReservation;
-}
+export type ReservationModifiedEvent = ReservationEventOf<typeof RESERVATION_MODIFIED>;
 /** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
-export interface ReservationCancelledEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_CANCELLED';
-  event: 'RESERVATION_CANCELLED';
-  reservation: WebhookReservation;
-}
+export type ReservationCancelledEvent = ReservationEventOf<typeof RESERVATION_CANCELLED>;
 /** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
 export interface TestEvent extends WebhookEventEnvelope {
-  type: 'TEST';
-  event: 'TEST';
+  type: typeof TEST_EVENT;
+  event: typeof TEST_EVENT;
   reservation?: WebhookReservation | null | undefined;
 }
 /**
@@ -83,8 +82,9 @@ export interface UnknownEvent extends WebhookEventEnvelope {
   reservation?: unknown;
 }
 /** Any reservation event. */
-export type ReservationEvent =
-  ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
+export type ReservationEvent = {
+  [Name in ReservationEventType]: ReservationEventOf<Name>;
+}[ReservationEventType];
 
 /**
  * A verified delivery, discriminated by `type`.
