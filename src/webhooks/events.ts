@@ -99,10 +99,8 @@ export type ReservationEvent = {
  * ```
  */
 export type WebhookEvent = ReservationEvent | TestEvent | UnknownEvent;
-/** The `type` values of {@link WebhookEvent}. */
-export type WebhookEventName = WebhookEvent['type'];
-/** The member of {@link WebhookEvent} with the given `type`. */
-export type WebhookEventOf<Name extends WebhookEventName> = Extract<WebhookEvent, { type: Name }>;
+/** The member of {@link WebhookEvent} with the given `type` (`WebhookEventOf<'RESERVATION_CONFIRMED'>`). */
+export type WebhookEventOf<Name extends WebhookEvent['type']> = Extract<WebhookEvent, { type: Name }>;
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set<string>([...RESERVATION_EVENT_TYPES, TEST_EVENT]);
 

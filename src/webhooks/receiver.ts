@@ -37,7 +37,6 @@ import {
   RESERVATION_EVENT_TYPES,
   UNKNOWN_EVENT,
   type WebhookEvent,
-  type WebhookEventName,
   type WebhookEventOf,
 } from './events.js';
 import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
@@ -212,7 +211,7 @@ export interface WebhookReceiver {
    * know), or `'*'` for every event that has no handler of its own. Several handlers of one type
    * run in order. Returns the receiver, for chaining.
    */
-  on<Name extends WebhookEventName>(
+  on<Name extends WebhookEvent['type']>(
     type: Name,
     handler: WebhookHandler<WebhookEventOf<Name>>,
   ): WebhookReceiver;

@@ -6,12 +6,14 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   buildDelivery,
   createWebhookReceiver,
-  type ReservationModifiedEvent,
   type WebhookEvent,
+  type WebhookEventOf,
   WebhookConfigurationError,
   WebhookHandlerError,
 } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger, OTHER_TOKEN, reservation, TOKEN } from './helpers.js';
+
+type ReservationModifiedEvent = WebhookEventOf<'RESERVATION_MODIFIED'>;
 
 const URL_ = 'http://partner.test/webhooks';
 const confirmed = () =>
