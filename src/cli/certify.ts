@@ -8,7 +8,7 @@
  */
 import { RESERVATION_CONFIRMED, RESERVATION_MODIFIED } from '../resources/event-names.js';
 import { buildDelivery } from '../webhooks/delivery.js';
-import { DEFAULT_MAX_BODY_BYTES } from '../webhooks/receiver.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../webhooks/options.js';
 import {
   createOutput,
   createRedactor,

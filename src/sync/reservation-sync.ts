@@ -17,7 +17,7 @@ import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
 import type { RequestOptions } from '../transport/transport.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookReceiver } from '../webhooks/receiver.js';
+import type { WebhookReceiver } from '../webhooks/types.js';
 import { backgroundSpacingMs, createBackgroundLimiter, partnerRate } from './budget.js';
 import { changeKind, fold, sameReservation, type Observation, type ReservationChange } from './changes.js';
 import { createHandOver, type OnChange } from './hand-over.js';

@@ -18,15 +18,15 @@
 // Listed by hand, one name per thing (at most 30: test/house/entry-exports.test.ts counts them).
 // The other types a partner meets are reachable from these: `WebhookReceiverOptions['tokens']`,
 // `WebhookEventOf<'RESERVATION_CONFIRMED'>`, `Parameters<typeof buildDelivery>[0]`.
-export {
-  createWebhookReceiver,
-  type ReceiveInput,
-  type VerifyInput,
-  type WebhookHandler,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookResult,
-} from './receiver.js';
+export { createWebhookReceiver } from './receiver.js';
+export type {
+  ReceiveInput,
+  VerifyInput,
+  WebhookHandler,
+  WebhookReceiver,
+  WebhookReceiverOptions,
+  WebhookResult,
+} from './types.js';
 export type { NodeWebhookHandler } from './node-adapter.js';
 export type { ReservationEvent, WebhookEvent, WebhookEventOf, WebhookReservation } from './events.js';
 export { createMemoryDuplicateStore, type DuplicateClaim, type DuplicateStore } from './duplicates.js';

@@ -6,7 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildDelivery, createWebhookReceiver, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
-import { DEFAULT_BODY_TIMEOUT_MS } from '../../src/webhooks/receiver.js';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../src/webhooks/options.js';
 import { reservation, TOKEN } from './helpers.js';
 import { startFetchStyleServer, startNodeServer, type RunningServer } from './servers.js';
 
