@@ -1,7 +1,11 @@
 // @ts-check
 /**
- * `npm run lint`. Two kinds of rules, nothing about style (Prettier owns that, `npm run format:check`):
+ * `npm run lint`. Three kinds of rules, nothing about style (Prettier owns that, `npm run format:check`):
  *
+ * - Correctness: typescript-eslint's `recommendedTypeChecked` (type-aware: floating promises, unsafe
+ *   `any`, unbound methods, ...) plus `no-floating-promises`, `no-misused-promises` and
+ *   `switch-exhaustiveness-check`, all errors. A rule is off or relaxed only below, with its reason
+ *   on the line before it; a single disable comment says why on its own line.
  * - The layering. The core (src/*.ts, src/transport, src/resources, src/lib) is what every partner
  *   loads: it never imports the fake (src/testing), the webhook receiver, sync, the Redis entry or
  *   the bin, so none of them, nor their optional peers (msw, ioredis, redis), reach a partner who
@@ -15,6 +19,8 @@
 import tseslint from 'typescript-eslint';
 
 const FILES = ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.js', '**/*.mjs', '**/*.cjs'];
+/** Where the type-checked rules run. */
+const TYPED = ['src/**/*.ts'];
 
 /** An import of `folder` inside src/, from anywhere in src/ (`../testing/x.js`, `./webhooks/index.js`). */
 const srcFolder = (folder, why) => ({ regex: `(^|/)${folder}/`, message: why });
@@ -91,6 +97,36 @@ export default tseslint.config(
     },
   },
 
+  // ---- Correctness: typescript-eslint's recommendedTypeChecked, every rule on unless said below ----
+  {
+    files: TYPED,
+    extends: [tseslint.configs.recommendedTypeChecked],
+    // A disable comment that no longer silences anything is stale: it goes.
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    languageOptions: {
+      // One program for every linted file, the plain JS scripts included (tsconfig.eslint.json).
+      parserOptions: { project: './tsconfig.eslint.json', tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default:` does not count as covering a union: a new member (an event, a change kind)
+      // must be placed in every switch over it.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false },
+      ],
+      // Passing on a rejection the code did not make (a caught error, an AbortSignal's reason, as
+      // fetch does) keeps the caller's value; a literal or a made-up non-Error is still refused.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
+      // `const { dropped: _dropped, ...kept } = value` is how a field is left out of a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+    },
+  },
+
   // ---- Layers ----
   layer(
     ['src/**'],
@@ -147,12 +183,6 @@ export default tseslint.config(
     // duplicate store, deliveries in flight), split so that each step is its own function.
     files: ['src/webhooks/receiver.ts', 'src/webhooks/dispatch.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 190, skipBlankLines: true, skipComments: true }] },
-  },
-  {
-    // Every reservation operation and its options in one module, as for the other resources; the
-    // create workflow (look-ups, the ledger) is moving out to src/lib/.
-    files: ['src/resources/reservations.ts'],
-    rules: { 'max-lines': ['error', { max: 560, skipBlankLines: true, skipComments: true }] },
   },
   {
     // The sync is one closure over its store, client, timers and lease holder, as the receiver:

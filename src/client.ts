@@ -29,7 +29,8 @@ import { checkHeaders, mergeHeaders, type RequestHeaders } from './transport/hea
 import { createLevelledLogger, resolveLogLevel, type LogLevel } from './transport/log-level.js';
 import { resolveResponseValidation, type ResponseValidation } from './transport/response-validation.js';
 import { checkRestaurantTimezones } from './restaurant-timezones.js';
-import { createMemoryBookingLedger, serviceIdentity, type BookingLedger } from './lib/booking-ledger.js';
+import { createMemoryBookingLedger, type BookingLedger } from './lib/booking-ledger.js';
+import { isLoopbackHost, serviceOf } from './transport/service.js';
 import { DEFAULT_AMBIGUOUS_HOLD_MS } from './lib/idempotent-create.js';
 import { createDialectWatch } from './dialect/watch.js';
 import type { DialectFile } from './dialect/file.js';
@@ -49,7 +50,7 @@ export interface ClientOptions {
   maxRetries?: number;
   /**
    * Client-side rate limit. Default `{ requestsPerSecond: 1 }` (the service's limit). Clients of
-   * the same partner on the same service (same origin; `localhost` and `127.0.0.1` are the same)
+   * the same partner on the same service (same base URL; `localhost`, `127.0.0.1` and `[::1]` are one)
    * given the same `{ requestsPerSecond, maxQueue }`, or none, share one limiter in a process: one
    * budget, as the service counts it. Pass a {@link RateLimiter} (such as `createRedisRateLimiter`
    * for several processes) to choose the limiter yourself, or `false` to turn it off.
@@ -175,7 +176,6 @@ const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_MAX_PAGES = 1000;
 const DEFAULT_CREATE_LOOKUP_WINDOW_MS = 10_000;
 const DEFAULT_SLOW_WAIT_WARN_MS = 10_000;
-const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 const isRateLimiter = (value: unknown): value is RateLimiter =>
   typeof value === 'object' && value !== null && typeof (value as RateLimiter).acquire === 'function';
@@ -257,9 +257,9 @@ function checkCallbackOptions(options: { fetch?: unknown; logger?: unknown; hook
   if (customFetch !== undefined && typeof customFetch !== 'function')
     invalid('fetch', 'expected a fetch function');
   if (logger !== undefined) {
-    const candidate = logger as Partial<Record<keyof Logger, unknown>> | null;
-    if (typeof candidate !== 'object' || candidate === null)
+    if (typeof logger !== 'object' || logger === null)
       invalid('logger', 'expected an object with warn and error methods');
+    const candidate = logger as Partial<Record<keyof Logger, unknown>>;
     for (const level of ['warn', 'error'] as const) {
       if (typeof candidate[level] !== 'function') invalid(`logger.${level}`, 'expected a function');
     }
@@ -397,7 +397,7 @@ export class PartnerClient {
     const logLevel = resolveLogLevel(options.logLevel, (message) =>
       baseLogger.warn(secrets.scrubText(message)),
     );
-    const logger = createLevelledLogger(baseLogger, logLevel, secrets.scrub);
+    const logger = createLevelledLogger(baseLogger, logLevel, (value) => secrets.scrub(value));
     const responseValidation = resolveResponseValidation(options.responseValidation, (message) =>
       logger.warn(message),
     );
@@ -417,7 +417,7 @@ export class PartnerClient {
       logger.debug?.(
         `baseUrl ended in ${API_PREFIX}, which the client appends itself: using ${this.baseUrl}`,
       );
-    if (base.protocol === 'http:' && !LOOPBACK_HOSTS.test(base.hostname)) {
+    if (base.protocol === 'http:' && !isLoopbackHost(base.hostname)) {
       logger.warn(
         `baseUrl ${this.baseUrl} uses plain http: the API token would cross the network unencrypted. Use https.`,
       );
@@ -469,7 +469,7 @@ export class PartnerClient {
       }
       return copy;
     };
-    const client = this;
+    const currentListeners = () => this.#createdListeners;
     const context: ResourceContext = {
       transport,
       idempotencyMetadata: options.idempotencyMetadata ?? true,
@@ -478,12 +478,12 @@ export class PartnerClient {
       bookingLedger: options.bookingLedger ?? createMemoryBookingLedger(),
       ambiguousHoldMs: options.ambiguousHoldMs ?? DEFAULT_AMBIGUOUS_HOLD_MS,
       partnerId: options.partnerId,
-      service: serviceIdentity(this.baseUrl),
+      service: serviceOf(this.baseUrl),
       timezoneFor: (restaurantId, requestOptions) => this.#timezoneFor(restaurantId, requestOptions),
       cachedTimezone: (restaurantId) => this.#timezones.get(String(restaurantId)),
       // Read when used: a withOptions copy receives its parent's set after it is built.
       get createdListeners() {
-        return client.#createdListeners;
+        return currentListeners();
       },
       rememberTimezones: (restaurants) => {
         for (const restaurant of restaurants) {

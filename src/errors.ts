@@ -151,7 +151,7 @@ export class PartnerApiError extends PartnerSdkError {
     const body = this.body as Record<string, unknown> | undefined;
     if (typeof body === 'string') return body || undefined;
     for (const key of ['detail', 'message', 'error'] as const) {
-      if (body && typeof body[key] === 'string') return body[key] as string;
+      if (body && typeof body[key] === 'string') return body[key];
     }
     return undefined;
   }

@@ -61,13 +61,6 @@ const isLuxon = (value: unknown): value is DateTime =>
   value !== null &&
   (value as { isLuxonDateTime?: unknown }).isLuxonDateTime === true;
 
-/** The wall time of a local `{ date, time }` or a date-time string without offset. */
-function localWall(date: string, time: string): WallTime {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const [hour, minute, second = 0] = time.split(':').map(Number) as [number, number, number?];
-  return { year, month, day, hour, minute, second: Math.floor(second) };
-}
-
 /**
  * Converts any accepted `start_time` into what the service expects: the restaurant's local time
  * with its offset. With no timezone known, a local time is sent as is (the service reads it in
@@ -84,8 +77,9 @@ export function toServiceStartTime(value: StartTimeInput, timezone: string | nul
     return instant.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
   }
   if (value instanceof Date) return inZone(value.getTime(), zone);
-  const parsed = typeof value === 'string' ? parseIso(value) : parseIso(`${value.date}T${value.time}`);
-  if (!parsed) return refuse(`not a valid date-time: "${String(value)}"`);
+  const text = typeof value === 'string' ? value : `${value.date}T${value.time}`;
+  const parsed = parseIso(text);
+  if (!parsed) return refuse(`not a valid date-time: "${text}"`);
   const { wall, offset } = parsed;
   if (offset === undefined) {
     // A fraction is dropped: the time sent carries whole seconds.

@@ -4,14 +4,8 @@
  * through the client; together they spend at most 10 requests (retries of a 429 aside).
  * @module
  */
-import {
-  PartnerApiError,
-  RateLimitError,
-  ResponseTooLargeError,
-  ResponseValidationError,
-  TimeoutError,
-} from '../errors.js';
-import { ConnectionError, type PartnerClient } from '../index.js';
+import { PartnerApiError } from '../errors.js';
+import type { PartnerClient } from '../index.js';
 import type { Probe } from './doctor-probe.js';
 import type { Report } from './doctor-report.js';
 
@@ -101,7 +95,7 @@ export async function checkRestaurants(context: DoctorContext): Promise<void> {
       report.add(
         'restaurants',
         'fail',
-        `restaurant ${id} has ${timezone == null || timezone === '' ? 'no timezone' : `an unknown timezone "${String(timezone).slice(0, 60)}"`}`,
+        `restaurant ${id} has ${timezone == null || timezone === '' ? 'no timezone' : `an unknown timezone "${(typeof timezone === 'string' ? timezone : JSON.stringify(timezone)).slice(0, 60)}"`}`,
         'bookings there cannot be given the right offset: tell the service',
       );
   }
@@ -165,7 +159,7 @@ export async function checkWebhooks(context: DoctorContext): Promise<void> {
       report.add(
         'webhooks',
         'warn',
-        `${where}: last delivery answered ${String(status)}`,
+        `${where}: last delivery answered ${JSON.stringify(status)}`,
         'check the receiver (restaurant-partner doctor --webhook-url URL sends a test delivery)',
       );
   }

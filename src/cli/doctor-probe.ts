@@ -10,6 +10,7 @@ import type { DialectFile, DialectFilePoint } from '../dialect/file.js';
 import { observeAnswer } from '../dialect/observe.js';
 import { rememberWebhookToken, type Secrets } from '../transport/secrets.js';
 import type { RateLimiter } from '../transport/rate-limiter.js';
+import { PERSONAL_FIELDS } from '../resources/reservation-fields.js';
 
 /** Largest answer body kept for the record and the dialect (the client reads its own copy under its own limit). */
 const MAX_RECORDED_BYTES = 256 * 1024;
@@ -26,7 +27,7 @@ const KEPT_HEADERS = [
 ];
 const TOKEN_FIELDS = new Set(['auth_token', 'token', 'secret', 'authToken']);
 /** Guests' personal fields: a transcript is a CI artifact, so they are kept as their shape only. */
-const GUEST_FIELDS = new Set(['first_name', 'last_name', 'email', 'phone', 'comment']);
+const GUEST_FIELDS: ReadonlySet<string> = new Set(PERSONAL_FIELDS);
 
 /** One probe and its answer, redacted. */
 export interface Exchange {
@@ -198,7 +199,7 @@ export class Probe {
       return;
     }
     if (known && known.value !== value) {
-      const values = this.conflicts.get(key) ?? new Set(known ? [known.value as string | number] : []);
+      const values = this.conflicts.get(key) ?? new Set(known ? [known.value] : []);
       values.add(raw);
       this.conflicts.set(key, values);
       return;
@@ -248,7 +249,7 @@ export class Probe {
     return {
       version: 1,
       learnedAt,
-      points: points as DialectFile['points'],
+      points,
       unknown: DIALECT_POINTS.filter((key) => !(key in points)),
     };
   }
@@ -279,7 +280,7 @@ export class Probe {
 }
 
 function rememberTokens(body: unknown): void {
-  const records = Array.isArray(body) ? body : [body];
+  const records: readonly unknown[] = Array.isArray(body) ? body : [body];
   for (const record of records)
     if (typeof record === 'object' && record !== null)
       for (const [key, value] of Object.entries(record))
@@ -329,7 +330,7 @@ export function errorCode(error: unknown, depth = 0): string | undefined {
   if (typeof error !== 'object' || error === null || depth > 8) return undefined;
   const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof record.code === 'string' && !/^UND_ERR_SOCKET$/.test(record.code)) return record.code;
-  for (const inner of [record.cause, ...(Array.isArray(record.errors) ? record.errors : [])]) {
+  for (const inner of [record.cause, ...(Array.isArray(record.errors) ? (record.errors as unknown[]) : [])]) {
     const found = errorCode(inner, depth + 1);
     if (found) return found;
   }

@@ -85,7 +85,7 @@ export async function checkReachAndCredentials(context: DoctorContext): Promise<
       );
       return false;
     }
-    const record = Array.isArray(profile) ? profile[0] : profile;
+    const record: unknown = Array.isArray(profile) ? profile[0] : profile;
     if (typeof record !== 'object' || record === null) {
       report.add(
         'reach',

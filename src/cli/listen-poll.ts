@@ -49,7 +49,9 @@ export function eventOf(change: Pick<ReservationChange, 'kind' | 'reservation'>)
       return RESERVATION_CONFIRMED;
     case 'cancelled':
       return RESERVATION_CANCELLED;
-    default:
+    case 'modified':
+    case 'arrived':
+    case 'no_show':
       return RESERVATION_MODIFIED;
   }
 }
@@ -98,7 +100,9 @@ export async function listenByPolling(
           giveUp(`the service at ${url} refused the credentials (${response.status})`);
         if (
           response.status === 404 &&
-          !new URL(response.url || String(input)).pathname.includes('/reservations/')
+          !new URL(response.url || (input instanceof Request ? input.url : input)).pathname.includes(
+            '/reservations/',
+          )
         )
           giveUp(`the service at ${url} answers 404 (a deleted sandbox?)`);
         return response;

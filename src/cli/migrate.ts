@@ -47,6 +47,8 @@ async function loadPg(): Promise<{
   Pool: new (options: { connectionString: string; max: number }) => PgPool;
 }> {
   try {
+    // `as string`: pg is the partner's optional install, not resolved here; its shape is asserted below.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     const module = (await import('pg' as string)) as { default?: unknown; Pool?: unknown };
     return (module.default ?? module) as {
       Pool: new (options: { connectionString: string; max: number }) => PgPool;

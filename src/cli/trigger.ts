@@ -98,11 +98,14 @@ interface Step {
   set: Record<string, unknown>;
 }
 
+/** A value from a scenario file or `--set`, as its author wrote it (an object as JSON, not "[object Object]"). */
+const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
 function positiveId(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isSafeInteger(number) || number <= 0)
-    throw new UsageError(`--${name} must be a positive whole number (got "${String(value)}")`);
+    throw new UsageError(`--${name} must be a positive whole number (got "${asText(value)}")`);
   return number;
 }
 
@@ -200,7 +203,7 @@ async function play(fake: RemoteFake, step: Step) {
     if (Object.keys(rest).length > 0 || (duration === undefined) === (to === undefined))
       throw new UsageError('time.advance takes --set duration=PT1H (ISO 8601) or --set to=<ISO date-time>');
     now = (
-      duration !== undefined ? await fake.clock.advance(String(duration)) : await fake.clock.set(String(to))
+      duration !== undefined ? await fake.clock.advance(asText(duration)) : await fake.clock.set(asText(to))
     ).toISOString();
   } else {
     const found = await target(fake, step);

@@ -118,7 +118,7 @@ export function readDialect(input: unknown, field: string): ResolvedDialect | Di
     else points[key] = value;
   };
   if (isDialectFile(input)) {
-    unknown.push(...readFileShape(input as Partial<DialectFile>, field, take, problems));
+    unknown.push(...readFileShape(input, field, take, problems));
   } else {
     for (const [key, raw] of Object.entries(input)) {
       if (raw === undefined) continue;
@@ -134,7 +134,7 @@ export function readDialect(input: unknown, field: string): ResolvedDialect | Di
   }
   if (problems.length > 0) return problems;
   return {
-    points: points as Partial<DialectPointValues>,
+    points,
     unknown: unknown.filter((key) => !(key in points)),
   };
 }

@@ -44,7 +44,7 @@ const add = <Key extends DialectPoint>(
   value: DialectPointValues[Key],
   excerpt: string,
 ) => {
-  found.push({ key, value, excerpt } as Observation);
+  found.push({ key, value, excerpt });
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -187,10 +187,10 @@ function memoryLedger(): BookingLedger {
   };
 
   return {
-    async claim(slot, claim) {
+    claim(slot, claim) {
       const current = read(slot);
       const stops = claimAnswer(current?.entry, claim, live(current));
-      if (stops) return stops;
+      if (stops) return Promise.resolve(stops);
       const now = Date.now();
       write(slot, {
         entry: {
@@ -204,24 +204,24 @@ function memoryLedger(): BookingLedger {
         // Kept past the lease for the hold a lapse would start.
         expiresAt: now + claim.leaseMs + claim.holdMs,
       });
-      return undefined;
+      return Promise.resolve(undefined);
     },
-    async renew(slot, token, leaseMs, until) {
+    renew(slot, token, leaseMs, until) {
       const current = read(slot);
-      if (current?.entry.state !== 'running' || current.entry.token !== token) return false;
+      if (current?.entry.state !== 'running' || current.entry.token !== token) return Promise.resolve(false);
       const leaseEndsAt = Date.now() + leaseMs;
       // The entry outlives its lease by the same hold as when it was claimed.
       const holdMs = current.expiresAt - (current.leaseEndsAt ?? current.expiresAt);
       entries.set(slot, { entry: { ...current.entry, until }, leaseEndsAt, expiresAt: leaseEndsAt + holdMs });
-      return true;
+      return Promise.resolve(true);
     },
-    async settle(slot, token, outcome, keepMs) {
+    settle(slot, token, outcome, keepMs) {
       const current = read(slot);
       const mine = current?.entry.state === 'running' && current.entry.token === token;
-      if (live(current) && !mine) return;
       // A release only undoes this claimer's own running claim.
-      if (outcome === undefined && !mine) return;
+      if ((live(current) || outcome === undefined) && !mine) return Promise.resolve();
       write(slot, outcome && { entry: outcome, expiresAt: Date.now() + keepMs });
+      return Promise.resolve();
     },
     changed(slot, { timeoutMs, signal }) {
       return new Promise<void>((resolve) => {
@@ -265,22 +265,6 @@ export function createMemoryBookingLedger(): BookingLedger {
   const holder = globalThis as { [PROCESS_LEDGER]?: BookingLedger };
   holder[PROCESS_LEDGER] ??= memoryLedger();
   return holder[PROCESS_LEDGER];
-}
-
-const LOOPBACK_HOSTS =
-  /^(localhost|localhost\.|127(?:\.\d{1,3}){3}|\[::1\]|::1|\[::ffff:127(?:\.\d{1,3}){3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/i;
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
-
-/**
- * The service a base URL designates, however it is spelt: the host lower-cased, every loopback
- * name (`localhost`, `127.0.0.1`, `[::1]`) as one, the default port written out, and the path
- * prefix kept. Two clients whose base URLs name the same service share their keys in the ledger.
- */
-export function serviceIdentity(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  const host = LOOPBACK_HOSTS.test(url.hostname) ? 'loopback' : url.hostname.toLowerCase().replace(/\.$/, '');
-  const port = url.port || DEFAULT_PORTS[url.protocol] || '';
-  return `${host}:${port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**

@@ -5,10 +5,8 @@
  * @module
  */
 import type { Reservation, ReservationCreateBody } from '../resources/reservations.schemas.js';
+import { GUEST_FIELDS } from '../resources/reservation-fields.js';
 import { startInstant } from '../start-time.js';
-
-/** The guest fields a fingerprint carries when the caller sent them. */
-const GUEST_FIELDS = ['first_name', 'last_name', 'email', 'phone'] as const;
 
 /**
  * The booking's input as the ledger compares it: restaurant, `start_time` as an instant (UTC),

@@ -8,6 +8,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { GuestFields } from '../transport/diagnostics.js';
+import { PERSONAL_FIELDS, type PersonalField } from '../resources/reservation-fields.js';
 
 /** Attribute names: OpenTelemetry's semantic conventions where one exists, ours under `restaurant_partner.`. */
 export const ATTR = {
@@ -39,8 +40,8 @@ export const ATTR = {
 } as const;
 
 /** The guest's details a partner may choose to record (each by name; none by default). */
-export const GUEST_DATA_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'comment'] as const;
-export type GuestDataField = (typeof GUEST_DATA_FIELDS)[number];
+export const GUEST_DATA_FIELDS: readonly PersonalField[] = PERSONAL_FIELDS;
+export type GuestDataField = PersonalField;
 
 const ID_LIKE = /^[A-Za-z0-9_-]{1,64}$/;
 

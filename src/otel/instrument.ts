@@ -49,7 +49,7 @@ function checkOptions(options: unknown): InstrumentOptions {
         invalid(`recordGuestData.${index}`, `expected one of ${GUEST_DATA_FIELDS.join(', ')}`);
     });
   }
-  return options as InstrumentOptions;
+  return options;
 }
 
 /** `node:diagnostics_channel`, as the SDK loads it (a bundler keeps no `node:` import to rewrite). */

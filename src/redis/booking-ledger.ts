@@ -204,7 +204,7 @@ const NON_EVICTING = new Set(['noeviction']);
 const entryOf = (text: string): BookingLedgerEntry => {
   // The stored running entry carries its hold (for renewals); the ledger's callers see the entry alone.
   const { holdMs: _holdMs, ...entry } = JSON.parse(text) as BookingLedgerEntry & { holdMs?: number };
-  return entry as BookingLedgerEntry;
+  return entry;
 };
 
 function checkNumber(value: unknown, name: string): number {
@@ -232,7 +232,7 @@ function sendRaw(redis: RedisClient, args: string[]): Promise<unknown> {
 function warnIfEvicting(redis: RedisClient, logger: Logger, keyPrefix: string): void {
   void sendRaw(redis, ['CONFIG', 'GET', 'maxmemory-policy'])
     .then((answer) => {
-      const policy = Array.isArray(answer)
+      const policy: unknown = Array.isArray(answer)
         ? answer[1]
         : (answer as Record<string, unknown> | null)?.['maxmemory-policy'];
       if (typeof policy === 'string' && !NON_EVICTING.has(policy)) {

@@ -145,7 +145,7 @@ export function rawRequest(
     if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname))
       refuse('path', 'the path would leave /api/v1/partnership/');
     const spec: RequestSpec<unknown> = {
-      method: method as RawRequestMethod,
+      method,
       url: url.toString(),
       body,
       // GET, PUT and DELETE are resent after a network error, 408 or 5xx; POST and PATCH only

@@ -5,6 +5,13 @@
  */
 import * as z from 'zod/mini';
 import { lazySchema, realSchema } from '../lazy-schema.js';
+import {
+  RESERVATION_FIELDS,
+  TEXT_CREATE_FIELDS,
+  type TextCreateField,
+  type TextCreateRule,
+  type WireKind,
+} from './reservation-fields.js';
 import { DateTimeString, DurationString, Metadata, ServiceDateTimeString } from './shared.schemas.js';
 
 /**
@@ -16,71 +23,74 @@ export const ConfirmationMode = /* @__PURE__ */ lazySchema(() =>
 );
 export type ConfirmationMode = z.infer<typeof ConfirmationMode>;
 
+/** The zod schema of each wire kind of {@link RESERVATION_FIELDS}, as a type. */
+interface WireSchemas {
+  id: z.ZodMiniNumber<number>;
+  startTime: typeof ServiceDateTimeString;
+  text: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniString<string>>>;
+  count: z.ZodMiniOptional<z.ZodMiniNumber<number>>;
+  nullableCount: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniNumber<number>>>;
+  flag: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
+  dateTime: z.ZodMiniOptional<z.ZodMiniNullable<typeof ServiceDateTimeString>>;
+  duration: z.ZodMiniOptional<z.ZodMiniNullable<typeof DurationString>>;
+  mode: z.ZodMiniOptional<z.ZodMiniType<ConfirmationMode>>;
+  metadata: z.ZodMiniOptional<z.ZodMiniNullable<typeof Metadata>>;
+}
+type Fields = typeof RESERVATION_FIELDS;
+type ReservationShape = { -readonly [K in keyof Fields]: WireSchemas[Fields[K]['wire']] };
+
+/** Builds the schema of one wire kind; each mirrors `isPlainReservationField`'s check of it. */
+function wireSchema(kind: WireKind): z.ZodMiniType {
+  switch (kind) {
+    case 'id':
+      return z.int();
+    case 'startTime':
+      return realSchema(ServiceDateTimeString);
+    case 'text':
+      return z.nullish(z.string());
+    case 'count':
+      return z.optional(z.int());
+    case 'nullableCount':
+      return z.nullish(z.int());
+    case 'flag':
+      return z.optional(z.boolean());
+    case 'dateTime':
+      return z.nullish(realSchema(ServiceDateTimeString));
+    case 'duration':
+      return z.nullish(realSchema(DurationString));
+    case 'mode':
+      // A new mode must not break reading a reservation, so any string is kept (see the type's note).
+      return z.optional(z.string());
+    case 'metadata':
+      return z.nullish(realSchema(Metadata));
+  }
+}
+
+const shapeOf = <Shape>(names: readonly string[], schemaOf: (name: never) => z.ZodMiniType): Shape =>
+  Object.fromEntries(names.map((name) => [name, schemaOf(name as never)])) as Shape;
+
+const buildReservation = () =>
+  z.looseObject(
+    shapeOf<ReservationShape>(Object.keys(RESERVATION_FIELDS), (name: keyof Fields) =>
+      wireSchema(RESERVATION_FIELDS[name].wire),
+    ),
+  );
+
 /**
  * A reservation as the service returns it. Only `id` and `start_time` are required: the spec
  * marks every other field optional, and a future field must never break a partner's booking flow.
  * Fields the service adds beyond these are kept on the object at run time, but are not part of
- * the type (so a misspelt field such as `reservation.confirmd` does not compile).
+ * the type (so a misspelt field such as `reservation.confirmd` does not compile). `start_time` is
+ * ISO 8601 in the restaurant's timezone (read it with `readStartTime`); `duration` is `PT2H` or
+ * `02:00:00` (read it with `readDuration`); a `confirmation_mode` the service adds later is kept
+ * as sent rather than refused, so give a `switch` on it a default branch.
  */
-export interface Reservation {
-  /** Assigned by the server. */
-  id: number;
-  first_name?: string | null | undefined;
-  last_name?: string | null | undefined;
-  email?: string | null | undefined;
-  phone?: string | null | undefined;
-  /** ISO 8601, in the restaurant's timezone (read it as a luxon value with `readStartTime`). */
-  start_time: string;
-  /** Set by the server: `PT2H` or `02:00:00` (read it with `readDuration`). */
-  duration?: string | null | undefined;
-  adults?: number | undefined;
-  children?: number | null | undefined;
-  comment?: string | null | undefined;
-  cancelled?: boolean | undefined;
-  cancelled_at?: string | null | undefined;
-  confirmed?: boolean | undefined;
-  confirmed_at?: string | null | undefined;
-  /**
-   * How the restaurant confirms. A mode the service adds later is kept as sent rather than
-   * refused, so give a `switch` on it a default branch.
-   */
-  confirmation_mode?: ConfirmationMode | undefined;
-  arrived?: boolean | undefined;
-  arrived_at?: string | null | undefined;
-  no_show?: boolean | undefined;
-  no_show_at?: string | null | undefined;
-  /** BCP 47 language tag of the guest. */
-  language?: string | null | undefined;
-  /** The partner's own keys, stored as given. */
-  metadata?: Metadata | null | undefined;
-}
+// An interface rather than an alias, so editors name it; its fields are the schema's (without
+// the loose schema's index signature, so a misspelt field does not compile).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Reservation extends z.output<z.ZodMiniObject<ReservationShape>> {}
 /** The zod schema of {@link Reservation}: unknown fields are kept at run time. */
-export const Reservation: z.ZodMiniType<Reservation> = /* @__PURE__ */ lazySchema(() =>
-  z.looseObject({
-    id: z.int(),
-    first_name: z.nullish(z.string()),
-    last_name: z.nullish(z.string()),
-    email: z.nullish(z.string()),
-    phone: z.nullish(z.string()),
-    start_time: realSchema(ServiceDateTimeString),
-    duration: z.nullish(realSchema(DurationString)),
-    adults: z.optional(z.int()),
-    children: z.nullish(z.int()),
-    comment: z.nullish(z.string()),
-    cancelled: z.optional(z.boolean()),
-    cancelled_at: z.nullish(realSchema(ServiceDateTimeString)),
-    confirmed: z.optional(z.boolean()),
-    confirmed_at: z.nullish(realSchema(ServiceDateTimeString)),
-    // A new mode must not break reading a reservation, so any string is kept (see the type's note).
-    confirmation_mode: z.optional(z.string()) as z.ZodMiniType<ConfirmationMode | undefined>,
-    arrived: z.optional(z.boolean()),
-    arrived_at: z.nullish(realSchema(ServiceDateTimeString)),
-    no_show: z.optional(z.boolean()),
-    no_show_at: z.nullish(realSchema(ServiceDateTimeString)),
-    language: z.nullish(z.string()),
-    metadata: z.nullish(realSchema(Metadata)),
-  }),
-);
+export const Reservation: z.ZodMiniType<Reservation> = /* @__PURE__ */ lazySchema(buildReservation);
 
 /** A local wall-clock time in the restaurant's timezone. */
 export const LocalDateTime = /* @__PURE__ */ lazySchema(() =>
@@ -119,51 +129,46 @@ export const StartTimeInput = /* @__PURE__ */ lazySchema(() =>
 );
 export type StartTimeInput = z.infer<typeof StartTimeInput>;
 
+type TextCreateSchema<K extends TextCreateField> = Fields[K]['create'] extends { nullable: true }
+  ? z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniString<string>>>
+  : z.ZodMiniOptional<z.ZodMiniString<string>>;
+type TextCreateShape = { -readonly [K in TextCreateField]: TextCreateSchema<K> };
+
+/** The spec's rule for a text field sent on create (see `RESERVATION_FIELDS`). */
+function textCreateSchema(rule: TextCreateRule): z.ZodMiniType {
+  const text = rule.max === undefined ? z.string() : z.string().check(z.maxLength(rule.max));
+  return z.optional(rule.nullable ? z.nullable(text) : text);
+}
+
+const buildCreateInput = () =>
+  z.strictObject({
+    start_time: realSchema(StartTimeInput),
+    adults: z.int().check(z.gte(1), z.lte(50)),
+    children: z._default(z.int().check(z.gte(0), z.lte(50)), 0),
+    ...shapeOf<TextCreateShape>(TEXT_CREATE_FIELDS, (name: TextCreateField) =>
+      textCreateSchema(RESERVATION_FIELDS[name].create),
+    ),
+    metadata: z.optional(z.nullable(realSchema(Metadata))),
+  });
+
 /**
  * What a partner sends to book a table. Exactly the spec's rules, nothing stricter: only
- * `start_time` and `adults` are required. A field not listed here (a misspelt `frist_name`, or a
- * field the server sets such as `id` or `confirmed`) is refused with an `InputValidationError`
- * naming it, before any request is spent.
+ * `start_time` (see {@link StartTimeInput}) and `adults` (1 to 50) are required; `children` is 0
+ * to 50 (0 when omitted); `first_name` and `last_name` at most 255 characters, `phone` at most
+ * 128; `language` a BCP 47 tag (`en`, `fr`, `nl`); `metadata` your own keys, stored as given (the
+ * client adds its idempotency key there unless turned off). A field not listed here (a misspelt
+ * `frist_name`, or a field the server sets such as `id` or `confirmed`) is refused with an
+ * `InputValidationError` naming it, before any request is spent.
  */
-export interface ReservationCreateInput {
-  /** When the reservation starts, in the restaurant's timezone (see {@link StartTimeInput}). */
-  start_time: StartTimeInput;
-  /** 1 to 50. */
-  adults: number;
-  /** 0 to 50; 0 when omitted. */
-  children?: number | undefined;
-  /** At most 255 characters. */
-  first_name?: string | undefined;
-  /** At most 255 characters. */
-  last_name?: string | undefined;
-  email?: string | null | undefined;
-  /** At most 128 characters. */
-  phone?: string | null | undefined;
-  /** Visible to the restaurant. */
-  comment?: string | null | undefined;
-  /** BCP 47 language tag of the guest (`en`, `fr`, `nl`). */
-  language?: string | undefined;
-  /** Your own keys, stored as given (the client adds its idempotency key here unless turned off). */
-  metadata?: Metadata | null | undefined;
-}
+// An interface rather than an alias, so editors name it; its fields are the schema's (without
+// the loose schema's index signature, so a misspelt field does not compile).
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ReservationCreateInput extends z.input<ReturnType<typeof buildCreateInput>> {}
 /** The checked form of {@link ReservationCreateInput} (`children` filled in). */
-export type ReservationCreateBody = ReservationCreateInput & { children: number };
+export type ReservationCreateBody = z.output<ReturnType<typeof buildCreateInput>>;
 /** The zod schema of {@link ReservationCreateInput}: unknown keys are refused. */
 export const ReservationCreateInput: z.ZodMiniType<ReservationCreateBody, ReservationCreateInput> =
-  /* @__PURE__ */ lazySchema(() =>
-    z.strictObject({
-      start_time: realSchema(StartTimeInput),
-      adults: z.int().check(z.gte(1), z.lte(50)),
-      children: z._default(z.int().check(z.gte(0), z.lte(50)), 0),
-      first_name: z.optional(z.string().check(z.maxLength(255))),
-      last_name: z.optional(z.string().check(z.maxLength(255))),
-      email: z.optional(z.nullable(z.string())),
-      phone: z.optional(z.nullable(z.string().check(z.maxLength(128)))),
-      comment: z.optional(z.nullable(z.string())),
-      language: z.optional(z.string()),
-      metadata: z.optional(z.nullable(realSchema(Metadata))),
-    }),
-  );
+  /* @__PURE__ */ lazySchema(buildCreateInput);
 
 /**
  * Filters for `reservations.list`. The spec shows none, so they are sent as query parameters the

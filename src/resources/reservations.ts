@@ -3,30 +3,23 @@
  * arrived / no-show PATCH are inferred by REST convention.
  * @module
  */
-import {
-  AbortError,
-  ConflictError,
-  InputValidationError,
-  NotFoundError,
-  PartnerApiError,
-  ReservationCancelledError,
-  TimeoutError,
-} from '../errors.js';
+import { NotFoundError, PartnerApiError } from '../errors.js';
 import type { ApiPromise, WithResponse } from '../transport/api-promise.js';
 import { ListPromise } from '../transport/pagination.js';
-import { path } from '../transport/path.js';
-import { outcomeUnknown, type Call, type RequestOptions } from '../transport/transport.js';
+import type { Call, RequestOptions } from '../transport/transport.js';
 import { parseInput, parseOutput } from '../transport/validate.js';
 import { startInstant } from '../start-time.js';
-import type { RequestHeaders } from '../transport/headers.js';
 import {
   createReservation,
   findReservationByKey,
   type CreateReservationOptions,
 } from '../lib/idempotent-create.js';
 import { rebookReservation, type RebookOptions } from '../lib/rebook.js';
+import { waitForConfirmation, type WaitForConfirmationOptions } from './reservation-confirmation.js';
+import { reservationPath, restaurantReservationsPath } from './reservation-paths.js';
+import { CANCEL, MARK_ARRIVED, MARK_NO_SHOW, patchReservation } from './reservation-status.js';
 import { Reservation, ReservationCreateInput, ReservationListFilters } from './reservations.schemas.js';
-import { apiPromise, checkId, hasResourceBody, listOf, Resource, singleObject } from './resource.js';
+import { checkId, listOf, Resource, singleObject } from './resource.js';
 
 export {
   IDEMPOTENCY_METADATA_KEY,
@@ -34,35 +27,7 @@ export {
   type CreateReservationOptions,
 } from '../lib/idempotent-create.js';
 export { REBOOK_METADATA_KEY, type RebookOptions } from '../lib/rebook.js';
-
-/** Options of `reservations.waitForConfirmation`. Give `deadlineMs` (or its older name `timeoutMs`). */
-export interface WaitForConfirmationOptions {
-  /** How long to wait in all, reads included; then a {@link TimeoutError}. */
-  deadlineMs?: number | undefined;
-  /**
-   * @deprecated The older name of `deadlineMs`, kept working. Everywhere else `timeoutMs` limits one
-   * attempt, while here it always meant the whole wait; `deadlineMs` says so.
-   */
-  timeoutMs?: number | undefined;
-  /** Time between two reads (default 2000 ms); every read also waits for its rate-limit slot. */
-  intervalMs?: number | undefined;
-  signal?: AbortSignal | undefined;
-  /** Per-attempt timeout of each read. */
-  requestTimeoutMs?: number | undefined;
-  /** Retries of each read. */
-  maxRetries?: number | undefined;
-  /** Extra headers of each read, as every method's `headers`. */
-  headers?: RequestHeaders | undefined;
-}
-
-const restaurantPath = (restaurantId: number | string) => path`/restaurants/${restaurantId}/reservations/`;
-const reservationPath = (restaurantId: number | string, id: number | string) =>
-  path`/restaurants/${restaurantId}/reservations/${id}/`;
-
-const optionalReservation = (body: unknown, where: { method: string; url: string }): Reservation | null => {
-  const single = Array.isArray(body) ? singleObject(body, where) : body;
-  return hasResourceBody(single) ? parseOutput(Reservation, single, where) : null;
-};
+export type { WaitForConfirmationOptions } from './reservation-confirmation.js';
 
 /** `client.reservations` */
 export class Reservations extends Resource {
@@ -95,7 +60,7 @@ export class Reservations extends Resource {
     const toQuery = (value: string | Date | undefined) =>
       value instanceof Date ? value.toISOString() : value;
     return listOf(this.transport, {
-      path: restaurantPath(rid),
+      path: restaurantReservationsPath(rid),
       query: {
         page_size: parsed.page_size,
         start_time_after: toQuery(parsed.start_time_after),
@@ -268,15 +233,7 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(
-      restaurantId,
-      id,
-      {},
-      { action: 'cancel' },
-      'cancelled',
-      options,
-      'reservations.cancel',
-    );
+    return patchReservation(this.transport, this.#read, restaurantId, id, CANCEL, options);
   }
 
   /** Marks the guest as arrived (`PATCH .../:id/` with `{"arrived": true}`, inferred). Null when answered without a body. */
@@ -285,15 +242,7 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(
-      restaurantId,
-      id,
-      { arrived: true },
-      undefined,
-      'arrived',
-      options,
-      'reservations.markArrived',
-    );
+    return patchReservation(this.transport, this.#read, restaurantId, id, MARK_ARRIVED, options);
   }
 
   /** Marks the guest as a no-show (`PATCH .../:id/` with `{"no_show": true}`, inferred). Null when answered without a body. */
@@ -302,60 +251,12 @@ export class Reservations extends Resource {
     id: number | string,
     options?: RequestOptions,
   ): ApiPromise<Reservation | null> {
-    return this.#patch(
-      restaurantId,
-      id,
-      { no_show: true },
-      undefined,
-      'no_show',
-      options,
-      'reservations.markNoShow',
-    );
+    return patchReservation(this.transport, this.#read, restaurantId, id, MARK_NO_SHOW, options);
   }
 
-  #patch(
-    restaurantId: number | string,
-    id: number | string,
-    body: unknown,
-    query: Record<string, string> | undefined,
-    flag: 'cancelled' | 'arrived' | 'no_show',
-    options: RequestOptions | undefined,
-    operation: string,
-  ): ApiPromise<Reservation | null> {
-    return apiPromise(async () => {
-      const rid = checkId(restaurantId, 'restaurant_id');
-      const reservationId = checkId(id, 'id');
-      return this.transport.run(
-        options,
-        operation,
-        (call) => {
-          // Set once an attempt failed in a way that may have changed the reservation all the same.
-          let mayHaveApplied = false;
-          return this.transport.request({
-            method: 'PATCH',
-            path: reservationPath(rid, reservationId),
-            query,
-            body,
-            // Cancelling, or setting a flag to true, twice ends in the same state.
-            safeToRepeat: true,
-            options: call,
-            parse: (answer, _response, where) => optionalReservation(answer, where),
-            recover: async (error) => {
-              // Our retry refused as a conflict (already arrived, already cancelled) after an attempt whose
-              // outcome is unknown: that attempt may have done it. Read the reservation to tell.
-              if (mayHaveApplied && error instanceof ConflictError) {
-                const current = await this.retrieve(rid, reservationId, call).catch(() => null);
-                return current?.[flag] === true ? { body: current } : undefined;
-              }
-              if (outcomeUnknown(error)) mayHaveApplied = true;
-              return undefined;
-            },
-          });
-        },
-        { restaurantId: rid },
-      );
-    });
-  }
+  /** `retrieve` within a call already running (a status change settling a retry, a wait's reads). */
+  readonly #read = (rid: number | string, id: number | string, call: Call): ApiPromise<Reservation> =>
+    this.retrieve(rid, id, call);
 
   /**
    * Waits until an asynchronous-mode reservation is confirmed by reading it every `intervalMs`
@@ -363,77 +264,11 @@ export class Reservations extends Resource {
    * {@link ReservationCancelledError} if it is cancelled first and {@link TimeoutError} once
    * `deadlineMs` has passed. Webhooks (`RESERVATION_CONFIRMED`) avoid polling altogether.
    */
-  async waitForConfirmation(
+  waitForConfirmation(
     restaurantId: number | string,
     id: number | string,
     options: WaitForConfirmationOptions,
   ): Promise<Reservation> {
-    const clock = this.transport.clock;
-    const { signal } = options ?? {};
-    const waitField = options?.deadlineMs !== undefined ? 'deadlineMs' : 'timeoutMs';
-    const waitMs = options?.deadlineMs ?? options?.timeoutMs;
-    if (!(typeof waitMs === 'number' && waitMs >= 0 && Number.isFinite(waitMs))) {
-      throw new InputValidationError([
-        {
-          field: waitField,
-          path: [waitField],
-          code: 'too_small',
-          message: 'expected a finite number of milliseconds >= 0 (how long to wait in all)',
-        },
-      ]);
-    }
-    const intervalMs = options.intervalMs ?? 2000;
-    if (!(typeof intervalMs === 'number' && intervalMs >= 0 && Number.isFinite(intervalMs))) {
-      throw new InputValidationError([
-        {
-          field: 'intervalMs',
-          path: ['intervalMs'],
-          code: 'too_small',
-          message: 'expected a finite number of milliseconds >= 0',
-        },
-      ]);
-    }
-    // Every read shares the wait's deadline; its own timeout per attempt is `requestTimeoutMs`.
-    const callOptions = {
-      signal,
-      timeoutMs: options.requestTimeoutMs,
-      maxRetries: options.maxRetries,
-      deadlineMs: waitMs > 0 ? waitMs : undefined,
-      headers: options.headers,
-    };
-    return this.transport.run(
-      callOptions,
-      'reservations.waitForConfirmation',
-      async (call) => {
-        const deadline = clock.now() + waitMs;
-        for (;;) {
-          const reservation = await this.retrieve(restaurantId, id, call);
-          if (reservation.confirmed) return reservation;
-          if (reservation.cancelled)
-            throw new ReservationCancelledError(
-              `Reservation ${id} was cancelled before it was confirmed`,
-              reservation,
-            );
-          const left = deadline - clock.now();
-          // Every read so far was answered: what the wait ended on was sent.
-          if (left <= 0)
-            throw new TimeoutError(`Reservation ${id} was not confirmed within ${waitMs} ms`, {
-              sent: 'yes',
-            });
-          try {
-            await clock.sleep(Math.min(intervalMs, left), signal);
-          } catch (error) {
-            throw new AbortError('waitForConfirmation was aborted', {
-              cause: signal?.reason ?? error,
-              sent: 'yes',
-            });
-          }
-        }
-      },
-      {
-        restaurantId:
-          typeof restaurantId === 'number' || typeof restaurantId === 'string' ? restaurantId : undefined,
-      },
-    );
+    return waitForConfirmation(this.transport, this.#read, restaurantId, id, options);
   }
 }

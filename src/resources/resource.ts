@@ -34,7 +34,7 @@ export interface ResourceContext {
   ambiguousHoldMs: number;
   /** The partner UUID: the ledger keeps keys per partner. */
   partnerId: string;
-  /** The service, however its base URL is spelt (see `serviceIdentity`): the ledger keeps keys per service. */
+  /** The service, however its base URL is spelt (see `serviceOf`): the ledger keeps keys per service. */
   service: string;
   /** The restaurant's IANA timezone (cached per client; a miss refreshes the list once). */
   timezoneFor(restaurantId: number | string, options?: RequestOptions | Call): Promise<string | null>;
@@ -132,7 +132,7 @@ function readPage<Item extends z.core.$ZodType>(
         parseOutput(itemSchema, item, where, ['results', index]),
       ) as z.output<Item>[],
       count: typeof envelope.count === 'number' ? envelope.count : undefined,
-      next: (next === '' ? null : (next ?? null)) as Next,
+      next: next === '' ? null : (next ?? null),
     };
   }
   throw new ResponseValidationError(

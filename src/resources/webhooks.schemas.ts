@@ -87,16 +87,14 @@ const webhookInputShape = () => ({
   url: realSchema(WebhookUrl),
   name: z.optional(z.nullable(z.string().check(z.maxLength(125)))),
   is_enabled: z.optional(z.boolean()),
-  subscribed_events: z.optional(
-    z.record(z.string(), z.boolean()) as z.ZodMiniType<SubscribedEvents, SubscribedEvents>,
-  ),
+  subscribed_events: z.optional(z.record(z.string(), z.boolean())),
 });
 /** The zod schema of {@link WebhookCreateInput}: unknown keys are refused. */
 export const WebhookCreateInput: z.ZodMiniType<WebhookCreateInput, WebhookCreateInput> =
   /* @__PURE__ */ lazySchema(() => z.strictObject(webhookInputShape()));
 
 /** Fields of a webhook a partner may change. Any other key is refused. */
-export interface WebhookUpdateInput extends Partial<WebhookCreateInput> {}
+export type WebhookUpdateInput = Partial<WebhookCreateInput>;
 /** The zod schema of {@link WebhookUpdateInput}: unknown keys are refused. */
 export const WebhookUpdateInput: z.ZodMiniType<WebhookUpdateInput, WebhookUpdateInput> =
   /* @__PURE__ */ lazySchema(() => z.partial(z.strictObject(webhookInputShape())));

@@ -36,7 +36,7 @@ function hideWebhookToken(webhook: Webhook): Webhook {
   const record = webhook as unknown as Record<string, unknown>;
   let token: string | undefined;
   for (const field of TOKEN_FIELDS) {
-    if (typeof record[field] === 'string' && token === undefined) token = record[field] as string;
+    if (typeof record[field] === 'string' && token === undefined) token = record[field];
     if (field in record) delete record[field];
   }
   // Registered with the transport's secret registry: redacted by value from errors and logs.
@@ -161,11 +161,11 @@ export class Webhooks extends Resource {
         options,
         operation: 'webhooks.delete',
         parse: () => undefined,
-        recover: async (error) => {
+        recover: (error) => {
           // A retry answered 404 after an attempt whose outcome is unknown: that attempt deleted it.
-          if (mayBeDeleted && error instanceof NotFoundError) return { body: undefined };
+          if (mayBeDeleted && error instanceof NotFoundError) return Promise.resolve({ body: undefined });
           if (outcomeUnknown(error)) mayBeDeleted = true;
-          return undefined;
+          return Promise.resolve(undefined);
         },
       });
     });

@@ -557,7 +557,7 @@ export function createReservationSync<Tx = undefined>(options: ReservationSyncOp
       if (!fixedRestaurants && !schedule.restaurantsKnown()) await keep(refreshRestaurants());
       const results = await Promise.allSettled(schedule.restaurants().map((id) => reconcile(id, true)));
       const failure = results.find((result) => result.status === 'rejected');
-      if (failure) throw (failure as PromiseRejectedResult).reason;
+      if (failure) throw failure.reason;
     },
 
     async start() {

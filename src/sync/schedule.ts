@@ -191,7 +191,7 @@ export function createReconcileSchedule(settings: ScheduleSettings): ReconcileSc
       return best;
     },
     wakeSignal: (signal) => AbortSignal.any([signal, waker.signal]),
-    changed: pace.changed,
+    changed: (change, observed, previousReadAt) => pace.changed(change, observed, previousReadAt),
     warnIfOverBudget(budgetShare) {
       const readsPerHour = entries.size * ((60 * 60_000) / period);
       const budgetPerHour = (60 * 60_000) / spacingMs;

@@ -88,19 +88,19 @@ export function createMemorySyncStore(): SyncStore {
     for (const [key, lease] of leases) if (lease.until <= now) leases.delete(key);
   };
   return {
-    async get(restaurantId, reservationId) {
+    get(restaurantId, reservationId) {
       const record = records.get(keyOf(restaurantId, reservationId));
       // A copy, as a remote store would answer: the caller cannot change the stored state.
-      return record && structuredClone(record);
+      return Promise.resolve(record && structuredClone(record));
     },
-    async put(record, now) {
+    put(record, now) {
       const key = keyOf(record.restaurantId, record.reservation.id);
-      if ((records.get(key)?.revision ?? 0) !== record.revision - 1) return false;
+      if ((records.get(key)?.revision ?? 0) !== record.revision - 1) return Promise.resolve(false);
       records.set(key, structuredClone(record));
       if (++writes % SWEEP_EVERY === 0) sweep(now);
-      return true;
+      return Promise.resolve(true);
     },
-    async claim(key, holder, now, ttlMs) {
+    claim(key, holder, now, ttlMs) {
       const lease = leases.get(key);
       if (lease && lease.from > now) {
         // Granted "after" now: the clock was set back since. It lasts its length from now, not
@@ -108,12 +108,13 @@ export function createMemorySyncStore(): SyncStore {
         lease.until = now + (lease.until - lease.from);
         lease.from = now;
       }
-      if (lease && lease.until > now && lease.holder !== holder) return false;
+      if (lease && lease.until > now && lease.holder !== holder) return Promise.resolve(false);
       leases.set(key, { holder, from: now, until: now + ttlMs });
-      return true;
+      return Promise.resolve(true);
     },
-    async release(key, holder) {
+    release(key, holder) {
       if (leases.get(key)?.holder === holder) leases.delete(key);
+      return Promise.resolve();
     },
   };
 }

@@ -64,7 +64,8 @@ export class ClientFollowing {
       },
     };
     const application = { followed, undo: [] as (() => void)[] };
-    for (const url of [source.baseUrl, ...baseUrls])
+    // Checked above: every one a string.
+    for (const url of [source.baseUrl, ...(baseUrls as readonly string[])])
       if (!isFollowedBy(url, followed)) application.undo.push(followService(url, followed));
     this.#active.add(application);
     return () => {

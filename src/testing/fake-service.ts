@@ -259,7 +259,8 @@ export class FakeService {
         act(() => markAsRestaurant(backend, restaurantId, reservationId, 'markNoShow')),
     };
     this.asCustomer = {
-      modify: this.asRestaurant.modify,
+      modify: (restaurantId, reservationId, changes) =>
+        this.asRestaurant.modify(restaurantId, reservationId, changes),
       cancel: (restaurantId, reservationId) =>
         act(() => cancelAsRestaurantOrCustomer(backend, restaurantId, reservationId, 'customer')),
     };
@@ -272,6 +273,7 @@ export class FakeService {
    */
   get handlers(): MswHandler[] {
     this.#handlers ??= createMswHandlers(this.#serveMsw, this.#backend, requireMsw());
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- MswHandler is msw's handler type, `any` on purpose (adapters/msw.ts)
     return this.#handlers;
   }
 
@@ -637,7 +639,7 @@ export class FakeService {
       rateLimit:
         rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
-      fetch: send as typeof fetch,
+      fetch: send,
     };
   }
 

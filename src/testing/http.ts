@@ -60,7 +60,7 @@ export class JsonResponse extends Response {
     return this.serialized;
   }
 
-  override async json(): Promise<any> {
+  override async json(): Promise<unknown> {
     return JSON.parse(await this.text());
   }
 

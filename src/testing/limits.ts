@@ -27,6 +27,7 @@ import {
   MAX_WEBSITE_URL_LENGTH,
 } from './backend/partners.js';
 import * as reservations from './backend/reservations.js';
+import { TEXT_RULES } from './backend/guest-texts.js';
 import { RESTAURANT_TEXT_LIMITS } from './backend/restaurants.js';
 import { MAX_JSON_DEPTH } from './backend/validation.js';
 import { MAX_WEBHOOK_NAME_LENGTH, MAX_WEBHOOK_URL_LENGTH } from './backend/webhooks.js';
@@ -43,6 +44,23 @@ export interface FakeLimit {
 const characters = (count: number) => `${count.toLocaleString('en')} characters`;
 const mebibytes = (bytes: number) => `${(bytes / (1024 * 1024)).toLocaleString('en')} MiB`;
 
+/** One row per text field's limit, fields with the same limit on one row. */
+function textLimits(): FakeLimit[] {
+  const rows: (FakeLimit & { fields: string[] })[] = [];
+  for (const rule of TEXT_RULES) {
+    if (rule.max === undefined) continue;
+    const limit = rule.shape ? `${characters(rule.max)}, ${rule.shape}` : characters(rule.max);
+    const same = rows.find((row) => row.limit === limit && row.from === rule.from);
+    if (same) same.fields.push(rule.field);
+    else rows.push({ applies: '', limit, from: rule.from, fields: [rule.field] });
+  }
+  return rows.map(({ fields, limit, from }) => ({
+    applies: `reservation ${fields.map((field) => `\`${field}\``).join(', ')}`,
+    limit,
+    from,
+  }));
+}
+
 export const FAKE_LIMITS: readonly FakeLimit[] = [
   {
     applies: 'reservation `adults`',
@@ -54,23 +72,7 @@ export const FAKE_LIMITS: readonly FakeLimit[] = [
     limit: `${reservations.CHILDREN.min} to ${reservations.CHILDREN.max}, default 0`,
     from: 'spec',
   },
-  {
-    applies: 'reservation `first_name`, `last_name`',
-    limit: characters(reservations.MAX_GUEST_NAME_LENGTH),
-    from: 'spec',
-  },
-  { applies: 'reservation `phone`', limit: characters(reservations.MAX_PHONE_LENGTH), from: 'spec' },
-  {
-    applies: 'reservation `email`',
-    limit: `${characters(reservations.MAX_EMAIL_LENGTH)}, one @ and a dot after it`,
-    from: 'fake',
-  },
-  { applies: 'reservation `comment`', limit: characters(reservations.MAX_COMMENT_LENGTH), from: 'fake' },
-  {
-    applies: 'reservation `language`',
-    limit: `${characters(reservations.MAX_LANGUAGE_LENGTH)}, a BCP 47 shape (\`${reservations.LANGUAGE_TAG.source}\`)`,
-    from: 'fake',
-  },
+  ...textLimits(),
   {
     applies: 'reservation `metadata`',
     limit: `a JSON object of at most ${characters(reservations.MAX_METADATA_JSON_LENGTH)} of JSON`,

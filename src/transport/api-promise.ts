@@ -31,12 +31,14 @@ export class ApiPromise<T> implements PromiseLike<T> {
   // `reason: any`, as in the standard Promise typing, so `.catch((error) => error.status)` reads the same on both.
   then<Fulfilled = T, Rejected = never>(
     onfulfilled?: ((value: T) => Fulfilled | PromiseLike<Fulfilled>) | null,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Promise's own signature (above)
     onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null,
   ): Promise<Fulfilled | Rejected> {
     return this.#result.then((result) => result.data).then(onfulfilled, onrejected);
   }
 
   catch<Rejected = never>(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Promise's own signature, as then()
     onrejected?: ((reason: any) => Rejected | PromiseLike<Rejected>) | null,
   ): Promise<T | Rejected> {
     return this.then(undefined, onrejected);

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Priority } from './rate-limiter.js';
+import type { PersonalField } from '../resources/reservation-fields.js';
 
 /** The prefix of every channel the SDK publishes. */
 export const CHANNEL_PREFIX = 'restaurant-partner-sdk:';
@@ -33,13 +34,7 @@ export const CHANNELS = {
 export type CreateOutcome = 'created' | 'replayed' | 'recovered_by_lookup' | 'ambiguous' | 'reuse_refused';
 
 /** Guest fields a create carries: published on the call message, recorded only by name on opt-in. */
-export interface GuestFields {
-  first_name?: string | null | undefined;
-  last_name?: string | null | undefined;
-  email?: string | null | undefined;
-  phone?: string | null | undefined;
-  comment?: string | null | undefined;
-}
+export type GuestFields = { [Field in PersonalField]?: string | null | undefined };
 
 /** The message of one public call (tracing channel `call`); `error` is set by the channel when it fails (never its answer). */
 export interface CallMessage {

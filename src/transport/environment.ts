@@ -30,7 +30,7 @@ function readRaw(host: EnvironmentHost, name: string): string | undefined {
 export function readEnvironment(name: string): string | undefined {
   let value: string | undefined;
   try {
-    value = readRaw(globalThis as EnvironmentHost, name);
+    value = readRaw(globalThis, name);
   } catch {
     // A sandbox whose env getter throws: as if unset.
     return undefined;

@@ -12,7 +12,7 @@
  */
 import type { Clock } from './clock.js';
 import type { RateLimiter } from './rate-limiter.js';
-import { serviceOf } from './shared-limiters.js';
+import { serviceOrigin } from './service.js';
 
 /** What a followed service imposes on every client that talks to it. */
 export interface FollowedService {
@@ -33,9 +33,9 @@ function registry(): Registry {
   return holder[REGISTRY];
 }
 
-/** The service key of a base URL, or undefined when it does not parse (such a client never follows). */
+/** The origin key of a base URL (a fake answers on a whole origin), or undefined when it does not parse (such a client never follows). */
 function keyOf(baseUrl: string): string | undefined {
-  return URL.canParse(baseUrl) ? serviceOf(new URL(baseUrl)) : undefined;
+  return URL.canParse(baseUrl) ? serviceOrigin(baseUrl) : undefined;
 }
 
 /**

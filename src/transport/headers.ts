@@ -92,7 +92,7 @@ export function mergeHeaders(
   over: unknown,
   field = 'headers',
 ): Record<string, string> {
-  if (over === undefined) return defaults as Record<string, string>;
+  if (over === undefined) return defaults;
   const merged: Record<string, string> = { ...defaults };
   for (const [name, value] of Object.entries(checkHeaders(over, field, true))) {
     if (value === null) delete merged[name];

@@ -88,7 +88,7 @@ function firstErrorCode(error: unknown, seen = new Set<unknown>()): string | und
   seen.add(error);
   const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof record.code === 'string') return record.code;
-  const inner = Array.isArray(record.errors) ? record.errors : [];
+  const inner: readonly unknown[] = Array.isArray(record.errors) ? record.errors : [];
   for (const candidate of [record.cause, ...inner]) {
     const code = firstErrorCode(candidate, seen);
     if (code) return code;

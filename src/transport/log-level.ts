@@ -40,6 +40,7 @@ const drop: LogMethod = () => undefined;
  */
 export function createLevelledLogger(logger: Logger, level: LogLevel, redact: <T>(value: T) => T): Logger {
   const method = (name: keyof Logger): LogMethod | undefined => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called as logger's own (write.call(logger, ...))
     const write = logger[name];
     if (!write || RANK[name] < RANK[level]) return undefined;
     return (message, context) => {

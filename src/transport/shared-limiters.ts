@@ -3,17 +3,8 @@
  * share one limiter by default, since the service counts requests per partner, not per client.
  * @module
  */
+import { serviceOf } from './service.js';
 import { createRateLimiter, type LocalRateLimiter } from './throttle.js';
-
-/** The loopback names of one machine: the same service whichever a client was given. */
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** The service a client talks to, as the budget sees it: its origin, loopback names as one. */
-export function serviceOf(baseUrl: URL): string {
-  const host = LOOPBACK.test(baseUrl.hostname) ? 'loopback' : baseUrl.hostname.toLowerCase();
-  const port = baseUrl.port || (baseUrl.protocol === 'https:' ? '443' : '80');
-  return `${baseUrl.protocol}//${host}:${port}`;
-}
 
 interface Held {
   deref(): LocalRateLimiter | undefined;

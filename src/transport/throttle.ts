@@ -158,7 +158,7 @@ const loadPacer = (): Promise<void> =>
       try {
         const { default: pThrottle } = await import('p-throttle');
         pacer = (interval, signal) =>
-          pThrottle({ limit: 1, interval, signal })(async (serve: () => void) => serve());
+          pThrottle({ limit: 1, interval, signal })((serve: () => void) => Promise.resolve(serve()));
         return;
       } catch {
         // Not loadable here after all: pace on plain timers.
@@ -185,6 +185,8 @@ export function serviceWindow(requestsPerSecond: number): { count: number; ms: n
 /** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once and hands out slots to report on. */
 export interface LocalRateLimiter extends PacedRateLimiter {
   acquire(options?: AcquireOptions): Promise<RateLimitSlot>;
+  /** Takes effect at once: nothing to wait for. */
+  pause(ms: number): void;
   estimateWaitMs(priority?: Priority): number;
 }
 

@@ -6,12 +6,9 @@
  * @module
  */
 import {
-  ConnectionError,
   PartnerApiError,
   PartnerSdkError,
   RateLimitError,
-  ResponseTooLargeError,
-  ResponseValidationError,
   strongerSent,
   type FieldIssue,
   type RequestSent,
@@ -135,7 +132,7 @@ export interface RequestSpec<T> {
    */
   recover?(error: unknown, attempt: number): Promise<{ body: unknown } | undefined>;
   /** Replaces the default retry decision. */
-  isRetryable?(error: unknown): boolean;
+  isRetryable?: (error: unknown) => boolean;
 }
 
 /** The path prefix of every operation (spec: "all paths start with /api/v1/partnership/"). */
@@ -255,10 +252,11 @@ export class Transport {
   }
 
   #hook(name: keyof ClientHooks, event: RequestEvent): void {
-    const hook = this.#settings.hooks[name];
-    if (!hook) return;
+    const hooks = this.#settings.hooks;
+    if (!hooks[name]) return;
     try {
-      hook(event);
+      // Called on the hooks object: a partner's hooks written as a class keep their `this`.
+      hooks[name](event);
     } catch (error) {
       this.#settings.logger.warn(`hook ${name} threw; ignored`, {
         error: this.#settings.secrets.scrubText(error instanceof Error ? error.message : String(error)),

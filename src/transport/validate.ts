@@ -65,7 +65,9 @@ function findUnsendableValue(
       seen.delete(value);
       return undefined;
     }
-    default:
+    case 'boolean':
+    case 'string':
+    case 'undefined':
       return undefined;
   }
 }

@@ -19,9 +19,9 @@ export function createAnswers(
   logger: WebhookLogger | undefined,
   onError: WebhookReceiverOptions['onError'],
 ): {
-  log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void;
-  refusal(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): WebhookResult;
-  accepted(event: WebhookEvent, duplicate: boolean): WebhookResult;
+  log: (level: keyof WebhookLogger, message: string, details: Record<string, unknown>) => void;
+  refusal: (error: WebhookError, tokens: readonly string[], event?: WebhookEvent) => WebhookResult;
+  accepted: (event: WebhookEvent, duplicate: boolean) => WebhookResult;
 } {
   function log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void {
     try {

@@ -45,16 +45,16 @@ export interface DispatchOptions {
   handlerTimeoutMs: number;
   /** Whether `log` writes debug lines (checked before building one per delivery). */
   debug: boolean;
-  log(level: keyof WebhookLogger, message: string, details: Record<string, unknown>): void;
-  refusal(error: WebhookError, tokens: readonly string[], event?: WebhookEvent): WebhookResult;
-  accepted(event: WebhookEvent, duplicate: boolean): WebhookResult;
-  redact(text: string, tokens: readonly string[]): string;
+  log: (level: keyof WebhookLogger, message: string, details: Record<string, unknown>) => void;
+  refusal: (error: WebhookError, tokens: readonly string[], event?: WebhookEvent) => WebhookResult;
+  accepted: (event: WebhookEvent, duplicate: boolean) => WebhookResult;
+  redact: (text: string, tokens: readonly string[]) => string;
 }
 
 /** The dispatcher of one receiver: `processKeyed` for a delivery with a duplicate key, `process` for one without. */
 export function createDispatcher(options: DispatchOptions): {
-  process(event: WebhookEvent, key: string | undefined, tokens: readonly string[]): Soon<WebhookResult>;
-  processKeyed(event: WebhookEvent, key: string, tokens: readonly string[]): Soon<WebhookResult>;
+  process: (event: WebhookEvent, key: string | undefined, tokens: readonly string[]) => Soon<WebhookResult>;
+  processKeyed: (event: WebhookEvent, key: string, tokens: readonly string[]) => Soon<WebhookResult>;
 } {
   const { duplicateStore, handlersByType, handlerTimeoutMs, log, refusal, accepted } = options;
   // Deliveries being processed right now, by duplicate key: a concurrent repeat waits for the

@@ -11,6 +11,7 @@
 import type { FieldIssue } from '../errors.js';
 import { TEST_EVENT } from '../resources/event-names.js';
 import { DURATION_PATTERN, SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
+import { RESERVATION_FIELDS, type WireKind } from '../resources/reservation-fields.js';
 
 /** How one field is checked: its type, and whether null or absence is allowed. */
 type Rule =
@@ -25,34 +26,28 @@ type Rule =
   | 'duration??'
   | 'record??';
 
-/**
- * The reservation a reservation event carries, field by field, as the client's `Reservation`
- * schema reads it (`?`: may be absent, `??`: may also be null), except `start_time`, which a
- * delivery may leave out. In the schema's order: issues are reported in it.
- */
-export const EVENT_RESERVATION_RULES: Readonly<Record<string, Rule>> = {
+/** The rule of each kind of field of the reservation table, as the `Reservation` schema reads it (`?`: may be absent, `??`: may also be null). */
+const RULE_OF_KIND: Readonly<Record<WireKind, Rule>> = {
   id: 'int',
-  first_name: 'string??',
-  last_name: 'string??',
-  email: 'string??',
-  phone: 'string??',
-  start_time: 'dateTime?',
+  // A delivery may leave out the start time (a service may send only what changed).
+  startTime: 'dateTime?',
+  text: 'string??',
+  count: 'int?',
+  nullableCount: 'int??',
+  flag: 'boolean?',
+  dateTime: 'dateTime??',
   duration: 'duration??',
-  adults: 'int?',
-  children: 'int??',
-  comment: 'string??',
-  cancelled: 'boolean?',
-  cancelled_at: 'dateTime??',
-  confirmed: 'boolean?',
-  confirmed_at: 'dateTime??',
-  confirmation_mode: 'string?',
-  arrived: 'boolean?',
-  arrived_at: 'dateTime??',
-  no_show: 'boolean?',
-  no_show_at: 'dateTime??',
-  language: 'string??',
+  mode: 'string?',
   metadata: 'record??',
 };
+
+/**
+ * The reservation a reservation event carries, field by field, from the reservation table
+ * (src/resources/reservation-fields.ts), in its order: issues are reported in it.
+ */
+const EVENT_RESERVATION_RULES: Readonly<Record<string, Rule>> = Object.fromEntries(
+  Object.entries(RESERVATION_FIELDS).map(([field, spec]) => [field, RULE_OF_KIND[spec.wire]]),
+);
 
 const DATE_TIME_MESSAGE = 'expected an ISO 8601 date-time';
 const DURATION_MESSAGE = 'expected an ISO 8601 duration (PT2H) or HH:MM:SS';

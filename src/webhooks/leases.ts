@@ -120,7 +120,8 @@ export async function claimLease(
     const claim: DuplicateClaim = await store.claim!(key);
     if (claim.status === 'claimed') {
       if (!renewed || !claim.renew) return claim;
-      return new RenewedLease(claim, claim.renew, store.claimTtlMs! / 3, () =>
+      // Bound: a partner's store may be a class whose renew() reads `this`.
+      return new RenewedLease(claim, claim.renew.bind(claim), store.claimTtlMs! / 3, () =>
         log(
           'warn',
           'The claim on a webhook delivery ran out while its handler ran; another receiver may run it too',

@@ -31,7 +31,7 @@ export function readEvent(given: Uint8Array | string, maxBodyBytes: number): Soo
         ? given.startsWith(BYTE_ORDER_MARK)
           ? given.slice(1)
           : given
-        : utf8.decode(bytes!);
+        : utf8.decode(bytes);
   } catch (error) {
     throw new WebhookPayloadError('Webhook body is not valid UTF-8', [], { cause: error });
   }

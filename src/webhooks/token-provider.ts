@@ -62,7 +62,8 @@ export function createAuthenticator(
       throw new WebhookConfigurationError(
         `The webhook token provider returned ${paddedTokenProblem(padded)}`,
       );
-    return tokens;
+    // Checked above: a list of non-empty strings.
+    return tokens as string[];
   }
 
   /** The accepted tokens and the one the delivery presented (at once for a token list). */

@@ -34,6 +34,7 @@ export function createMswHandlers(
 ): MswHandler[] {
   backend.deliveries.setFetch((request, signal) => fetch(msw.bypass(request), { signal }));
   const serve = async ({ request }: { request: Request }) => handle(request);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- MswHandler is msw's handler type, `any` on purpose (above)
   return [
     msw.http.all('*/api/v1/partnership/*', serve),
     msw.http.all('*/api/v1/partnership/profile', serve),

@@ -127,7 +127,13 @@ export class FakeBackend implements World {
     this.clock.attachDueWork(this.deliveries);
     this.clock.attachDueWork(this.delayedCommits);
     // Attached last, so it counts the changes the work before it made.
-    this.clock.attachDueWork({ nextDueAt: () => undefined, runDue: async () => this.touch() });
+    this.clock.attachDueWork({
+      nextDueAt: () => undefined,
+      runDue: () => {
+        this.touch();
+        return Promise.resolve();
+      },
+    });
     this.deliveries.onAttempt(() => this.touch());
   }
 

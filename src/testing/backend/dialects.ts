@@ -55,9 +55,11 @@ export function resolveDialect(input: DialectInput = {}): Dialect {
         `unknown dialect key "${key}"; known keys: ${Object.keys(DIALECT_VALUES).join(', ')}`,
       );
     }
-    const value = allowed.find((candidate) => String(candidate) === String(raw));
+    // Compared as text: the command line and the control API send every value as a string.
+    const given = typeof raw === 'string' ? raw : JSON.stringify(raw);
+    const value = allowed.find((candidate) => String(candidate) === given);
     if (value === undefined) {
-      throw new RangeError(`dialect ${key} must be one of ${allowed.join(', ')} (got "${String(raw)}")`);
+      throw new RangeError(`dialect ${key} must be one of ${allowed.join(', ')} (got "${given}")`);
     }
     dialect[key] = value;
   }
@@ -75,7 +77,7 @@ export function parseDialectArguments(pairs: readonly string[], fillDefaults = t
     if (separator <= 0) throw new RangeError(`--dialect expects key=value (got "${pair}")`);
     input[pair.slice(0, separator)] = pair.slice(separator + 1);
   }
-  const dialect = resolveDialect(input as Partial<Record<keyof Dialect, unknown>>);
+  const dialect = resolveDialect(input);
   if (fillDefaults) return dialect;
   return Object.fromEntries(Object.keys(input).map((key) => [key, dialect[key as keyof Dialect]]));
 }

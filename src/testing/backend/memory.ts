@@ -12,6 +12,7 @@
  * idempotency entry, so it errs on the safe side.
  * @module
  */
+import { TEXT_CREATE_FIELDS } from '../../resources/reservation-fields.js';
 import type { FakeError } from './fake-error.js';
 import { limitReached } from './world-limits.js';
 import type { DeliveryLogEntry, PendingDelivery, ReservationRecord } from './state.js';
@@ -65,15 +66,7 @@ const VIEW_OVERHEAD_CHARACTERS = 450;
 /** Estimated bytes one reservation holds: the record, its cached wire form, its idempotency entry. */
 export function reservationBytes(record: ReservationRecord): number {
   const metadata = record.metadata === null ? null : JSON.stringify(record.metadata);
-  const texts = [
-    record.first_name,
-    record.last_name,
-    record.email,
-    record.phone,
-    record.comment,
-    record.language,
-    metadata,
-  ];
+  const texts = [...TEXT_CREATE_FIELDS.map((field) => record[field]), metadata];
   let characters = VIEW_OVERHEAD_CHARACTERS;
   for (const text of texts) characters += text?.length ?? 0;
   return Math.ceil(512 + 3.5 * width(texts) * characters + 64 * entries(record.metadata));

@@ -5,9 +5,15 @@
  * because events carry it as the partner API shows it.
  * @module
  */
+import {
+  MODIFIABLE_FIELDS,
+  RESERVATION_FIELDS,
+  TEXT_CREATE_FIELDS,
+} from '../../resources/reservation-fields.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
 import { checkAvailability, formatDuration, formatLocal, readStartTime } from './availability.js';
 import { FakeError, invalid, notFound } from './fake-error.js';
+import { applyGuestTexts, newGuestTexts, readGuestTexts, type GuestTexts } from './guest-texts.js';
 import {
   linkKey,
   type Channel,
@@ -19,30 +25,18 @@ import { applyTransition, transitionFor, type ReservationAction } from './transi
 import { FieldCollector, characterCount, isPlainObject, requireObject } from './validation.js';
 import type { World } from './world.js';
 
-/** Spec: first_name, last_name "Max 255 characters"; phone "Max 128 characters"; adults 1 to 50; children 0 to 50. */
-export const MAX_GUEST_NAME_LENGTH = 255;
-export const MAX_PHONE_LENGTH = 128;
+/** Spec: adults 1 to 50; children 0 to 50 (the text fields' limits: see guest-texts.ts). */
 export const ADULTS = { min: 1, max: 50 } as const;
 export const CHILDREN = { min: 0, max: 50 } as const;
 /** Longest `Idempotency-Key` accepted. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Longest other-channel name (`channel` of a control booking). */
 export const MAX_CHANNEL_NAME_LENGTH = 100;
-/** Largest `comment` accepted ("Maximum length of email and comment: not shown"; the fake picks 10 000). */
-export const MAX_COMMENT_LENGTH = 10_000;
-/** Largest `email` accepted (RFC 5321's path limit). */
-export const MAX_EMAIL_LENGTH = 254;
 /** Largest serialised `metadata` accepted, in characters of JSON. */
 export const MAX_METADATA_JSON_LENGTH = 16_384;
-/** Largest `language` tag accepted (RFC 5646's advice for the longest tag worth supporting). */
-export const MAX_LANGUAGE_LENGTH = 35;
 /** Largest and default page size of the reservation list. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
-
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-/** The shape of a BCP 47 tag the fake accepts: a 2-3 letter language and optional subtags. */
-export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
 /** The reservation as the partner API shows it: local time with offset, duration in the dialect's form. */
 export function reservationView(
@@ -54,17 +48,12 @@ export function reservationView(
   const zone = restaurant.timezone;
   const at = (millis: number | null) =>
     millis === null ? null : dateTimeIn(formatLocal(millis, zone), millis, dateTimeForm);
-  return {
+  const view: Record<string, unknown> = {
     id: record.id,
-    first_name: record.first_name,
-    last_name: record.last_name,
-    email: record.email,
-    phone: record.phone,
     start_time: dateTimeIn(formatLocal(record.start, zone), record.start, dateTimeForm),
     duration: formatDuration(record.durationMinutes, form),
     adults: record.adults,
     children: record.children,
-    comment: record.comment,
     cancelled: record.cancelledAt !== null,
     cancelled_at: at(record.cancelledAt),
     confirmed: record.confirmedAt !== null,
@@ -74,10 +63,16 @@ export function reservationView(
     arrived_at: at(record.arrivedAt),
     no_show: record.noShowAt !== null,
     no_show_at: at(record.noShowAt),
-    language: record.language,
     metadata: record.metadata,
-  } as Reservation;
+  };
+  for (const field of TEXT_CREATE_FIELDS) view[field] = record[field];
+  // In the table's order, as the service lists its fields.
+  return Object.fromEntries(
+    RESERVATION_FIELD_NAMES.map((field) => [field, view[field]]),
+  ) as unknown as Reservation;
 }
+
+const RESERVATION_FIELD_NAMES = Object.keys(RESERVATION_FIELDS);
 
 type DateTimeForm = 'offset' | 'utc' | 'fraction' | 'compact' | 'space' | 'minutes';
 
@@ -153,12 +148,7 @@ interface GuestFields {
   start?: number;
   adults?: number;
   children?: number;
-  first_name?: string;
-  last_name?: string;
-  email?: string | null;
-  phone?: string | null;
-  comment?: string | null;
-  language?: string | null;
+  texts: Partial<GuestTexts>;
   metadata?: Record<string, unknown> | null;
 }
 
@@ -168,7 +158,7 @@ function readGuestFields(
   mode: 'create' | 'modify',
 ): GuestFields {
   const fields = new FieldCollector();
-  const result: GuestFields = {};
+  const result: GuestFields = { texts: {} };
   // Reservation table: start_time "required on create"; adults "1 to 50 inclusive", required.
   const startTime = fields.string(body, 'start_time', { required: mode === 'create' });
   if (typeof startTime === 'string') {
@@ -179,21 +169,8 @@ function readGuestFields(
   result.adults = fields.integer(body, 'adults', { ...ADULTS, required: mode === 'create' });
   // children: "0 to 50 inclusive. Defaults to 0 when omitted."
   result.children = fields.integer(body, 'children', CHILDREN);
-  // first_name, last_name: "Max 255 characters"; phone: "Max 128 characters".
-  result.first_name = fields.string(body, 'first_name', { max: MAX_GUEST_NAME_LENGTH }) ?? undefined;
-  result.last_name = fields.string(body, 'last_name', { max: MAX_GUEST_NAME_LENGTH }) ?? undefined;
-  const phone = fields.string(body, 'phone', { max: MAX_PHONE_LENGTH, nullable: true });
-  if (phone !== undefined) result.phone = phone;
-  const email = fields.string(body, 'email', { max: MAX_EMAIL_LENGTH, nullable: true });
-  if (typeof email === 'string' && email !== '' && !EMAIL.test(email))
-    fields.add('email', 'Enter a valid email address.');
-  else if (email !== undefined) result.email = email;
-  const comment = fields.string(body, 'comment', { max: MAX_COMMENT_LENGTH, nullable: true });
-  if (comment !== undefined) result.comment = comment;
-  const language = fields.string(body, 'language', { max: MAX_LANGUAGE_LENGTH, nullable: true });
-  if (typeof language === 'string' && !LANGUAGE_TAG.test(language))
-    fields.add('language', 'Expected a BCP 47 language tag such as en, fr or nl-BE.');
-  else if (language !== undefined) result.language = language;
+  // first_name, last_name: "Max 255 characters"; phone: "Max 128 characters"; and the fake's own.
+  result.texts = readGuestTexts(body, fields);
   if (mode === 'create' && body.metadata !== undefined) {
     // metadata: "Arbitrary key-value pairs ... Stored as given, never interpreted."
     if (body.metadata === null) result.metadata = null;
@@ -238,16 +215,11 @@ function bookIfAvailable(
     id: world.state.nextReservationId++,
     restaurantId: restaurant.id,
     channel,
-    first_name: guest.first_name ?? '',
-    last_name: guest.last_name ?? '',
-    email: guest.email ?? null,
-    phone: guest.phone ?? null,
+    ...newGuestTexts(guest.texts),
     start: guest.start!,
     durationMinutes: verdict.durationMinutes,
     adults,
     children,
-    comment: guest.comment ?? null,
-    language: guest.language ?? null,
     metadata: guest.metadata ?? null,
     confirmation_mode: restaurant.confirmation_mode,
     createdAt: now,
@@ -361,19 +333,8 @@ export function cancelAsRestaurantOrCustomer(
   return cancelledBy(move(world, anyReservation(world, restaurantId, reservationId).record, 'cancel'), by);
 }
 
-/** Fields a restaurant or customer may change. */
-const MODIFIABLE = new Set([
-  'start_time',
-  'adults',
-  'children',
-  'first_name',
-  'last_name',
-  'email',
-  'phone',
-  'comment',
-  'language',
-  'by',
-]);
+/** Fields a restaurant or customer may change, and who changed them. */
+const MODIFIABLE: ReadonlySet<string> = new Set([...MODIFIABLE_FIELDS, 'by']);
 
 /**
  * "Modification by the restaurant or the customer ... event RESERVATION_MODIFIED is sent". Time
@@ -419,13 +380,8 @@ export function modifyAsRestaurantOrCustomer(
     adults,
     children,
     durationMinutes,
-    first_name: guest.first_name ?? record.first_name,
-    last_name: guest.last_name ?? record.last_name,
-    email: guest.email !== undefined ? guest.email : record.email,
-    phone: guest.phone !== undefined ? guest.phone : record.phone,
-    comment: guest.comment !== undefined ? guest.comment : record.comment,
-    language: guest.language !== undefined ? guest.language : record.language,
   });
+  applyGuestTexts(record, guest.texts);
   world.changed(record);
   return move(world, record, 'modify');
 }

@@ -60,7 +60,7 @@ export function restaurantView(restaurant: RestaurantRecord): Restaurant {
     latitude: restaurant.latitude,
     longitude: restaurant.longitude,
     timezone: restaurant.timezone,
-  } as Restaurant;
+  };
 }
 
 /** Restaurants linked to the partner, by id: "all restaurants accessible to the partner". */

@@ -4,6 +4,7 @@
  * @module
  */
 import { RESERVATION_EVENT_TYPES, type ReservationEventType } from '../../resources/event-names.js';
+import type { GuestTexts } from './guest-texts.js';
 
 /** Weekly opening period: seatings may start from `start` (inclusive) until `end` (exclusive). */
 export interface OpeningPeriod {
@@ -65,21 +66,16 @@ export interface RestaurantRecord {
 /** Who made a reservation: a partner through the API, or another channel (invisible to partners). */
 export type Channel = { kind: 'partner'; partnerId: string } | { kind: 'other'; name: string };
 
-export interface ReservationRecord {
+/** A reservation as the fake keeps it; the guest's text fields are those of `RESERVATION_FIELDS`. */
+export interface ReservationRecord extends GuestTexts {
   id: number;
   restaurantId: number;
   channel: Channel;
-  first_name: string;
-  last_name: string;
-  email: string | null;
-  phone: string | null;
   /** Epoch milliseconds. */
   start: number;
   durationMinutes: number;
   adults: number;
   children: number;
-  comment: string | null;
-  language: string | null;
   metadata: Record<string, unknown> | null;
   confirmation_mode: ConfirmationModeValue;
   createdAt: number;

@@ -4,6 +4,7 @@
  * attempts were made.
  * @module
  */
+import { MODIFIABLE_FIELDS } from '../../resources/reservation-fields.js';
 import { invalid, notFound } from '../backend/fake-error.js';
 import {
   cancelAsRestaurantOrCustomer,
@@ -54,7 +55,7 @@ export const RESTAURANT_ACTION_ROUTES: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations/:reservationId/modify',
-    body: '{by?, start_time?, adults?, children?, first_name?, last_name?, email?, phone?, comment?, language?}',
+    body: `{${['by', ...MODIFIABLE_FIELDS].map((field) => `${field}?`).join(', ')}}`,
     does: 'the restaurant or the customer modifies (RESERVATION_MODIFIED)',
     run: (call) =>
       restaurantAction(

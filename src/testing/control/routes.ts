@@ -4,6 +4,7 @@
  * Like moto's own `moto_api`, it is a service over the same backend as the partner API.
  * @module
  */
+import { createBodyFields } from '../../resources/reservation-fields.js';
 import { MAX_NAMED_SNAPSHOTS } from '../backend/backend.js';
 import { DIALECT_VALUES } from '../backend/dialects.js';
 import { FakeError, invalid, notFound } from '../backend/fake-error.js';
@@ -100,7 +101,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
   {
     method: 'POST',
     path: '/_fake/restaurants/:restaurantId/reservations',
-    body: '{start_time, adults, children?, first_name?, last_name?, email?, phone?, comment?, language?, metadata?, channel?}',
+    body: `{${[...createBodyFields(), 'channel?'].join(', ')}}`,
     does: 'a booking from another channel (takes capacity, invisible to partners, no event)',
     run: (call) =>
       created(call.backend.view(bookFromOtherChannel(call.backend, id(call.params.restaurantId), call.body))),
@@ -241,7 +242,7 @@ const ROUTE_HANDLERS: readonly ControlRouteHandler[] = [
       const value = requireObject(call.body).requestsPerSecond;
       if (value !== false && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)))
         throw invalid({ requestsPerSecond: ['Expected a positive number, or false for no limit.'] });
-      call.backend.setRateLimit(value as number | false);
+      call.backend.setRateLimit(value);
       return ok({ requestsPerSecond: call.backend.rateLimit });
     },
   },
@@ -434,7 +435,7 @@ function refuseUnknownKeys(body: unknown, keys: ReadonlySet<string>): void {
 function withoutTokens(response: Response, body: unknown): Response {
   if (!(response instanceof JsonResponse) || !response.serialized.includes('"apiToken"')) return response;
   const own = isPlainObject(body) && typeof body.apiToken === 'string' ? body.apiToken : undefined;
-  const redacted = JSON.parse(response.serialized, (key, value: unknown) =>
+  const redacted: unknown = JSON.parse(response.serialized, (key, value: unknown) =>
     key === 'apiToken' && typeof value === 'string' && value !== own ? null : value,
   );
   const headers: Record<string, string> = {};

@@ -47,7 +47,7 @@ export function createPartnersView(container: HTMLElement): (overview: LiveState
         const token = h('code', { className: 'partner-token' });
         const curl = h('code', { className: 'curl' });
         const copy = h('button', { type: 'button' }, 'Copy curl line', hiddenText(` for ${partner.name}`));
-        copy.addEventListener('click', async () => {
+        const copyLine = async () => {
           try {
             await navigator.clipboard.writeText(curl.textContent ?? '');
             announce('Curl line copied.');
@@ -56,7 +56,9 @@ export function createPartnersView(container: HTMLElement): (overview: LiveState
             getSelection()?.selectAllChildren(curl);
             announce('Curl line selected: press Ctrl+C to copy it.');
           }
-        });
+        };
+        // Nothing waits on a click: copyLine answers its own failure.
+        copy.addEventListener('click', () => void copyLine());
         return h(
           'li',
           { className: 'card' },

@@ -37,9 +37,15 @@ const number = (name: string, min: number, max: number, value: number) =>
   h('input', { type: 'number', name, min, max, step: 1, required: true, value, inputmode: 'numeric' });
 
 /** Reads the shared time and party fields of the modify and booking forms. */
+/** A text input's value ('' when absent: these forms hold no file inputs). */
+const textField = (data: FormData, name: string): string => {
+  const value = data.get(name);
+  return typeof value === 'string' ? value : '';
+};
+
 function readParty(form: HTMLFormElement): Record<string, unknown> {
   const data = new FormData(form);
-  const startTime = String(data.get('start_time') ?? '');
+  const startTime = textField(data, 'start_time');
   return {
     ...(startTime ? { start_time: startTime.length === 16 ? `${startTime}:00` : startTime } : {}),
     adults: Number(data.get('adults')),
@@ -280,9 +286,9 @@ function createBookingForm(
     const data = new FormData(form);
     const booking = {
       ...readParty(form),
-      channel: String(data.get('channel')),
-      first_name: String(data.get('first_name') ?? ''),
-      last_name: String(data.get('last_name') ?? ''),
+      channel: textField(data, 'channel'),
+      first_name: textField(data, 'first_name'),
+      last_name: textField(data, 'last_name'),
     };
     void act(
       form,
