@@ -81,22 +81,24 @@ function isRecord(value: unknown): boolean {
 class Issues {
   list: FieldIssue[] | undefined;
 
-  add(path: (string | number)[], code: string, message: string): void {
+  add(at: (string | number)[], key: string | undefined, code: string, message: string): void {
+    // The path is built only for an issue: a valid delivery allocates nothing per field.
+    const path = key === undefined ? at : [...at, key];
     (this.list ??= []).push({ field: path.join('.'), path, code, message });
   }
 
-  type(path: (string | number)[], expected: string, value: unknown): void {
-    this.add(path, 'invalid_type', `Invalid input: expected ${expected}, received ${received(value)}`);
+  type(path: (string | number)[], key: string | undefined, expected: string, value: unknown): void {
+    this.add(path, key, 'invalid_type', `Invalid input: expected ${expected}, received ${received(value)}`);
   }
 }
 
-function checkInt(value: unknown, path: (string | number)[], issues: Issues): void {
-  if (typeof value !== 'number' || !Number.isFinite(value)) issues.type(path, 'number', value);
-  else if (!Number.isInteger(value)) issues.type(path, 'int', value);
+function checkInt(value: unknown, path: (string | number)[], key: string | undefined, issues: Issues): void {
+  if (typeof value !== 'number' || !Number.isFinite(value)) issues.type(path, key, 'number', value);
+  else if (!Number.isInteger(value)) issues.type(path, key, 'int', value);
   else if (value > Number.MAX_SAFE_INTEGER)
-    issues.add(path, 'too_big', `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
+    issues.add(path, key, 'too_big', `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
   else if (value < Number.MIN_SAFE_INTEGER)
-    issues.add(path, 'too_small', `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`);
+    issues.add(path, key, 'too_small', `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`);
 }
 
 function checkPattern(
@@ -104,47 +106,59 @@ function checkPattern(
   pattern: RegExp,
   message: string,
   path: (string | number)[],
+  key: string | undefined,
   issues: Issues,
 ): void {
-  if (typeof value !== 'string') issues.type(path, 'string', value);
-  else if (!pattern.test(value)) issues.add(path, 'invalid_format', message);
+  if (typeof value !== 'string') issues.type(path, key, 'string', value);
+  else if (!pattern.test(value)) issues.add(path, key, 'invalid_format', message);
 }
 
 /** One field under its rule (an absent field reads as undefined, as in the schemas). */
-function checkField(rule: Rule, value: unknown, path: (string | number)[], issues: Issues): void {
+function checkField(
+  rule: Rule,
+  value: unknown,
+  path: (string | number)[],
+  key: string | undefined,
+  issues: Issues,
+): void {
   if (value === undefined && rule.endsWith('?')) return;
   if (value === null && rule.endsWith('??')) return;
   switch (rule) {
     case 'int':
     case 'int?':
     case 'int??':
-      return checkInt(value, path, issues);
+      return checkInt(value, path, key, issues);
     case 'string?':
     case 'string??':
-      if (typeof value !== 'string') issues.type(path, 'string', value);
+      if (typeof value !== 'string') issues.type(path, key, 'string', value);
       return;
     case 'boolean?':
-      if (typeof value !== 'boolean') issues.type(path, 'boolean', value);
+      if (typeof value !== 'boolean') issues.type(path, key, 'boolean', value);
       return;
     case 'dateTime?':
     case 'dateTime??':
-      return checkPattern(value, SERVICE_DATE_TIME_PATTERN, DATE_TIME_MESSAGE, path, issues);
+      return checkPattern(value, SERVICE_DATE_TIME_PATTERN, DATE_TIME_MESSAGE, path, key, issues);
     case 'duration??':
-      return checkPattern(value, DURATION_PATTERN, DURATION_MESSAGE, path, issues);
+      return checkPattern(value, DURATION_PATTERN, DURATION_MESSAGE, path, key, issues);
     case 'record??':
-      if (!isRecord(value)) issues.type(path, 'record', value);
+      if (!isRecord(value)) issues.type(path, key, 'record', value);
       return;
   }
 }
 
 /** A non-empty string (zod's `string().check(minLength(1))`, whose length check also looks at arrays). */
-function checkNonEmptyString(value: unknown, path: (string | number)[], issues: Issues): void {
-  if (typeof value !== 'string') issues.type(path, 'string', value);
+function checkNonEmptyString(
+  value: unknown,
+  path: (string | number)[],
+  key: string | undefined,
+  issues: Issues,
+): void {
+  if (typeof value !== 'string') issues.type(path, key, 'string', value);
   const length = (value as { length?: unknown } | null | undefined)?.length;
   if (value === null || value === undefined || length === undefined || (length as number) >= 1) return;
   const origin = Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : 'unknown';
   const units = { array: ' items', string: ' characters', unknown: '' }[origin];
-  issues.add(path, 'too_small', `Too small: expected ${origin} to ${units ? 'have' : 'be'} >=1${units}`);
+  issues.add(path, key, 'too_small', `Too small: expected ${origin} to ${units ? 'have' : 'be'} >=1${units}`);
 }
 
 /** `value` without an own `__proto__` key, as the schemas' copy leaves it (they never set a prototype). */
@@ -161,11 +175,11 @@ function checkReservation(
   issues: Issues,
 ): Record<string, unknown> | undefined {
   if (!isObject(reservation)) {
-    issues.type(path, 'object', reservation);
+    issues.type(path, undefined, 'object', reservation);
     return undefined;
   }
   for (const field in EVENT_RESERVATION_RULES) {
-    checkField(EVENT_RESERVATION_RULES[field]!, reservation[field], [...path, field], issues);
+    checkField(EVENT_RESERVATION_RULES[field]!, reservation[field], path, field, issues);
   }
   const metadata = reservation.metadata;
   const result = withoutProtoKey(reservation);
@@ -190,14 +204,14 @@ export function checkEnvelope(envelope: Record<string, unknown>, knownType: bool
   const { id, type } = envelope;
   let checkedId = id;
   if (typeof id === 'number' && Number.isSafeInteger(id)) checkedId = String(id);
-  else if (id === '') issues.add(['id'], 'too_small', 'Too small: expected string to have >=1 characters');
-  else if (typeof id !== 'string') issues.add(['id'], 'invalid_union', 'Invalid input');
+  else if (id === '') issues.add([], 'id', 'too_small', 'Too small: expected string to have >=1 characters');
+  else if (typeof id !== 'string') issues.add([], 'id', 'invalid_union', 'Invalid input');
   if (knownType) {
     if (envelope.event !== type)
-      issues.add(['event'], 'invalid_value', `Invalid input: expected "${String(type)}"`);
-  } else checkNonEmptyString(envelope.event, ['event'], issues);
-  checkField('dateTime??', envelope.created_at, ['created_at'], issues);
-  checkField('int??', envelope.restaurant_id, ['restaurant_id'], issues);
+      issues.add([], 'event', 'invalid_value', `Invalid input: expected "${String(type)}"`);
+  } else checkNonEmptyString(envelope.event, [], 'event', issues);
+  checkField('dateTime??', envelope.created_at, [], 'created_at', issues);
+  checkField('int??', envelope.restaurant_id, [], 'restaurant_id', issues);
   let reservation = envelope.reservation;
   // A test delivery's reservation is usually null or absent; an unknown event's is not checked.
   const checked = knownType && !(type === TEST_EVENT && (reservation === null || reservation === undefined));
