@@ -25,9 +25,6 @@ const ALLOWED = new Set([
   'src/transport/pacer.ts: pacer',
   'src/transport/pacer.ts: pacerLoading',
   'src/transport/diagnostics.ts: published',
-  'src/webhooks/events.ts: readWithSchemas',
-  'src/webhooks/events.ts: loadingSchemas',
-  'src/webhooks/event-schemas.ts: schemas',
   'src/testing/ui/serve.ts: loading',
   // Documented promises.
   'src/transport/shared-limiters.ts: limiters',
@@ -36,7 +33,7 @@ const ALLOWED = new Set([
   'src/transport/followed-services.ts: globalThis',
   'src/transport/secrets.ts: webhookTokens',
   'src/transport/secrets.ts: webhookTokensVersion',
-  'src/webhooks/receiver.ts: redaction',
+  'src/webhooks/redaction.ts: redaction',
   'src/transport/call.ts: processPrefix',
   'src/transport/call.ts: callCount',
   // The simulator page's script: one page per browser document, not part of the package's code.
@@ -75,12 +72,17 @@ const MUTATORS = ['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unsh
 /** Module-level mutable state in one file's text, by name. */
 export function moduleState(text: string): string[] {
   const found: string[] = [];
+  let offset = 0;
   for (const line of text.split('\n')) {
+    const start = offset;
+    offset += line.length + 1;
     const variable = /^(?:export )?let ([A-Za-z_$][\w$]*)/.exec(line);
     if (variable) found.push(variable[1]!);
     const collection = COLLECTION.exec(line);
     // A collection typed readonly (`ReadonlySet`, `readonly string[]`) is a constant table.
-    if (collection && !/:\s*(?:readonly |Readonly)/.test(line)) {
+    // So is an array literal `as const` (its statement ends `] as const;`).
+    const asConst = line.trimEnd().endsWith('[') && /^[^;]*\]\s*as const;/.test(text.slice(start));
+    if (collection && !asConst && !/:\s*(?:readonly |Readonly)/.test(line)) {
       const name = collection[1]!;
       // Changed in place, or handed to a function that may change it.
       const changed = new RegExp(`\\b${name}\\.(?:${MUTATORS.join('|')})\\(|[(,]\\s*${name}\\s*[,)]`);
@@ -99,6 +101,10 @@ describe('module-level state', () => {
       'export let cached: string | undefined;',
       'const cache = new Map<string, number>();',
       'const FIXED = new Set([1, 2]);',
+      'const NAMES = [',
+      "  'a',",
+      '] as const;',
+      'names(NAMES);',
       'const queue: number[] = [];',
       'const handed = new Map<string, number>();',
       'function f() { let local = 1; cache.set("a", local); queue.push(1); remember(handed, "a", 1); }',

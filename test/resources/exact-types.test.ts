@@ -119,7 +119,7 @@ describe('exact public types', () => {
       restaurants: 'Restaurant[]',
       profile: 'PartnerProfile',
       webhook: 'Webhook',
-      event: 'ReservationModifiedEvent',
+      event: 'ReservationEventOf<"RESERVATION_MODIFIED">',
     });
   });
 });
