@@ -26,7 +26,7 @@ const expected = {
   restaurants: 'Restaurant[]',
   profile: 'PartnerProfile',
   webhook: 'Webhook',
-  event: 'ReservationModifiedEvent',
+  event: 'ReservationEventOf<"RESERVATION_MODIFIED">',
 };
 for (const [name, type] of Object.entries(expected)) {
   if (hovers[name] !== type) throw new Error(`hover of ${name}: expected ${type}, got ${hovers[name]}`);

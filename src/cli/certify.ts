@@ -6,8 +6,9 @@
  * 5xx, and how long a delivery takes to be answered.
  * @module
  */
+import { RESERVATION_CONFIRMED, RESERVATION_MODIFIED } from '../resources/event-names.js';
 import { buildDelivery } from '../webhooks/delivery.js';
-import { DEFAULT_MAX_BODY_BYTES } from '../webhooks/receiver.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../webhooks/options.js';
 import {
   createOutput,
   createRedactor,
@@ -143,7 +144,7 @@ async function refusals(url: string, token: string, maxBodyBytes: number): Promi
   const padding = 'x'.repeat(maxBodyBytes + 1);
   const body = buildDelivery(
     {
-      event: 'RESERVATION_MODIFIED',
+      event: RESERVATION_MODIFIED,
       restaurantId: 1,
       reservation: reservation(testId(), { comment: padding }),
     },
@@ -151,7 +152,7 @@ async function refusals(url: string, token: string, maxBodyBytes: number): Promi
   ).body;
   const large = await send(url, body, `Bearer ${token}`);
   const refused = (answer: Answer) => answer.status !== null && answer.status >= 400 && answer.status < 500;
-  const notJson = await send(url, '{"event": "RESERVATION_CONFIRMED", ', `Bearer ${token}`);
+  const notJson = await send(url, `{"event": "${RESERVATION_CONFIRMED}", `, `Bearer ${token}`);
   return [
     verdict(
       'body over the limit',
@@ -193,7 +194,7 @@ export async function certify(options: {
   const skip = (name: string, why: string) =>
     results.push({ check: name, outcome: 'skipped', detail: why, answers: [] });
   const refusedAs401 = async (name: string, authorization: string | undefined, what: string) => {
-    const answer = await send(url, delivery('RESERVATION_CONFIRMED', testId()), authorization);
+    const answer = await send(url, delivery(RESERVATION_CONFIRMED, testId()), authorization);
     check(
       name,
       [answer],
@@ -203,7 +204,7 @@ export async function certify(options: {
     );
   };
 
-  const valid = await send(url, delivery('RESERVATION_CONFIRMED', testId()), `Bearer ${token}`);
+  const valid = await send(url, delivery(RESERVATION_CONFIRMED, testId()), `Bearer ${token}`);
   check(
     'valid delivery',
     [valid],
@@ -225,7 +226,7 @@ export async function certify(options: {
     await refusedAs401('retired token', `Bearer ${options.oldToken}`, 'the retired token (--old-token)');
   else skip('retired token', 'no --old-token given');
   if (options.nextToken) {
-    const next = await send(url, delivery('RESERVATION_CONFIRMED', testId()), `Bearer ${options.nextToken}`);
+    const next = await send(url, delivery(RESERVATION_CONFIRMED, testId()), `Bearer ${options.nextToken}`);
     check(
       'next token',
       [next],
@@ -235,7 +236,7 @@ export async function certify(options: {
     );
   } else skip('next token', 'no --next-token given');
 
-  const twice = delivery('RESERVATION_CONFIRMED', testId());
+  const twice = delivery(RESERVATION_CONFIRMED, testId());
   const first = await send(url, twice, `Bearer ${token}`);
   const again = await send(url, twice, `Bearer ${token}`);
   check(
@@ -249,12 +250,12 @@ export async function certify(options: {
   const id = testId();
   const later = await send(
     url,
-    delivery('RESERVATION_MODIFIED', id, { adults: 4 }, '2030-06-02T12:00:00Z'),
+    delivery(RESERVATION_MODIFIED, id, { adults: 4 }, '2030-06-02T12:00:00Z'),
     `Bearer ${token}`,
   );
   const earlier = await send(
     url,
-    delivery('RESERVATION_CONFIRMED', id, {}, '2030-06-02T11:00:00Z'),
+    delivery(RESERVATION_CONFIRMED, id, {}, '2030-06-02T11:00:00Z'),
     `Bearer ${token}`,
   );
   check(

@@ -8,6 +8,7 @@
  */
 import { DateTime } from 'luxon';
 import { ConflictError, PartnerApiError } from '../errors.js';
+import { RESERVATION_EVENT_TYPES } from '../resources/event-names.js';
 import type { PartnerClient } from '../client.js';
 import type { DoctorContext, Restaurant } from './doctor-checks.js';
 import { safeUrl } from './doctor-checks.js';
@@ -278,11 +279,7 @@ export async function probeWebhook(
       url: receiver ?? 'https://example.com/restaurant-partner-doctor',
       name,
       // No event reaches it while it lives: only the test delivery asked for.
-      subscribed_events: {
-        RESERVATION_CONFIRMED: false,
-        RESERVATION_MODIFIED: false,
-        RESERVATION_CANCELLED: false,
-      },
+      subscribed_events: Object.fromEntries(RESERVATION_EVENT_TYPES.map((event) => [event, false])),
     },
     { signal },
   );

@@ -7,6 +7,11 @@
  * @module
  */
 import { PartnerClient } from '../client.js';
+import {
+  RESERVATION_CANCELLED,
+  RESERVATION_CONFIRMED,
+  RESERVATION_MODIFIED,
+} from '../resources/event-names.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { ReservationChange } from '../sync/changes.js';
 import { createReservationSync } from '../sync/reservation-sync.js';
@@ -36,18 +41,18 @@ export function eventOf(change: Pick<ReservationChange, 'kind' | 'reservation'>)
   switch (change.kind) {
     case 'created':
       return reservation.cancelled
-        ? 'RESERVATION_CANCELLED'
+        ? RESERVATION_CANCELLED
         : reservation.confirmed
-          ? 'RESERVATION_CONFIRMED'
+          ? RESERVATION_CONFIRMED
           : undefined;
     case 'confirmed':
-      return 'RESERVATION_CONFIRMED';
+      return RESERVATION_CONFIRMED;
     case 'cancelled':
-      return 'RESERVATION_CANCELLED';
+      return RESERVATION_CANCELLED;
     case 'modified':
     case 'arrived':
     case 'no_show':
-      return 'RESERVATION_MODIFIED';
+      return RESERVATION_MODIFIED;
   }
 }
 

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PartnerClient } from '../client.js';
 import { connectFake } from '../testing/remote-fake.js';
-import { RESERVATION_EVENT_TYPES } from '../webhooks/events.js';
+import { RESERVATION_EVENT_TYPES } from '../resources/event-names.js';
 import {
   CommandFailure,
   createOutput,

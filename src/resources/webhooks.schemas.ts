@@ -3,11 +3,10 @@ import * as z from 'zod/mini';
 import { lazySchema, realSchema } from '../internal/lazy-schema.js';
 import { ServiceDateTimeString } from './shared.schemas.js';
 import { Reservation } from './reservations.schemas.js';
+import { RESERVATION_EVENT_TYPES } from './event-names.js';
 
 /** The reservation events of the spec. */
-export const WebhookEventType = /* @__PURE__ */ lazySchema(() =>
-  z.enum(['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED']),
-);
+export const WebhookEventType = /* @__PURE__ */ lazySchema(() => z.enum(RESERVATION_EVENT_TYPES));
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 /**

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { Clock } from '../transport/clock.js';
 import type { WebhookEvent } from '../webhooks/events.js';
-import type { WebhookReceiver } from '../webhooks/receiver.js';
+import type { WebhookReceiver } from '../webhooks/types.js';
 import type { OnChange } from './hand-over.js';
 import type { SyncStore, TransactionalSyncStore } from './store.js';
 

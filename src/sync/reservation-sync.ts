@@ -7,6 +7,12 @@
 import type { PartnerClient } from '../client.js';
 import { NotFoundError } from '../errors.js';
 import { createConsoleLogger } from '../logger.js';
+import {
+  isReservationEventType,
+  RESERVATION_CANCELLED,
+  RESERVATION_CONFIRMED,
+  RESERVATION_EVENT_TYPES,
+} from '../resources/event-names.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import { systemClock, type Clock } from '../transport/clock.js';
 import type { RequestOptions } from '../transport/transport.js';
@@ -42,8 +48,8 @@ export { LOOKBACK_MS } from './announce.js';
 
 const PAGE_SIZE = 100;
 const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
-  RESERVATION_CONFIRMED: 'confirmed',
-  RESERVATION_CANCELLED: 'cancelled',
+  [RESERVATION_CONFIRMED]: 'confirmed',
+  [RESERVATION_CANCELLED]: 'cancelled',
 };
 
 /** Reads one restaurant's list, page by page, each page with the time it was asked for. */
@@ -297,15 +303,14 @@ export function createReservationSync<Tx = undefined>(options: ReservationSyncOp
       if (!receiver || typeof receiver.on !== 'function')
         throw new TypeError('attach expects a webhook receiver (createWebhookReceiver)');
       const handler = (event: SyncEvent) => sync.ingest(event);
-      for (const type of ['RESERVATION_CONFIRMED', 'RESERVATION_MODIFIED', 'RESERVATION_CANCELLED'] as const)
-        receiver.on(type, handler);
+      for (const type of RESERVATION_EVENT_TYPES) receiver.on(type, handler);
       return receiver;
     },
 
     async ingest(event) {
       checkRunning();
-      const flag = EVENT_FLAGS[event?.type as string];
-      if (flag === undefined && event?.type !== 'RESERVATION_MODIFIED') return;
+      if (!isReservationEventType(event?.type)) return;
+      const flag = EVENT_FLAGS[event.type];
       const reservation = event.reservation as (Partial<Reservation> & { id?: unknown }) | null | undefined;
       if (!reservation || typeof reservation !== 'object' || !Number.isSafeInteger(reservation.id)) return;
       const restaurantId = event.restaurant_id;

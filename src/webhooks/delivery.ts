@@ -6,8 +6,7 @@
  */
 import type { Reservation } from '../resources/reservations.schemas.js';
 
-/** Event name of the delivery sent by `webhooks.test(id)`. */
-export const TEST_EVENT = 'TEST';
+export { TEST_EVENT } from '../resources/event-names.js';
 
 /**
  * The reservation a delivery carries. The receiver needs only `id` (a service may send only what

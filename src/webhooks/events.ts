@@ -7,18 +7,19 @@
  * not know is surfaced as an `unknown` event instead of being refused.
  * @module
  */
-import { SERVICE_DATE_TIME_PATTERN } from '../resources/patterns.js';
-import { isPlainReservationField } from '../resources/reservation-fields.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
-import { TEST_EVENT } from './delivery.js';
+import {
+  RESERVATION_CANCELLED,
+  RESERVATION_CONFIRMED,
+  RESERVATION_EVENT_TYPES,
+  RESERVATION_MODIFIED,
+  type ReservationEventType,
+  TEST_EVENT,
+} from '../resources/event-names.js';
+import { checkEnvelope } from './envelope-check.js';
 import { WebhookPayloadError } from './errors.js';
 
-/** Reservation events of the spec, in the order the spec lists them. */
-export const RESERVATION_EVENT_TYPES = [
-  'RESERVATION_CONFIRMED',
-  'RESERVATION_MODIFIED',
-  'RESERVATION_CANCELLED',
-] as const;
+export { RESERVATION_EVENT_TYPES };
 
 /** Discriminant of an event whose name this SDK version does not know. */
 export const UNKNOWN_EVENT = 'unknown';
@@ -50,28 +51,25 @@ export interface WebhookEventEnvelope {
   webhook_id?: number | string | null | undefined;
 }
 
+/**
+ * A reservation event: one per name in `RESERVATION_EVENT_TYPES` (the core's list of event
+ * names), with the reservation it is about.
+ */
+export interface ReservationEventOf<Name extends ReservationEventType> extends WebhookEventEnvelope {
+  type: Name;
+  event: Name;
+  reservation: WebhookReservation;
+}
 /** `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode). */
-export interface ReservationConfirmedEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_CONFIRMED';
-  event: 'RESERVATION_CONFIRMED';
-  reservation: WebhookReservation;
-}
+export type ReservationConfirmedEvent = ReservationEventOf<typeof RESERVATION_CONFIRMED>;
 /** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
-export interface ReservationModifiedEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_MODIFIED';
-  event: 'RESERVATION_MODIFIED';
-  reservation: WebhookReservation;
-}
+export type ReservationModifiedEvent = ReservationEventOf<typeof RESERVATION_MODIFIED>;
 /** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
-export interface ReservationCancelledEvent extends WebhookEventEnvelope {
-  type: 'RESERVATION_CANCELLED';
-  event: 'RESERVATION_CANCELLED';
-  reservation: WebhookReservation;
-}
+export type ReservationCancelledEvent = ReservationEventOf<typeof RESERVATION_CANCELLED>;
 /** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
 export interface TestEvent extends WebhookEventEnvelope {
-  type: 'TEST';
-  event: 'TEST';
+  type: typeof TEST_EVENT;
+  event: typeof TEST_EVENT;
   reservation?: WebhookReservation | null | undefined;
 }
 /**
@@ -84,23 +82,9 @@ export interface UnknownEvent extends WebhookEventEnvelope {
   reservation?: unknown;
 }
 /** Any reservation event. */
-export type ReservationEvent =
-  ReservationConfirmedEvent | ReservationModifiedEvent | ReservationCancelledEvent;
-
-type SchemaReader = (envelope: Record<string, unknown>) => WebhookEvent;
-let readWithSchemas: SchemaReader | undefined;
-let loadingSchemas: Promise<SchemaReader> | undefined;
-
-/**
- * Loads the envelope schemas (and zod): on the first delivery that needs them, or ahead of time.
- * zod is most of the receiver's memory, and the common well-formed delivery never needs it.
- */
-export function loadEventSchemas(): Promise<void> {
-  loadingSchemas ??= import('./event-schemas.js').then(
-    (module) => (readWithSchemas = module.parseWithSchemas),
-  );
-  return loadingSchemas.then(() => undefined);
-}
+export type ReservationEvent = {
+  [Name in ReservationEventType]: ReservationEventOf<Name>;
+}[ReservationEventType];
 
 /**
  * A verified delivery, discriminated by `type`.
@@ -115,10 +99,8 @@ export function loadEventSchemas(): Promise<void> {
  * ```
  */
 export type WebhookEvent = ReservationEvent | TestEvent | UnknownEvent;
-/** The `type` values of {@link WebhookEvent}. */
-export type WebhookEventName = WebhookEvent['type'];
-/** The member of {@link WebhookEvent} with the given `type`. */
-export type WebhookEventOf<Name extends WebhookEventName> = Extract<WebhookEvent, { type: Name }>;
+/** The member of {@link WebhookEvent} with the given `type` (`WebhookEventOf<'RESERVATION_CONFIRMED'>`). */
+export type WebhookEventOf<Name extends WebhookEvent['type']> = Extract<WebhookEvent, { type: Name }>;
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set<string>([...RESERVATION_EVENT_TYPES, TEST_EVENT]);
 
@@ -180,68 +162,12 @@ function normalizeEnvelope(
   return normalized;
 }
 
-// The fast path: the common, well-formed delivery (every field ours, with its exact type) is
-// recognised by hand and returned as it is, without the schema's copy. It accepts only what the
-// schemas accept (test/proofs/receiver.property.test.ts compares it with them); anything else,
-// an unknown field included, goes through the schemas, so their errors and tolerance are unchanged.
-const isOwnObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-const isInt = (value: unknown): boolean => Number.isSafeInteger(value);
-const isDateTime = (value: unknown): boolean =>
-  typeof value === 'string' && SERVICE_DATE_TIME_PATTERN.test(value);
-
-function isPlainDelivery(envelope: Record<string, unknown>): boolean {
-  const type = envelope.type;
-  if (type === UNKNOWN_EVENT || envelope.event !== type || !isOwnObject(envelope)) return false;
-  const id = envelope.id;
-  if (typeof id !== 'string' || id === '') return false;
-  for (const key in envelope) {
-    const value = envelope[key];
-    switch (key) {
-      case 'id':
-      case 'event':
-      case 'type':
-        break;
-      case 'created_at':
-        if (value !== null && !isDateTime(value)) return false;
-        break;
-      case 'restaurant_id':
-        if (value !== null && !isInt(value)) return false;
-        break;
-      case 'webhook_id':
-        if (value !== null && !isInt(value) && !(typeof value === 'string' && value !== '')) return false;
-        break;
-      case 'reservation':
-        if (!(value === null ? type === TEST_EVENT : isPlainReservation(value))) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  // A reservation event must carry its reservation; a test delivery may leave it out.
-  return type === TEST_EVENT || 'reservation' in envelope;
-}
-
-function isPlainReservation(reservation: unknown): boolean {
-  if (!isOwnObject(reservation) || !isInt(reservation.id)) return false;
-  // Which fields, and how each is checked, come from the table the Reservation schema is built from.
-  for (const key in reservation) if (!isPlainReservationField(key, reservation[key])) return false;
-  return true;
-}
-
 /**
- * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
- * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
- * `fastPath: false` reads every envelope through the schemas (the proofs compare the two).
- * Answers at once, except the first time the schemas are needed: they load then (see
- * {@link loadEventSchemas}), and the answer is a promise.
- * @throws {WebhookPayloadError} when the value is not an envelope (a promise rejects with it).
+ * A parsed JSON value as a normalised envelope (see {@link normalizeEnvelope}), before its fields
+ * are checked: an object naming its event.
+ * @throws {WebhookPayloadError} when it is not.
  */
-export function parseWebhookEvent(
-  json: unknown,
-  fallbackId: string | undefined,
-  { fastPath = true }: { fastPath?: boolean } = {},
-): WebhookEvent | Promise<WebhookEvent> {
+export function readEnvelope(json: unknown, fallbackId: string | undefined): Record<string, unknown> {
   if (!isPlainObject(json)) {
     throw new WebhookPayloadError(
       `Webhook body is JSON but not a delivery envelope: expected an object, got ${Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json}`,
@@ -258,7 +184,22 @@ export function parseWebhookEvent(
       },
     ]);
   }
-  if (fastPath && isPlainDelivery(envelope)) return envelope as unknown as WebhookEvent;
-  if (readWithSchemas) return readWithSchemas(envelope);
-  return loadEventSchemas().then(() => readWithSchemas!(envelope));
+  return envelope;
+}
+
+/**
+ * Reads a parsed JSON value as a delivery envelope. `fallbackId` is used as the delivery id when
+ * the envelope carries none (a digest of the body, so a retried delivery keeps its id).
+ * @throws {WebhookPayloadError} when the value is not an envelope, naming the fields and rules it breaks.
+ */
+export function parseWebhookEvent(json: unknown, fallbackId: string | undefined): WebhookEvent {
+  const envelope = readEnvelope(json, fallbackId);
+  const checked = checkEnvelope(envelope, envelope.type !== UNKNOWN_EVENT);
+  if (!checked.ok) {
+    throw new WebhookPayloadError(
+      `Webhook ${String(envelope.event)} delivery does not match the envelope`,
+      checked.issues,
+    );
+  }
+  return checked.event as unknown as WebhookEvent;
 }

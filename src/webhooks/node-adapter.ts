@@ -6,20 +6,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyCollector } from './body-collector.js';
-import type { Soon } from './dispatch.js';
+import type { Soon } from './time-limit.js';
 import {
   WebhookBodyTimeoutError,
   WebhookPayloadError,
   WebhookPayloadTooLargeError,
   WebhookRawBodyRequiredError,
 } from './errors.js';
-import {
-  OpenDelivery,
-  type DeliverySteps,
-  type ReceiveInput,
-  type WebhookReceiver,
-  type WebhookResult,
-} from './receiver.js';
+import { OpenDelivery, type DeliverySteps } from './receiver.js';
+import type { ReceiveInput, WebhookReceiver, WebhookResult } from './types.js';
 
 /**
  * A `(req, res, next?)` handler for `node:http` servers and Express. It always answers the

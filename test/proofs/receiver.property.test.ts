@@ -15,9 +15,9 @@ import {
   createWebhookReceiver,
   isWebhookError,
   WebhookError,
-  type WebhookLogger,
   type WebhookReceiver,
 } from 'restaurant-partner-sdk/webhooks';
+import type { Logger as WebhookLogger } from 'restaurant-partner-sdk';
 import { deliveryEnvelope, hostileValue, jsonValue, reservationResponse } from './support/arbitraries.js';
 
 const TOKEN = 'whk_proof_9d3f6a1c7e2b4058a6c1d9e3f7b20a4c';

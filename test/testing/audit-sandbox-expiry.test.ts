@@ -20,13 +20,16 @@ afterEach(async () => {
   audit = receiver = undefined;
 });
 
+const IDLE_MS = 3000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('an idle sandbox stops delivering when it expires, with no request to sweep it', async () => {
   audit = await startAudit({
-    // Retries every 150 ms of the sandbox's running clock, for 4 s: a sandbox left alive keeps sending.
-    deliveries: { retryDelaysMs: Array.from({ length: 25 }, () => 150), timeoutMs: 1000 },
-    sandboxes: { idleTimeoutMs: 400 },
+    // Retries every 150 ms of the sandbox's running clock, for 12 s: a sandbox left alive keeps
+    // sending. The idle end is 3 s so that setting up (four requests) never outlasts it on a
+    // loaded machine; the run stays well inside the retries either way.
+    deliveries: { retryDelaysMs: Array.from({ length: 80 }, () => 150), timeoutMs: 1000 },
+    sandboxes: { idleTimeoutMs: IDLE_MS },
   });
   receiver = await startReceiver({ status: 500 });
   const created = await audit.control('POST', 'sandboxes', { rateLimit: false });
@@ -37,15 +40,15 @@ it('an idle sandbox stops delivering when it expires, with no request to sweep i
   expect(cancelled.status).toBe(200);
   const lastRequestAt = performance.now();
   expect(receiver.bodies.length).toBeGreaterThanOrEqual(1);
-  // Well past the idle end (400 ms after the last request), no request reaches the server.
-  await sleep(1200);
+  // Well past the idle end (IDLE_MS after the last request), no request reaches the server.
+  await sleep(IDLE_MS + 800);
   const afterExpiry = receiver.bodies.length;
   await sleep(1500);
   // Nothing more came after the sandbox ended, although its retries would have run every 150 ms.
   expect(receiver.bodies.length).toBe(afterExpiry);
   // At most the attempts due before the idle end (plus one in flight at it) were made.
   expect(afterExpiry).toBeLessThanOrEqual(Math.ceil((performance.now() - lastRequestAt) / 150));
-  expect(afterExpiry).toBeLessThan(12);
+  expect(afterExpiry).toBeLessThan((IDLE_MS + 800) / 150);
   const gone = await audit.control('GET', 'clock', undefined, prefix);
   expect(gone.status).toBe(404);
 });

@@ -5,12 +5,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  buildDelivery,
-  createWebhookReceiver,
-  DEFAULT_BODY_TIMEOUT_MS,
-  type WebhookReceiver,
-} from 'restaurant-partner-sdk/webhooks';
+import { buildDelivery, createWebhookReceiver, type WebhookReceiver } from 'restaurant-partner-sdk/webhooks';
+import { DEFAULT_BODY_TIMEOUT_MS } from '../../src/webhooks/options.js';
 import { TOKEN } from './helpers.js';
 import { startFetchStyleServer, startNodeServer, type RunningServer } from './servers.js';
 import { reservation } from '../support/reservation.js';

@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import {
   buildDeliveryRequest,
   createWebhookReceiver,
-  type DeliveryReservation,
+  type DeliveryContent,
 } from 'restaurant-partner-sdk/webhooks';
+
+type DeliveryReservation = NonNullable<DeliveryContent['reservation']>;
 import { TOKEN } from './helpers.js';
 
 describe('buildDeliveryRequest', () => {

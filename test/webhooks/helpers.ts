@@ -1,4 +1,4 @@
-import type { WebhookLogger } from 'restaurant-partner-sdk/webhooks';
+import type { Logger as WebhookLogger } from 'restaurant-partner-sdk';
 
 export const TOKEN = 'whk_live_4f9c2b7e1d8a6035e2c94b1f7a0d3e6c';
 export const OTHER_TOKEN = 'whk_live_0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e';

@@ -6,14 +6,16 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   buildDelivery,
   createWebhookReceiver,
-  type ReservationModifiedEvent,
   type WebhookEvent,
+  type WebhookEventOf,
   WebhookConfigurationError,
   WebhookHandlerError,
 } from 'restaurant-partner-sdk/webhooks';
 import { captureLogger, OTHER_TOKEN, TOKEN } from './helpers.js';
 import { basicAuthorization } from '../support/basic-auth.js';
 import { reservation } from '../support/reservation.js';
+
+type ReservationModifiedEvent = WebhookEventOf<'RESERVATION_MODIFIED'>;
 
 const URL_ = 'http://partner.test/webhooks';
 const confirmed = () =>

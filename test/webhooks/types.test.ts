@@ -6,13 +6,15 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   buildDelivery,
   createWebhookReceiver,
-  type ReservationCancelledEvent,
-  type TestEvent,
-  type UnknownEvent,
   type WebhookReservation,
   type WebhookEvent,
-  type WebhookEventName,
+  type WebhookEventOf,
 } from 'restaurant-partner-sdk/webhooks';
+
+type WebhookEventName = WebhookEvent['type'];
+type ReservationCancelledEvent = WebhookEventOf<'RESERVATION_CANCELLED'>;
+type TestEvent = WebhookEventOf<'TEST'>;
+type UnknownEvent = WebhookEventOf<'unknown'>;
 
 import { TOKEN } from './helpers.js';
 import { reservation } from '../support/reservation.js';

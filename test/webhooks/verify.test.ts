@@ -3,7 +3,6 @@ import {
   buildDelivery,
   buildDeliveryRequest,
   createWebhookReceiver,
-  PartnerSdkError,
   WebhookError,
   WebhookPayloadError,
   WebhookPayloadTooLargeError,
@@ -12,6 +11,7 @@ import {
   WebhookVerificationError,
   type WebhookEvent,
 } from 'restaurant-partner-sdk/webhooks';
+import { PartnerSdkError } from 'restaurant-partner-sdk';
 import { OTHER_TOKEN, TOKEN } from './helpers.js';
 import { basicAuthorization } from '../support/basic-auth.js';
 import { reservation } from '../support/reservation.js';

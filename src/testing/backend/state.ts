@@ -3,6 +3,7 @@
  * is a structured clone and two fakes never share anything.
  * @module
  */
+import { RESERVATION_EVENT_TYPES, type ReservationEventType } from '../../resources/event-names.js';
 import type { GuestTexts } from './guest-texts.js';
 
 /** Weekly opening period: seatings may start from `start` (inclusive) until `end` (exclusive). */
@@ -86,12 +87,9 @@ export interface ReservationRecord extends GuestTexts {
   noShowAt: number | null;
 }
 
-export const EVENT_TYPES = [
-  'RESERVATION_CONFIRMED',
-  'RESERVATION_MODIFIED',
-  'RESERVATION_CANCELLED',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The events the fake sends (the core's list: see src/resources/event-names.ts). */
+export const EVENT_TYPES = RESERVATION_EVENT_TYPES;
+export type EventType = ReservationEventType;
 
 export interface WebhookRecord {
   id: number;

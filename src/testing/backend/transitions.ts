@@ -4,6 +4,11 @@
  * is silent, is one row here; the backend applies rows, it never re-states them as guards.
  * @module
  */
+import {
+  RESERVATION_CANCELLED,
+  RESERVATION_CONFIRMED,
+  RESERVATION_MODIFIED,
+} from '../../resources/event-names.js';
 import { invalidTransition } from './fake-error.js';
 import type { EventType, ReservationRecord } from './state.js';
 
@@ -29,7 +34,7 @@ export const TRANSITIONS: {
   confirm: {
     created: {
       to: 'confirmed',
-      event: 'RESERVATION_CONFIRMED',
+      event: RESERVATION_CONFIRMED,
       because:
         'spec: "created (asynchronous) | restaurant confirms manually | confirmed | event RESERVATION_CONFIRMED is sent"',
     },
@@ -37,25 +42,25 @@ export const TRANSITIONS: {
   modify: {
     created: {
       to: 'created',
-      event: 'RESERVATION_MODIFIED',
+      event: RESERVATION_MODIFIED,
       because:
         'spec: "created or confirmed | modification by the restaurant or the customer | unchanged state"',
     },
     confirmed: {
       to: 'confirmed',
-      event: 'RESERVATION_MODIFIED',
+      event: RESERVATION_MODIFIED,
       because: 'spec: "created or confirmed | modification ... | unchanged state"',
     },
   },
   cancel: {
     created: {
       to: 'cancelled',
-      event: 'RESERVATION_CANCELLED',
+      event: RESERVATION_CANCELLED,
       because: 'spec: "It can be cancelled at any point before arrival"',
     },
     confirmed: {
       to: 'cancelled',
-      event: 'RESERVATION_CANCELLED',
+      event: RESERVATION_CANCELLED,
       because: 'spec: "created or confirmed | PATCH with action=cancel | cancelled"',
     },
     cancelled: {
