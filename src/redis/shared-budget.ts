@@ -5,86 +5,47 @@
  * Redis says the request before has ended a window ago, reports when its own request ended, and
  * paces alone in its own slots, at half the rate, while Redis does not answer.
  *
- * Why the chain: a slot is a time on Redis's clock, but a request leaves its process later, and on
- * a loaded host much later (measured: 40 ms typical, 300 ms at worst between a grant and the answer
- * beside one CPU-bound process on 2 cores). Two processes' requests whose slots were a spacing
- * apart then reach the service closer than its window. Counting the window from when the request
- * before was reported ended (an answer came, so the service had it) holds however late it left.
+ * Its parts stand apart: the timing figures in `shared-budget-timing.ts` (with why requests form a
+ * chain), the calls to the scripts in `shared-budget-scripts.ts`, Redis's clock in `redis-clock.ts`,
+ * the own slots' arithmetic in `own-slots.ts`. This file keeps the line and the modes.
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../logger.js';
-import { checkPriority, type AcquireOptions, type Priority } from '../transport/rate-limiter.js';
+import {
+  checkPriority,
+  type AcquireOptions,
+  type Priority,
+  type RateLimitSlot,
+} from '../transport/rate-limiter.js';
 import { WaitingLine } from '../transport/waiting-line.js';
 import {
   createRateLimiter,
-  grantSpacingMs,
   prepareFirstRequest,
   RateLimitQueueFullError,
-  serviceWindow,
   type LocalRateLimiter,
 } from '../transport/throttle.js';
-import { createScriptRunner, type RedisClient, type ScriptRunner } from './connection.js';
-import type { RedisRateLimiter } from './rate-limiter.js';
-import { END, GO, PAUSE, PEEK, TAKE } from './rate-limiter-scripts.js';
-import type { RateLimitSlot } from '../transport/rate-limiter.js';
+import type { RedisRateLimiter, RedisRateLimiterOptions } from './rate-limiter.js';
+import { askFitsBefore, hasEvenSlot, nextEvenSlot, ownSlotsFrom, type OwnSlots } from './own-slots.js';
+import { RedisClock } from './redis-clock.js';
+import { BudgetScripts, UNREPORTED } from './shared-budget-scripts.js';
+import {
+  budgetTiming,
+  HEARTBEAT_MS,
+  HOLD_POLL_MS,
+  LONG_OUTAGE_TRIES,
+  type BudgetTiming,
+} from './shared-budget-timing.js';
 
-/** The checked options of one shared budget. */
-export interface SharedBudgetSettings {
-  redis: RedisClient;
-  partnerId: string;
-  requestsPerSecond: number;
-  maxQueue: number;
-  keyPrefix: string;
-  commandTimeoutMs: number;
-  fallbackRequestsPerSecond: number;
-  retryRedisAfterMs: number;
-  logger: Logger;
-}
-
-/**
- * How often a process waiting for its turn asks Redis again, at the longest. Each answer brings
- * the slots up to date (a request that left late moves later slots back): a process that has
- * to pace alone when Redis stops answering paces on what it heard last, so it hears often.
- */
-const HEARTBEAT_MS = 250;
-
-/** How often a process whose slot has come asks again while the request before it is still out. */
-const HOLD_POLL_MS = 20;
-
-/** After this many tries at Redis, a process with no slot of its own paces at the fallback rate. */
-const LONG_OUTAGE_TRIES = 10;
-
-/** A grant nobody reports on (pacing alone: Redis is not there to hear it). */
-const UNREPORTED: RateLimitSlot = { end: () => undefined };
-
-/** This process's slots on the lattice (local clock): the next one, and how many slots apart they come. */
-interface OwnSlots {
-  anchor: number;
-  next: number;
-  cycle: number;
-}
+/** The checked options of one shared budget: every option of the limiter, its default filled in. */
+export type SharedBudgetSettings = Required<RedisRateLimiterOptions>;
 
 export class SharedBudget implements RedisRateLimiter {
   readonly kind = 'redis';
   readonly requestsPerSecond: number;
   readonly #settings: SharedBudgetSettings;
-  readonly #spacing: number;
-  readonly #tolerance: number;
-  readonly #reserveAfter: number;
-  /** The service's window between two requests, as the chain counts it (a rounding margin on top). */
-  readonly #window: number;
-  /** How long a request granted without Redis's knowledge may still take to reach the service. */
-  readonly #assumeOut: number;
-  /** How long a request may stay out unreported before the next goes (its process died or stalled). */
-  readonly #holdMax: number;
-  /** How late a slot may still be used when pacing alone. */
-  readonly #aloneTolerance: number;
-  readonly #recoveryMs: number;
-  readonly #keyTtlMs: number;
-  readonly #keys: string[];
+  readonly #timing: BudgetTiming;
   readonly #processId = randomUUID();
-  readonly #runner: ScriptRunner;
+  readonly #scripts: BudgetScripts;
   /** Paces this process when it knows no slot of its own (Redis never answered, or it had no place in the queue). */
   readonly #local: LocalRateLimiter;
   readonly #line = new WaitingLine<RateLimitSlot>();
@@ -112,41 +73,9 @@ export class SharedBudget implements RedisRateLimiter {
 
   constructor(settings: SharedBudgetSettings) {
     this.#settings = settings;
-    const { requestsPerSecond, commandTimeoutMs, retryRedisAfterMs, logger } = settings;
-    this.requestsPerSecond = requestsPerSecond;
-    const interval = 1000 / requestsPerSecond;
-    // The slots' pace: 3 % over the interval, at most 30 ms (97 % at best). It is not what keeps
-    // requests a window apart at the service (a busy host delays a request by far more): the
-    // chain does (see GO), and pacing alone uses every other slot.
-    this.#spacing = Math.max(grantSpacingMs(requestsPerSecond), interval + Math.min(interval * 0.03, 30));
-    // How late the head may come for its slot before Redis takes it as missed, or an idle lattice
-    // starts again: half the margin the service's window allows.
-    this.#tolerance = Math.max(1, 0.5 * (this.#spacing - interval) * serviceWindow(requestsPerSecond).count);
-    // The head reserves its slot this long after the slot before it has come.
-    this.#reserveAfter = Math.min(this.#spacing / 4, 150);
-    // Requests a whole interval apart on the service's clock (it stamps whole milliseconds).
-    this.#window = interval + 2;
-    // Longer than a request was ever seen to take from its grant to its answer on a loaded host
-    // (300 ms beside a CPU-bound process on 2 cores), at most half an interval.
-    this.#assumeOut = Math.min(500, interval / 2);
-    this.#holdMax = this.#assumeOut;
-    // Pacing alone keeps a whole interval between two processes' slots (every other slot):
-    // a timer that much late still leaves most of it.
-    this.#aloneTolerance = Math.min(200, interval / 5);
-    // After an outage, processes keep to their own slots until every one of them has had time to
-    // find Redis again (each asks every retryRedisAfterMs, each ask bounded by commandTimeoutMs).
-    this.#recoveryMs = 2 * retryRedisAfterMs + 2 * commandTimeoutMs + this.#spacing;
-    // An empty lattice costs the next grant a wait (it may follow a request just sent): the keys
-    // outlive a minute of silence.
-    this.#keyTtlMs = Math.ceil(Math.max(60_000, 4 * this.#spacing));
-    // One hash tag, so the keys live on one slot of a Redis Cluster.
-    const base = `${settings.keyPrefix}{${settings.partnerId}}`;
-    this.#keys = [`${base}:lattice`, `${base}:interactive`, `${base}:background`, `${base}:pause`];
-    this.#runner = createScriptRunner(settings.redis, commandTimeoutMs, (error) =>
-      logger.debug?.('Redis client error (handled by the rate limiter)', {
-        message: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    this.requestsPerSecond = settings.requestsPerSecond;
+    this.#timing = budgetTiming(settings);
+    this.#scripts = new BudgetScripts(settings, this.#timing);
     this.#local = createRateLimiter({
       requestsPerSecond: settings.fallbackRequestsPerSecond,
       maxQueue: settings.maxQueue,
@@ -173,7 +102,7 @@ export class SharedBudget implements RedisRateLimiter {
     this.#local.pause(ms);
     if (this.#mode !== 'shared') return;
     // Everyone else waits too; a failure here shows up (and is reported) at the next grant.
-    await this.#runner.run(PAUSE, [this.#keys[3]!], [Math.ceil(ms)]).catch(() => undefined);
+    await this.#scripts.pause(ms).catch(() => undefined);
   }
 
   get queueDepth(): number {
@@ -187,22 +116,11 @@ export class SharedBudget implements RedisRateLimiter {
   async estimateWaitMs(priority?: Priority): Promise<number> {
     const checked = checkPriority(priority);
     const localAhead = this.#line.ahead(checked);
-    let answer: number[];
-    try {
-      answer = ((await this.#runner.run(PEEK, this.#keys, [])) as unknown[]).map(Number);
-    } catch {
-      // Redis unreachable: this process paces alone.
-      return this.#local.estimateWaitMs(priority);
-    }
-    const [last, anchor, redisNow, interactive, total, pauseMs] = answer as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
-    const spacing = this.#spacing;
+    const answer = await this.#scripts.peek().catch(() => undefined);
+    // Redis unreachable: this process paces alone.
+    if (!answer) return this.#local.estimateWaitMs(priority);
+    const { last, anchor, redisNow, interactive, total, pauseMs } = answer;
+    const spacing = this.#timing.spacing;
     const ahead = checked === 'interactive' ? interactive : total;
     const nextSlotInMs = Math.max(0, anchor + (last + 1) * spacing - redisNow);
     const own = Math.max(0, this.#pausedUntil - Date.now(), pauseMs);
@@ -234,10 +152,6 @@ export class SharedBudget implements RedisRateLimiter {
     }).finally(() => (this.#sleeper = undefined));
   }
 
-  #slotAt(slots: OwnSlots): number {
-    return slots.anchor + slots.next * this.#spacing;
-  }
-
   #grantHead(slot: RateLimitSlot = UNREPORTED): void {
     this.#line.grantHead(slot);
     this.#freshProcess = false;
@@ -267,13 +181,13 @@ export class SharedBudget implements RedisRateLimiter {
     // been granted to another process while this one's command was out): nothing goes alone
     // before they have reached the service a window ago.
     if (this.#mode === 'shared') {
-      this.#aloneFrom = Date.now() + this.#window + this.#assumeOut;
+      this.#aloneFrom = Date.now() + this.#timing.window + this.#timing.assumeOut;
       this.#outageSince = Date.now();
     }
     if (this.#mode === 'shared' && !this.#ownSlots) {
       // No slot of its own known: a command that timed out may still have taken one in Redis, and
       // a slow moment often passes by the next try; no local grant before one window and one retry.
-      this.#local.pause(this.#window + this.#assumeOut + retryRedisAfterMs);
+      this.#local.pause(this.#timing.window + this.#timing.assumeOut + retryRedisAfterMs);
     }
     this.#mode = 'alone';
     // A recovery that was under way is over: this process's own slots are all its own again.
@@ -305,15 +219,14 @@ export class SharedBudget implements RedisRateLimiter {
 
   /**
    * Without Redis: sends in this process's own slots of the lattice, the ones the queue would
-   * have given it, and only in the even ones: no two processes meet, and a whole interval lies
-   * between two of them however late a request leaves its process. A process that has no such
+   * have given it, and only in the even ones (see `own-slots.ts`). A process that has no such
    * slot but knows the budget is shared sends nothing until Redis is back; one that never heard
    * from Redis paces on its own at the fallback rate.
    */
   async #paceAlone(): Promise<void> {
     const now = Date.now();
     const slots = this.#ownSlots;
-    if (!slots || (slots.cycle % 2 === 0 && slots.next % 2 !== 0)) {
+    if (!hasEvenSlot(slots)) {
       if (now >= this.#retryRedisAt) await this.#take();
       else if (
         this.#mode === 'recovering' ||
@@ -325,13 +238,10 @@ export class SharedBudget implements RedisRateLimiter {
       else await this.#serveLocally();
       return;
     }
-    const earliest = Math.max(now - this.#aloneTolerance, this.#aloneFrom);
-    while (this.#slotAt(slots) < earliest || slots.next % 2 !== 0) slots.next += slots.cycle;
-    const at = this.#slotAt(slots);
+    const { spacing, aloneTolerance } = this.#timing;
+    const at = nextEvenSlot(slots, Math.max(now - aloneTolerance, this.#aloneFrom), spacing);
     const { commandTimeoutMs } = this.#settings;
-    // Asking Redis can take up to commandTimeoutMs: ask when that cannot make this process miss
-    // its slot (unless its slots come so often that it never could).
-    const askFits = at - now > commandTimeoutMs + 50 || slots.cycle * this.#spacing < commandTimeoutMs + 100;
+    const askFits = askFitsBefore(slots, at, now, spacing, commandTimeoutMs);
     if (slots.next >= this.#switchIndex || (now >= this.#retryRedisAt && askFits)) {
       if (now >= this.#retryRedisAt) await this.#take();
       else await this.#sleep(this.#retryRedisAt - now);
@@ -341,7 +251,7 @@ export class SharedBudget implements RedisRateLimiter {
     await this.#sleep((wakeForRedis ? this.#retryRedisAt : at) - now);
     if (wakeForRedis || this.#line.size === 0) return;
     const granted = Date.now();
-    if (granted - at <= this.#aloneTolerance && granted >= this.#pausedUntil) this.#grantAlone();
+    if (granted - at <= this.#timing.aloneTolerance && granted >= this.#pausedUntil) this.#grantAlone();
     slots.next += slots.cycle;
   }
 
@@ -361,14 +271,7 @@ export class SharedBudget implements RedisRateLimiter {
     const sentAt = Date.now();
     let answer: unknown[];
     try {
-      answer = (await this.#runner.run(GO, this.#keys, [
-        reservation.index,
-        clock.known ? (clock.toRedis(sentAt) + commandTimeoutMs - 10).toFixed(3) : '',
-        this.#spacing,
-        this.#window,
-        this.#holdMax,
-        this.#keyTtlMs,
-      ])) as unknown[];
+      answer = await this.#scripts.go(reservation.index, clock.deadline(sentAt, commandTimeoutMs));
     } catch (error) {
       this.#enterOutage(error);
       return;
@@ -393,29 +296,12 @@ export class SharedBudget implements RedisRateLimiter {
       reservation.at = receivedAt + (ms > 0 ? ms : HOLD_POLL_MS);
     } else if (this.#line.size > 0) {
       this.#reservation = undefined;
-      this.#grantHead(this.#reportTo(reservation.index));
+      this.#grantHead(this.#scripts.reportTo(reservation.index));
     } else {
       // Granted in Redis, but the caller left meanwhile: nothing goes in this slot.
       this.#reservation = undefined;
-      void this.#runner
-        .run(END, [this.#keys[0]!], [reservation.index, 'unsent', this.#window])
-        .catch(() => undefined);
+      this.#scripts.end(reservation.index, true);
     }
-  }
-
-  /** The slot handed to the caller: when its request ends, Redis hears of it and the next may go. */
-  #reportTo(index: number): RateLimitSlot {
-    let reported = false;
-    return {
-      end: (outcome) => {
-        if (reported) return;
-        reported = true;
-        // A report that does not reach Redis holds the next request back (at most #holdMax).
-        void this.#runner
-          .run(END, [this.#keys[0]!], [index, outcome === 'unsent' ? 'unsent' : '', this.#window])
-          .catch(() => undefined);
-      },
-    };
   }
 
   /** Which priority this process's queue place should have once its head is served. */
@@ -439,23 +325,16 @@ export class SharedBudget implements RedisRateLimiter {
       slots && (this.#mode === 'alone' || (this.#mode === 'recovering' && sentAt < this.#switchAt));
     let answer: unknown[];
     try {
-      answer = (await this.#runner.run(TAKE, this.#keys, [
-        this.#processId,
-        head.priority,
-        this.#priorityAfterHead(),
-        this.#spacing,
-        clock.known ? (clock.toRedis(sentAt) + commandTimeoutMs - 10).toFixed(3) : '',
-        claiming ? slots.next : '',
-        claiming ? clock.toRedis(slots.anchor).toFixed(3) : '',
-        claiming ? slots.cycle : '',
-        this.#recoveryMs,
-        this.#tolerance,
-        this.#keyTtlMs,
-        this.#assumeOut,
-        this.#reserveAfter,
-        this.#lastAloneGrant === undefined ? '' : (sentAt - this.#lastAloneGrant).toFixed(3),
-        this.#window,
-      ])) as unknown[];
+      answer = await this.#scripts.take({
+        processId: this.#processId,
+        priority: head.priority,
+        priorityAfterHead: this.#priorityAfterHead(),
+        deadline: clock.deadline(sentAt, commandTimeoutMs),
+        claim: claiming
+          ? { next: slots.next, anchor: clock.toRedis(slots.anchor).toFixed(3), cycle: slots.cycle }
+          : undefined,
+        sinceAloneGrant: this.#lastAloneGrant === undefined ? '' : (sentAt - this.#lastAloneGrant).toFixed(3),
+      });
     } catch (error) {
       this.#enterOutage(error);
       return;
@@ -500,55 +379,20 @@ export class SharedBudget implements RedisRateLimiter {
   #onReserved([, index, anchor, , total, position, slot]: number[]): void {
     this.#backInQueue();
     this.#reservation = { index: index!, at: this.#clock.toLocal(slot!) };
-    this.#ownSlots =
-      position! >= 0
-        ? { anchor: this.#clock.toLocal(anchor!), next: index! + 1 + position!, cycle: Math.max(1, total!) }
-        : undefined;
+    this.#ownSlots = ownSlotsFrom(this.#clock.toLocal(anchor!), index! + 1, position!, total!);
   }
 
   /** `{'wait', position, last, anchor, now, total}`: not this process's turn yet. */
   async #onWait([, position, last, anchor, , total]: number[]): Promise<void> {
     this.#backInQueue();
-    const spacing = this.#spacing;
+    const spacing = this.#timing.spacing;
     const localAnchor = this.#clock.toLocal(anchor!);
     const cycle = Math.max(1, total!);
-    this.#ownSlots = position! >= 0 ? { anchor: localAnchor, next: last! + 1 + position!, cycle } : undefined;
+    this.#ownSlots = ownSlotsFrom(localAnchor, last! + 1, position!, total!);
     // This process may reserve once the slot before its own has come.
-    const turnAt = localAnchor + (last! + Math.max(0, position!)) * spacing + this.#reserveAfter;
+    const turnAt = localAnchor + (last! + Math.max(0, position!)) * spacing + this.#timing.reserveAfter;
     const now = Date.now();
     this.#line.shedLate(now, turnAt + spacing - now, cycle * spacing);
     if (this.#line.size > 0) await this.#sleep(Math.min(Math.max(1, turnAt - now + 1), HEARTBEAT_MS), true);
-  }
-}
-
-/**
- * How this process's clock reads the Redis server's: a host's clock may be off by seconds, and the
- * limiter sends at slots timed by Redis. Each answer tells Redis's time when it ran; the answer
- * reaches this process some time later (more on a busy host, where it can be tens of
- * milliseconds). The smallest difference seen, local arrival minus Redis time, is the offset plus
- * the shortest trip back: reading Redis times through it puts a slot no earlier than it is, and
- * later by that shortest trip only (well under a millisecond on a quiet host). A slot read early
- * would bring a request closer to the one before it than the service allows.
- */
-class RedisClock {
-  #offset = 0;
-  #measuredAt = Number.NEGATIVE_INFINITY;
-  known = false;
-
-  observe(redisNow: number, receivedAt: number): void {
-    const offset = receivedAt - redisNow;
-    // A smaller one replaces it, or any one once it is a minute old (the host's clock may be set).
-    if (this.known && offset > this.#offset && receivedAt - this.#measuredAt < 60_000) return;
-    this.#offset = offset;
-    this.#measuredAt = receivedAt;
-    this.known = true;
-  }
-
-  toLocal(redisTime: number): number {
-    return redisTime + this.#offset;
-  }
-
-  toRedis(localTime: number): number {
-    return localTime - this.#offset;
   }
 }

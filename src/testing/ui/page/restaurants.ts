@@ -7,17 +7,11 @@
 import type { LiveState } from '../../control/live-state.js';
 import { act } from './act.js';
 import { actions } from './api.js';
+import { createBookingForm, number, readParty } from './booking-form.js';
 import { fakeNow } from './clock-view.js';
 import { field, h, setText, show, syncList, uniqueId } from './dom.js';
-import {
-  describeOpeningPeriod,
-  formatLocalTime,
-  localInputDaysAhead,
-  toLocalInput,
-  wallTime,
-} from './format.js';
+import { describeOpeningPeriod, formatLocalTime, toLocalInput, wallTime } from './format.js';
 
-type Restaurant = LiveState['restaurants'][number];
 type Reservation = LiveState['reservations'][number];
 
 /** The state as the spec's state table names it, from the reservation's booleans. */
@@ -32,26 +26,6 @@ const MODES: Record<string, string> = {
   CONFIRMATION_MODE_SYNCHRONOUS: 'synchronous (confirmed when booked)',
   CONFIRMATION_MODE_ASYNCHRONOUS: 'asynchronous (the restaurant confirms)',
 };
-
-const number = (name: string, min: number, max: number, value: number) =>
-  h('input', { type: 'number', name, min, max, step: 1, required: true, value, inputmode: 'numeric' });
-
-/** Reads the shared time and party fields of the modify and booking forms. */
-/** A text input's value ('' when absent: these forms hold no file inputs). */
-const textField = (data: FormData, name: string): string => {
-  const value = data.get(name);
-  return typeof value === 'string' ? value : '';
-};
-
-function readParty(form: HTMLFormElement): Record<string, unknown> {
-  const data = new FormData(form);
-  const startTime = textField(data, 'start_time');
-  return {
-    ...(startTime ? { start_time: startTime.length === 16 ? `${startTime}:00` : startTime } : {}),
-    adults: Number(data.get('adults')),
-    children: Number(data.get('children') ?? 0),
-  };
-}
 
 function createReservationEntry(reservation: Reservation, zone: string): HTMLLIElement {
   const { id, restaurantId } = reservation;
@@ -219,85 +193,6 @@ function updateReservationEntry(
     (form.elements.namedItem('adults') as HTMLInputElement).value = String(reservation.adults ?? 1);
     (form.elements.namedItem('children') as HTMLInputElement).value = String(reservation.children ?? 0);
   }
-}
-
-function createBookingForm(
-  restaurant: Restaurant,
-  alert: HTMLElement,
-): { toggle: HTMLButtonElement; form: HTMLFormElement } {
-  const formId = uniqueId(`book-${restaurant.id}`);
-  const toggle = h(
-    'button',
-    { type: 'button', className: 'secondary', 'aria-expanded': 'false', 'aria-controls': formId },
-    'New booking from another channel',
-  );
-  const startInput = h('input', { type: 'datetime-local', name: 'start_time', required: true, step: 60 });
-  const form = h(
-    'form',
-    {
-      id: formId,
-      className: 'booking-form',
-      hidden: true,
-      'aria-label': `Book at ${restaurant.display_name} from another channel`,
-    },
-    h(
-      'fieldset',
-      {},
-      h('legend', {}, `Booking from another channel at ${restaurant.display_name}`),
-      field(
-        'Channel',
-        h('input', { type: 'text', name: 'channel', required: true, value: 'phone', maxlength: 100 }),
-        'Phone, walk-in, another platform...',
-      ),
-      field('Start', startInput, `Local time in ${restaurant.timezone}`),
-      h(
-        'div',
-        { className: 'field-row' },
-        field('Adults', number('adults', 1, 50, 2)),
-        field('Children', number('children', 0, 50, 0)),
-      ),
-      h(
-        'div',
-        { className: 'field-row' },
-        field(
-          'First name',
-          h('input', { type: 'text', name: 'first_name', maxlength: 255, autocomplete: 'off' }),
-        ),
-        field(
-          'Last name',
-          h('input', { type: 'text', name: 'last_name', maxlength: 255, autocomplete: 'off' }),
-        ),
-      ),
-      h('div', { className: 'button-row' }, h('button', { type: 'submit' }, 'Book')),
-    ),
-  );
-  toggle.addEventListener('click', () => {
-    const open = form.hidden !== false;
-    form.hidden = !open;
-    toggle.setAttribute('aria-expanded', String(open));
-    if (open) {
-      if (!startInput.value)
-        startInput.value = localInputDaysAhead(fakeNow(), restaurant.timezone, 1, '19:00');
-      startInput.focus();
-    }
-  });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const data = new FormData(form);
-    const booking = {
-      ...readParty(form),
-      channel: textField(data, 'channel'),
-      first_name: textField(data, 'first_name'),
-      last_name: textField(data, 'last_name'),
-    };
-    void act(
-      form,
-      alert,
-      () => actions.bookFromOtherChannel(restaurant.id, booking),
-      `Booked at ${restaurant.display_name} from ${booking.channel}.`,
-    );
-  });
-  return { toggle, form };
 }
 
 /** The restaurant's wall clock, on the fake's time. */
