@@ -64,6 +64,13 @@ describe('workers booking many keys with the Postgres ledger, SIGKILLed mid-crea
     const http = await startHostileServer(new FakeClock({ frozen: true }), (request, tools) => {
       const restaurant = Number(/\/restaurants\/(\d+)\//.exec(request.path)?.[1] ?? 0);
       requestsAt.set(restaurant, [...(requestsAt.get(restaurant) ?? []), Date.now()]);
+      // A job whose ledger says "booked" reads its booking back by id: answer that read with the
+      // booking (the plain hostile server answers every GET with the list).
+      const byId = request.method === 'GET' ? /\/reservations\/(\d+)\/?$/.exec(request.path) : null;
+      if (byId) {
+        const booking = tools.list().find((each) => String(each.id) === byId[1]);
+        return booking ? tools.json(200, booking) : tools.json(404, { detail: 'Not found.' });
+      }
       const point = victims.get(restaurant);
       if (request.method === 'POST' && point !== undefined && point !== 'at-random') {
         posted.add(restaurant);
