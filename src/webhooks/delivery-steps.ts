@@ -132,7 +132,7 @@ export function createDeliverySteps(options: StepOptions): DeliverySteps {
     } catch (cause) {
       return refuse(delivery, cause);
     }
-    if (!duplicateKey) return dispatcher.process(event, undefined, tokens);
+    if (!duplicateKey) return await dispatcher.process(event, undefined, tokens);
     let key: string;
     try {
       key = await duplicateKey(event, token);
@@ -142,7 +142,7 @@ export function createDeliverySteps(options: StepOptions): DeliverySteps {
       });
       return refusal(error, tokens, event);
     }
-    return dispatcher.processKeyed(event, key, tokens);
+    return await dispatcher.processKeyed(event, key, tokens);
   }
 
   const refuse = (delivery: OpenDelivery, cause: unknown): WebhookResult =>

@@ -49,11 +49,14 @@ export function createDispatcher(options: DispatchOptions): {
     key: string,
     event: WebhookEvent,
   ): Promise<Lease | 'processed' | WebhookError> {
-    if (store.claim) return claimLease(store, key, event, handlerTimeoutMs, log);
+    if (store.claim) return await claimLease(store, key, event, handlerTimeoutMs, log);
     return (await store.has(key)) ? 'processed' : new AddLease(store, key);
   }
 
-  /** The answer to a verified event: duplicates, handlers, and the store's record of it. */
+  /**
+   * The answer to a verified event: duplicates, handlers, and the store's record of it. A handler
+   * that failed frees the lease, so a retry of the delivery runs the handler again.
+   */
   async function process(
     event: WebhookEvent,
     key: string | undefined,
@@ -84,34 +87,15 @@ export function createDispatcher(options: DispatchOptions): {
     try {
       if (handlers && handlers.length > 0) await runHandlers(handlers, event, handlerTimeoutMs);
     } catch (cause) {
-      return handlerFailed(event, lease, tokens, cause);
+      try {
+        await lease?.release();
+      } catch {
+        // The claim expires on its own; the 500 still leaves the delivery unprocessed.
+      }
+      const error =
+        cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
+      return refusal(error, tokens, event);
     }
-    return record(event, lease, tokens);
-  }
-
-  /** A handler threw: the lease is freed, so a retry of the delivery runs the handler again. */
-  async function handlerFailed(
-    event: WebhookEvent,
-    lease: Lease | undefined,
-    tokens: readonly string[],
-    cause: unknown,
-  ): Promise<WebhookResult> {
-    const error =
-      cause instanceof WebhookHandlerError ? cause : new WebhookHandlerError(event.event, event.id, cause);
-    try {
-      await lease?.release();
-    } catch {
-      // The claim expires on its own; the 500 still leaves the delivery unprocessed.
-    }
-    return refusal(error, tokens, event);
-  }
-
-  /** The handlers succeeded: the store remembers the delivery as processed. */
-  async function record(
-    event: WebhookEvent,
-    lease: Lease | undefined,
-    tokens: readonly string[],
-  ): Promise<WebhookResult> {
     try {
       await lease?.complete();
     } catch (cause) {

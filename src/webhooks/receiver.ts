@@ -128,7 +128,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
           return steps.refuse(opened, cause);
         }
       }
-      return steps.finish(opened, body);
+      return await steps.finish(opened, body);
     },
     async handle(request) {
       const reading = { stop: () => {} };
