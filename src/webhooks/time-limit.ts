@@ -6,7 +6,7 @@
 /**
  * Settles as `work` does, or rejects with `onTimeout()` after `ms` (calling `onExpired` with that
  * error first). The partner's code may never settle; the answer must not wait for it. Built on one
- * promise and one timer: it runs twice for every delivery.
+ * promise and one timer.
  */
 export function withTimeLimit<T>(
   work: () => T | Promise<T>,
