@@ -12,7 +12,7 @@ export interface WithResponse<T> {
   response: Response | null;
   /**
    * The call's id, as `callId` in log lines, hook events, diagnostics messages and spans; absent
-   * for a method made of several calls (`rebook`) and for an answer found without a request.
+   * for a method made of several calls, such as `rebook`.
    */
   callId?: string | undefined;
 }
