@@ -6,16 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
-import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { connect, type Connected, type DriverKind } from './support/drivers.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'the executor over %s',

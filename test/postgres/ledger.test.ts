@@ -16,16 +16,10 @@ import {
 } from 'restaurant-partner-sdk';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { bookedWorld } from './support/world.js';
-import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { connect, type Connected, type DriverKind } from './support/drivers.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOLD_MS = 60_000;

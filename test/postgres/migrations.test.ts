@@ -15,16 +15,10 @@ import {
   type PostgresDatabase,
 } from 'restaurant-partner-sdk/postgres';
 import { MIGRATIONS, migrate, migratedExecutor } from '../../src/postgres/migrations.js';
-import { connect, freshSchema, pgClient, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { connect, type Connected, type DriverKind } from './support/drivers.js';
+import { freshSchema, pgClient, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const LATEST = MIGRATIONS.length;
 
