@@ -10,7 +10,8 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import postgres from 'postgres';
 import type { SqlExecutor, SqlSource } from 'restaurant-partner-sdk/postgres';
-import { pgClient, pgPool } from './postgres-server.js';
+import { afterAll, beforeAll } from 'vitest';
+import { pgClient, pgPool, type PostgresForFile } from './postgres-server.js';
 
 export type DriverKind = 'pg Pool' | 'pg Client' | 'postgres.js' | 'PGlite' | 'Drizzle' | 'Kysely';
 /** The drivers on the real server (PGlite runs its own database in the process). */
@@ -115,4 +116,30 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
       };
     }
   }
+}
+
+/**
+ * `kind` connected to the file's cluster for the enclosing `describe`: opened in its `beforeAll`,
+ * closed in its `afterAll` (read it in a hook or a test).
+ */
+export function useConnection(server: PostgresForFile, kind: DriverKind): Connected {
+  let db: Connected | undefined;
+  // PGlite compiles its WebAssembly on start: seconds on a loaded machine.
+  beforeAll(async () => {
+    db = await connect(kind, server.url);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+  const current = () => {
+    if (!db) throw new Error(`The ${kind} connection opens in beforeAll: use it in a hook or a test.`);
+    return db;
+  };
+  return {
+    get sql() {
+      return current().sql;
+    },
+    raw: (text, params) => current().raw(text, params),
+    close: () => current().close(),
+  };
 }
