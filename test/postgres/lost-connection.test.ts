@@ -14,7 +14,8 @@ import {
   createMemoryBookingLedger,
   type Reservation,
 } from 'restaurant-partner-sdk';
-import { createPostgres, type SqlExecutor } from 'restaurant-partner-sdk/postgres';
+import { createPostgres } from 'restaurant-partner-sdk/postgres';
+import { cutting } from './support/cutting.mjs';
 import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 import { bookedWorld } from './support/world.js';
 
@@ -32,30 +33,6 @@ beforeAll(async () => {
 afterAll(() => {
   world?.fake.dispose();
 });
-
-/**
- * `inner` whose transactions lose their connection right before their `cutAt`-th statement
- * (counted over every transaction it runs, from 1): the server ends the backend, as a failover does.
- */
-function cutting(inner: SqlExecutor, cutAt: number) {
-  let seen = 0;
-  let cut = false;
-  const within = (tx: SqlExecutor): SqlExecutor => ({
-    async query(text, params) {
-      if (++seen === cutAt) {
-        cut = true;
-        await tx.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
-      }
-      return tx.query(text, params);
-    },
-    transaction: (fn) => fn(within(tx)),
-  });
-  const executor: SqlExecutor = {
-    query: (text, params) => inner.query(text, params),
-    transaction: (fn) => inner.transaction((tx) => fn(within(tx))),
-  };
-  return { executor, wasCut: () => cut };
-}
 
 /** What the fake holds under `key`. */
 async function bookingsWith(key: string): Promise<Reservation[]> {

@@ -7,25 +7,13 @@
  * Environment: SDK_SOURCE, DATABASE_URL, SCHEMA, BASE_URL, PARTNER_ID, API_TOKEN, KEY, CUT.
  */
 import postgres from 'postgres';
+import { cutting } from './cutting.mjs';
 import { bookingInput, createPostgres, ledgerClient } from './worker-sdk.mjs';
 
 const { env } = process;
 
 const sql = postgres(env.DATABASE_URL, { max: 4, onnotice: () => undefined });
-const inner = createPostgres({ sql, schema: env.SCHEMA }).executor;
-let seen = 0;
-const within = (tx) => ({
-  async query(text, params) {
-    if (++seen === Number(env.CUT))
-      await tx.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
-    return tx.query(text, params);
-  },
-  transaction: (fn) => fn(within(tx)),
-});
-const executor = {
-  query: (text, params) => inner.query(text, params),
-  transaction: (fn) => inner.transaction((tx) => fn(within(tx))),
-};
+const { executor } = cutting(createPostgres({ sql, schema: env.SCHEMA }).executor, Number(env.CUT));
 const client = ledgerClient(executor);
 try {
   const reservation = await client.reservations.create(1, bookingInput, { idempotencyKey: env.KEY });
