@@ -167,6 +167,8 @@ export default tseslint.config(
       'scripts/redis-server.mjs',
       'test/redis/support/budget-run.mjs',
       'test/sync/support/follower-clock.mjs',
+      'test/support/reservation-wire.mjs',
+      'test/postgres/support/cutting.mjs',
     ],
     // The program reads the .d.mts beside each of these rather than the script itself, so no type
     // information reaches its code; the .d.mts is what its (typed) callers are checked against.

@@ -7,6 +7,7 @@
  */
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
+import { RESERVATION } from '../../test/support/reservation-wire.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -18,35 +19,13 @@ const { values } = parseArgs({
   },
 });
 
-// A reservation delivery as the fake sends one; only the id changes from one delivery to the next.
-const reservation = {
-  id: 4021,
-  first_name: 'Ada',
-  last_name: 'Lovelace',
-  email: 'ada@example.com',
-  phone: null,
-  start_time: '2026-12-04T19:30:00+01:00',
-  duration: 'PT2H',
-  adults: 2,
-  children: 0,
-  comment: null,
-  cancelled: false,
-  cancelled_at: null,
-  confirmed: true,
-  confirmed_at: '2026-11-23T10:00:00+01:00',
-  confirmation_mode: 'CONFIRMATION_MODE_ASYNCHRONOUS',
-  arrived: false,
-  arrived_at: null,
-  no_show: false,
-  no_show_at: null,
-  language: 'en',
-  metadata: {},
-};
+// A reservation delivery as the service sends one (the tests' reservation, so its shape lives once);
+// only the delivery id changes from one delivery to the next.
 const tail = JSON.stringify({
   event: 'RESERVATION_CONFIRMED',
   created_at: '2026-11-23T10:00:00.000Z',
   restaurant_id: 1,
-  reservation,
+  reservation: RESERVATION,
 }).slice(1);
 const prefix = `evt_${process.pid}_`;
 let next = 0;

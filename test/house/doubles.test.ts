@@ -1,6 +1,6 @@
 /**
  * Test doubles are written once: one test clock (test/support/manual-clock.ts), one reservation
- * fixture (test/support/reservation.ts), one Basic auth helper (test/support/basic-auth.ts). A
+ * fixture (test/support/reservation-wire.mjs, shared with the bench), one Basic auth helper (test/support/basic-auth.ts). A
  * copy written inline drifts from the original (a field added to the reservation, a clock that
  * forgets abort), so each check below fails when another file of test/ writes its own again.
  */
@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const HERE = 'test/house/doubles.test.ts';
 
-/** Every source file of test/ (TypeScript and plain JavaScript), relative to the repository. */
-function testSources(): string[] {
-  return readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })
+/** Every source file of `folder` (TypeScript and plain JavaScript), relative to the repository. */
+function testSources(folder = 'test'): string[] {
+  return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
     .filter((name) => /\.(?:m?ts|mjs)$/.test(name))
-    .map((name) => `test/${name}`);
+    .map((name) => `${folder}/${name}`);
 }
 
 /** The lines of test/ matching `pattern` (and `keep`) outside the `owners` files, each with its file. */
@@ -68,7 +68,7 @@ describe('test doubles, each written once', () => {
     ).toEqual([]);
   });
 
-  it('one reservation fixture: no other file writes out a whole reservation', () => {
+  it('one reservation fixture: no other file of test/ or bench/ writes out a whole reservation', () => {
     // A written-out reservation sets its moments together: three of them within ten lines.
     const moment = /\b(cancelled_at|confirmed_at|arrived_at|no_show_at):\s*(?:null\b|')/;
     const writesOne = (text: string) => {
@@ -81,9 +81,9 @@ describe('test doubles, each written once', () => {
     expect(
       writesOne('cancelled_at: nullable(a),\nconfirmed_at: nullable(a),\narrived_at: nullable(a),'),
     ).toBe(false);
-    const copies = testSources().filter(
+    const copies = [...testSources(), ...testSources('bench')].filter(
       (file) =>
-        file !== 'test/support/reservation.ts' &&
+        file !== 'test/support/reservation-wire.mjs' &&
         file !== HERE &&
         writesOne(readFileSync(join(root, file), 'utf8')),
     );

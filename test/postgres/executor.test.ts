@@ -4,29 +4,17 @@
  * throws (the error thrown again), a transaction started on a transaction's handle joining it,
  * and statements outside a transaction unaffected by one rolled back.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
-import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { useConnection, type DriverKind } from './support/drivers.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'the executor over %s',
   (kind) => {
-    let db: Connected;
-    beforeAll(async () => {
-      db = await connect(kind, server.url);
-    }, 120_000);
-    afterAll(async () => {
-      await db?.close();
-    });
+    const db = useConnection(server, kind);
 
     it('commits what a transaction wrote when it resolves, rolls it all back when it throws, joins nested ones', async () => {
       const schema = freshSchema('executor');

@@ -9,15 +9,13 @@
  * told so at once and delivered again once its hold has passed, as a queue retries a failed job.
  * CRASH_SEED replays a run.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, wellBehaved } from '../support/hostile-server.js';
 import { seededRandom } from '../support/seeded-random.js';
 import { startJobsWorker } from './support/ledger-workers.js';
-import { freshSchema, pgPool } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
 const BOUND_MS = 5_000;
 const SEED = Number(process.env.CRASH_SEED ?? 3030);
@@ -39,16 +37,7 @@ interface Outcome {
   holdUntil?: number;
 }
 
-let server: TestPostgres;
-let admin: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgresServer();
-  admin = pgPool(server.url, 2);
-}, 60_000);
-afterAll(async () => {
-  await admin?.end();
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +45,7 @@ describe('workers booking many keys with the Postgres ledger, SIGKILLed mid-crea
   it(`one booking per key, each redelivered job under way within 5 s (seed ${SEED})`, async () => {
     const random = seededRandom(SEED);
     const schema = freshSchema('crashkeys');
-    await createPostgres({ sql: admin, schema }).migrate();
+    await createPostgres({ sql: server.admin, schema }).migrate();
     // Each job books at its own restaurant, so every request names its job.
     const victims = new Map<number, KillPoint>();
     const posted = new Set<number>();
@@ -64,13 +53,6 @@ describe('workers booking many keys with the Postgres ledger, SIGKILLed mid-crea
     const http = await startHostileServer(new FakeClock({ frozen: true }), (request, tools) => {
       const restaurant = Number(/\/restaurants\/(\d+)\//.exec(request.path)?.[1] ?? 0);
       requestsAt.set(restaurant, [...(requestsAt.get(restaurant) ?? []), Date.now()]);
-      // A job whose ledger says "booked" reads its booking back by id: answer that read with the
-      // booking (the plain hostile server answers every GET with the list).
-      const byId = request.method === 'GET' ? /\/reservations\/(\d+)\/?$/.exec(request.path) : null;
-      if (byId) {
-        const booking = tools.list().find((each) => String(each.id) === byId[1]);
-        return booking ? tools.json(200, booking) : tools.json(404, { detail: 'Not found.' });
-      }
       const point = victims.get(restaurant);
       if (request.method === 'POST' && point !== undefined && point !== 'at-random') {
         posted.add(restaurant);

@@ -6,36 +6,25 @@
  * (which the kill rolls back: the fence, written outside it, still holds the key). Real processes,
  * a real PostgreSQL server; measured in real time, so it runs in the real-time lane.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, wellBehaved } from '../support/hostile-server.js';
 import { startLedgerWorker } from './support/ledger-workers.js';
-import { freshSchema, pgPool } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
 const BOUND_MS = 5_000;
 const PARTNER_ID = '4c6e8a0b-2d4f-4a6b-8c0d-1e2f3a4b5c6d';
 const API_TOKEN = 'postgres-crash-token-7a8b9c0d';
 
-let server: TestPostgres;
-let admin: pg.Pool;
-beforeAll(async () => {
-  server = await startPostgresServer();
-  admin = pgPool(server.url, 2);
-}, 60_000);
-afterAll(async () => {
-  await admin?.end();
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 describe('a create whose worker was SIGKILLed after its POST left, redelivered to another worker', () => {
   for (const inTransaction of [false, true]) {
     it(`${inTransaction ? "inside the worker's transaction" : 'claimed on its own'}: settles with the one booking within 5 s`, async () => {
       const schema = freshSchema('crash');
-      await createPostgres({ sql: admin, schema }).migrate();
-      await admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
+      await createPostgres({ sql: server.admin, schema }).migrate();
+      await server.admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
       const clock = new FakeClock({ frozen: true });
       let victimDone = false;
       const firstRequestAt: number[] = [];
@@ -84,7 +73,7 @@ describe('a create whose worker was SIGKILLed after its POST left, redelivered t
         expect(outcome.id).toBe(http.bookings[0]?.id);
         if (inTransaction) {
           // The victim's order row went with its transaction; the redelivered job's committed with the booking.
-          const { rows } = await admin.query(`select id, reservation_id from "${schema}".orders`);
+          const { rows } = await server.admin.query(`select id, reservation_id from "${schema}".orders`);
           expect(rows).toEqual([{ id: 'order-crash', reservation_id: String(outcome.id) }]);
         }
       } finally {

@@ -8,23 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import postgres from 'postgres';
 import { InputValidationError, createMemoryBookingLedger, type Reservation } from 'restaurant-partner-sdk';
 import { createPostgres, type PostgresDatabase, type SqlSource } from 'restaurant-partner-sdk/postgres';
-import { fromDrizzle, fromKysely, freshSchema, pgPool } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { fromDrizzle, fromKysely } from './support/drivers.js';
+import { freshSchema, pgPool, usePostgresServer } from './support/postgres-server.js';
 import { bookedWorld } from './support/world.js';
 
-let server: TestPostgres;
+const server = usePostgresServer();
 let world: Awaited<ReturnType<typeof bookedWorld>>;
 beforeAll(async () => {
-  server = await startPostgresServer();
   world = await bookedWorld(3);
-}, 60_000);
-afterAll(async () => {
+});
+afterAll(() => {
   world?.fake.dispose();
-  await server?.stop();
 });
 
 /** A driver as the partner uses it: its database for createPostgres, and its own way to run a transaction. */
@@ -101,25 +98,25 @@ describe.each(Object.keys(DRIVERS))('claiming inside the partner transaction: %s
   let driver: Driver;
   let database: PostgresDatabase;
   let schema: string;
-  let admin: pg.Pool;
   beforeAll(async () => {
     driver = DRIVERS[name]!(server.url);
-    admin = pgPool(server.url, 2);
     schema = freshSchema('tx');
     database = createPostgres({ sql: driver.sql, schema });
     await database.migrate();
-    await admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
+    await server.admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
   });
   afterAll(async () => {
-    await Promise.all([driver?.close(), admin?.end()]);
+    await driver?.close();
   });
   const run = (tx: object, text: string, params: unknown[]) =>
     // Each driver's transaction handle runs SQL its own way; createPostgres's adapters know them all.
     createPostgres({ sql: tx as SqlSource, schema }).executor.query(text, params);
   const order = (key: string) =>
-    admin.query(`select reservation_id from "${schema}".orders where id = $1`, [key]).then((r) => r.rows);
+    server.admin
+      .query(`select reservation_id from "${schema}".orders where id = $1`, [key])
+      .then((r) => r.rows);
   const entry = (key: string) =>
-    admin
+    server.admin
       .query(`select state, reservation_id from "${schema}".booking_ledger where slot like $1`, [
         `%"${key}"]`,
       ])
@@ -207,7 +204,7 @@ describe('a tx the ledger cannot use is refused before any request', () => {
   it('with the memory ledger, with a ledger on one connection (PGlite), with something that is not a transaction', async () => {
     const { PGlite } = await import('@electric-sql/pglite');
     const lite = new PGlite();
-    const pool = pgPool(server.url, 2);
+    const pool = server.admin;
     try {
       const onPool = createPostgres({ sql: pool, schema: freshSchema('refused') });
       await onPool.migrate();
@@ -227,7 +224,7 @@ describe('a tx the ledger cannot use is refused before any request', () => {
         expect(requests, label).toHaveLength(0);
       }
     } finally {
-      await Promise.all([lite.close(), pool.end()]);
+      await lite.close();
     }
     // PGlite compiles its WebAssembly on start: seconds on a loaded machine.
   }, 120_000);

@@ -16,16 +16,10 @@ import {
 } from 'restaurant-partner-sdk';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { bookedWorld } from './support/world.js';
-import { connect, freshSchema, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { useConnection, type Connected, type DriverKind } from './support/drivers.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOLD_MS = 60_000;
@@ -41,16 +35,9 @@ async function ledgers(kind: DriverKind, db: Connected) {
 describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'the Postgres ledger through %s',
   (kind) => {
-    let db: Connected;
-    let other: Connected | undefined;
-    beforeAll(async () => {
-      db = await connect(kind, server.url);
-      // Another process's ledger: its own connections to the same database (PGlite is one process's own).
-      if (kind !== 'PGlite') other = await connect(kind, server.url);
-    }, 120_000);
-    afterAll(async () => {
-      await Promise.all([db?.close(), other?.close()]);
-    });
+    const db = useConnection(server, kind);
+    // Another process's ledger: its own connections to the same database (PGlite is one process's own).
+    const other = kind === 'PGlite' ? undefined : useConnection(server, kind);
     const elsewhere = (schema: string): BookingLedger =>
       createPostgres({ sql: (other ?? db).sql, schema }).bookingLedger();
 
@@ -137,15 +124,13 @@ describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Dri
 describe.each<DriverKind>(['pg Pool', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'creating with the Postgres ledger through %s',
   (kind) => {
-    let db: Connected;
+    const db = useConnection(server, kind);
     let world: Awaited<ReturnType<typeof bookedWorld>>;
     beforeAll(async () => {
-      db = await connect(kind, server.url);
       world = await bookedWorld(250);
     }, 120_000);
-    afterAll(async () => {
+    afterAll(() => {
       world?.fake.dispose();
-      await db?.close();
     });
 
     it('a first create with a key the ledger never saw: 1 request (the POST) at a restaurant with 250 bookings; its repeat: 1 read', async () => {

@@ -11,30 +11,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { FakeClock } from 'restaurant-partner-sdk/testing';
 import { startHostileServer, type HostileServer } from '../support/hostile-server.js';
 import { startLineProcess } from '../support/line-process.js';
-import { freshSchema, pgPool } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 
 const PARTNER_ID = '6e8a0c2d-4f6b-4c8d-8e2f-3a4b5c6d7e8f';
 const API_TOKEN = 'postgres-js-cut-token-9c0d1e2f';
 const WORKER = fileURLToPath(new URL('./support/cut-worker.mjs', import.meta.url));
 
-let server: TestPostgres;
-let admin: pg.Pool;
+const server = usePostgresServer();
 let http: HostileServer;
 beforeAll(async () => {
-  server = await startPostgresServer();
-  admin = pgPool(server.url, 2);
   http = await startHostileServer(new FakeClock({ frozen: true }));
-}, 60_000);
+});
 afterAll(async () => {
   await http?.close();
-  await admin?.end();
-  await server?.stop();
 });
 
 /** Runs one create in a worker process; resolves with its printed outcome and how the process ended. */
@@ -54,7 +47,7 @@ async function runWorker(env: Record<string, string>) {
 describe("a connection lost mid-transaction in the ledger's own transactions (postgres.js)", () => {
   it('before each statement in turn: nothing half-written; a fresh process running the job again books once', async () => {
     const schema = freshSchema('lostjs');
-    await createPostgres({ sql: admin, schema }).migrate();
+    await createPostgres({ sql: server.admin, schema }).migrate();
     const base = { DATABASE_URL: server.url, SCHEMA: schema, BASE_URL: http.url, PARTNER_ID, API_TOKEN };
     const report: string[] = [];
     // The claim's transaction and the outcome's: node-postgres counts five statements in them.
@@ -66,7 +59,7 @@ describe("a connection lost mid-transaction in the ledger's own transactions (po
         // Fails closed: nothing sent, nothing of the claim's transaction left.
         expect(first.outcome.error, `cut ${cut}`).toBe('BookingLedgerUnavailableError');
         expect(mine(), `cut ${cut}`).toHaveLength(0);
-        const { rows } = await admin.query(
+        const { rows } = await server.admin.query(
           `select 1 from "${schema}".booking_ledger where slot like $1
            union all select 1 from "${schema}".booking_ledger_sent where slot like $1`,
           [`%"${key}"]`],

@@ -14,54 +14,25 @@ import {
   createMemoryBookingLedger,
   type Reservation,
 } from 'restaurant-partner-sdk';
-import { createPostgres, type SqlExecutor } from 'restaurant-partner-sdk/postgres';
-import { freshSchema, pgPool } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { createPostgres } from 'restaurant-partner-sdk/postgres';
+import { cutting } from './support/cutting.mjs';
+import { freshSchema, usePostgresServer } from './support/postgres-server.js';
 import { bookedWorld } from './support/world.js';
 
-let server: TestPostgres;
+const server = usePostgresServer();
 let pool: pg.Pool;
-let admin: pg.Pool;
 let world: Awaited<ReturnType<typeof bookedWorld>>;
 let schema: string;
 beforeAll(async () => {
-  server = await startPostgresServer();
-  pool = pgPool(server.url, 6);
-  admin = pgPool(server.url, 2);
+  pool = server.pool(6);
   world = await bookedWorld(0);
   schema = freshSchema('lost');
   await createPostgres({ sql: pool, schema }).migrate();
-  await admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
-}, 60_000);
-afterAll(async () => {
-  world?.fake.dispose();
-  await Promise.all([pool?.end(), admin?.end()]);
-  await server?.stop();
+  await server.admin.query(`create table "${schema}".orders (id text primary key, reservation_id text)`);
 });
-
-/**
- * `inner` whose transactions lose their connection right before their `cutAt`-th statement
- * (counted over every transaction it runs, from 1): the server ends the backend, as a failover does.
- */
-function cutting(inner: SqlExecutor, cutAt: number) {
-  let seen = 0;
-  let cut = false;
-  const within = (tx: SqlExecutor): SqlExecutor => ({
-    async query(text, params) {
-      if (++seen === cutAt) {
-        cut = true;
-        await tx.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
-      }
-      return tx.query(text, params);
-    },
-    transaction: (fn) => fn(within(tx)),
-  });
-  const executor: SqlExecutor = {
-    query: (text, params) => inner.query(text, params),
-    transaction: (fn) => inner.transaction((tx) => fn(within(tx))),
-  };
-  return { executor, wasCut: () => cut };
-}
+afterAll(() => {
+  world?.fake.dispose();
+});
 
 /** What the fake holds under `key`. */
 async function bookingsWith(key: string): Promise<Reservation[]> {
@@ -74,7 +45,7 @@ async function bookingsWith(key: string): Promise<Reservation[]> {
 
 const ledgerRows = async (key: string) =>
   (
-    await admin.query(
+    await server.admin.query(
       `select state from "${schema}".booking_ledger where slot like $1
        union all select state from "${schema}".booking_ledger_sent where slot like $1`,
       [`%"${key}"]`],
@@ -139,7 +110,7 @@ describe("a connection lost in the partner's own transaction, after its create (
         .client(database.bookingLedger())
         .reservations.create(world.restaurant.id, world.input(40), { idempotencyKey: key, tx: connection });
       // The server ends the partner's connection before its last write and COMMIT.
-      await admin.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
+      await server.admin.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
       await connection.query(`update "${schema}".orders set reservation_id = $2 where id = $1`, [
         key,
         String(booked.id),
@@ -150,7 +121,7 @@ describe("a connection lost in the partner's own transaction, after its create (
     expect(failure).toBeInstanceOf(Error);
     expect(booked).toBeDefined();
     // Nothing half-written: no order row; the key is not free (what may have been sent was written outside).
-    expect((await admin.query(`select * from "${schema}".orders`)).rows).toEqual([]);
+    expect((await server.admin.query(`select * from "${schema}".orders`)).rows).toEqual([]);
     expect((await ledgerRows(key)).length).toBeGreaterThan(0);
 
     const repeat = await world.requestsOf(async () => {
@@ -173,7 +144,7 @@ describe("a connection lost in the partner's own transaction, after its create (
     });
     expect(repeat.value.id).toBe(booked?.id);
     expect(repeat.requests.map((request) => request.method)).toEqual(['GET']);
-    expect((await admin.query(`select id, reservation_id from "${schema}".orders`)).rows).toEqual([
+    expect((await server.admin.query(`select id, reservation_id from "${schema}".orders`)).rows).toEqual([
       { id: key, reservation_id: String(booked?.id) },
     ]);
     expect(await bookingsWith(key)).toHaveLength(1);

@@ -6,21 +6,14 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/postgres/migrations.js';
-import { freshSchema, pgClient } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { freshSchema, pgClient, usePostgresServer } from './support/postgres-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const LATEST = MIGRATIONS.length;
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 /** Runs the bin from source; resolves with its exit code and output (never rejects on a non-zero exit). */
 async function migrate(args: string[], env: Record<string, string | undefined> = {}) {

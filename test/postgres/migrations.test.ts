@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputValidationError } from 'restaurant-partner-sdk';
 import {
   createPostgres,
@@ -15,16 +15,10 @@ import {
   type PostgresDatabase,
 } from 'restaurant-partner-sdk/postgres';
 import { MIGRATIONS, migrate, migratedExecutor } from '../../src/postgres/migrations.js';
-import { connect, freshSchema, pgClient, type Connected, type DriverKind } from './support/drivers.js';
-import { startPostgresServer, type TestPostgres } from './support/postgres-server.js';
+import { useConnection, type Connected, type DriverKind } from './support/drivers.js';
+import { freshSchema, pgClient, usePostgresServer } from './support/postgres-server.js';
 
-let server: TestPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const LATEST = MIGRATIONS.length;
 
@@ -46,14 +40,7 @@ async function applied(db: Connected, schema: string) {
 describe.each<DriverKind>(['pg Pool', 'pg Client', 'postgres.js', 'PGlite', 'Drizzle', 'Kysely'])(
   'migrations through %s',
   (kind) => {
-    let db: Connected;
-    // PGlite compiles its WebAssembly on start: seconds on a loaded machine.
-    beforeAll(async () => {
-      db = await connect(kind, server.url);
-    }, 120_000);
-    afterAll(async () => {
-      await db?.close();
-    });
+    const db = useConnection(server, kind);
 
     it('creates the schema and its tables once; a second migrate() changes nothing', async () => {
       const schema = freshSchema();
@@ -126,14 +113,8 @@ async function connectAdmin() {
 }
 
 describe('migrations on the real server', () => {
-  let db: Connected;
+  const db = useConnection(server, 'pg Pool');
   let postgres: PostgresDatabase;
-  beforeAll(async () => {
-    db = await connect('pg Pool', server.url);
-  });
-  afterAll(async () => {
-    await db?.close();
-  });
 
   it('the checksum stored for a migration is checked: a tampered one names the migration', async () => {
     const schema = freshSchema();

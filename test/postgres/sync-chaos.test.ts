@@ -16,12 +16,12 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PartnerClient, type Reservation } from 'restaurant-partner-sdk';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { startFakeServer, type RunningFakeServer } from 'restaurant-partner-sdk/testing/node';
-import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
+import { usePostgresServer } from './support/postgres-server.js';
 import { changeRows, expectMirrorEquals } from './support/mirror-tables.js';
 import { seededRandom as random } from '../support/seeded-random.js';
 import { freePort } from '../../scripts/redis-server.mjs';
@@ -33,14 +33,13 @@ const SCHEMA = 'chaos';
 const source = fileURLToPath(new URL('../../src', import.meta.url));
 const worker = fileURLToPath(new URL('./support/sync-worker.mjs', import.meta.url));
 
-let postgres: ThrowawayPostgres;
+const postgres = usePostgresServer();
 let fakeServer: RunningFakeServer;
 let pool: pg.Pool;
 const children = new Set<ChildProcess>();
 beforeAll(async () => {
-  [postgres, fakeServer] = await Promise.all([startPostgresServer(), startFakeServer({ rateLimit: false })]);
-  pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  pool.on('error', () => undefined);
+  fakeServer = await startFakeServer({ rateLimit: false });
+  pool = postgres.admin;
   await createPostgres({ sql: pool, schema: SCHEMA }).migrate();
   await pool.query(
     `create table ${SCHEMA}.applied (id bigint generated always as identity, reservation_id bigint, revision integer, kind text)`,
@@ -48,8 +47,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
-  await pool?.end();
-  await Promise.all([postgres?.stop(), fakeServer?.close()]);
+  await fakeServer?.close();
 });
 
 interface Worker {

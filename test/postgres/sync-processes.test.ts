@@ -5,34 +5,18 @@
  * written in the sync's transaction, hold each change once although both syncs see every
  * booking (both follow the client that makes them). On the in-process fake's clock.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createPostgres } from 'restaurant-partner-sdk/postgres';
 import { createReservationSync, type ReservationSync } from 'restaurant-partner-sdk/sync';
-import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
+import { usePostgresServer } from './support/postgres-server.js';
 import { createWorld, quietLogger, truthOf } from '../sync/support/world.js';
 import { expectMirrorEquals } from './support/mirror-tables.js';
 
 const SCHEMA = 'shared';
 const INTERVAL_MS = 20_000;
 
-let server: ThrowawayPostgres;
-const pools: pg.Pool[] = [];
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  for (const pool of pools) await pool.end();
-  await server?.stop();
-});
-
-const poolOf = () => {
-  const pool = new pg.Pool({ connectionString: server.url, max: 3 });
-  // Idle connections the server ends as it stops are dropped, not thrown.
-  pool.on('error', () => undefined);
-  pools.push(pool);
-  return pool;
-};
+const server = usePostgresServer();
+const poolOf = () => server.pool(3);
 
 it('two syncs on one database read each restaurant about once per period in all, and hand each change over once', async () => {
   const world = await createWorld({ restaurants: 3, rateLimit: false });

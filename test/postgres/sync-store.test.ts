@@ -8,17 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncRecord } from 'restaurant-partner-sdk/sync';
 import { createPostgres, isSchemaNotMigratedError } from 'restaurant-partner-sdk/postgres';
-import pg from 'pg';
-import { startPostgresServer, type TestPostgres as ThrowawayPostgres } from './support/postgres-server.js';
+import { usePostgresServer } from './support/postgres-server.js';
 import { open, SYNC_DRIVERS, type Opened } from './support/sync-databases.js';
 
-let server: ThrowawayPostgres;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = usePostgresServer();
 
 const NOW = Date.UTC(2026, 11, 1, 8);
 const record = (revision: number, adults = 2): SyncRecord => ({
@@ -110,14 +103,8 @@ for (const driver of SYNC_DRIVERS) {
 }
 
 it('an unmigrated schema fails with the one line that names the migrate step', async () => {
-  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
-  pool.on('error', () => undefined);
-  try {
-    const store = createPostgres({ sql: pool, schema: 'never_migrated' }).syncStore();
-    const failure = await store.get(1, 1).catch((error: unknown) => error);
-    expect(isSchemaNotMigratedError(failure)).toBe(true);
-    expect(String((failure as Error).message)).toMatch(/migrate\(\)/);
-  } finally {
-    await pool.end();
-  }
+  const store = createPostgres({ sql: server.admin, schema: 'never_migrated' }).syncStore();
+  const failure = await store.get(1, 1).catch((error: unknown) => error);
+  expect(isSchemaNotMigratedError(failure)).toBe(true);
+  expect(String((failure as Error).message)).toMatch(/migrate\(\)/);
 });

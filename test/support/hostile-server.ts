@@ -91,9 +91,23 @@ export function bookingWire(booking: Booking) {
   return reservationBody({ ...booking.body, id: booking.id, metadata: booking.body.metadata ?? null });
 }
 
-/** The ordinary answers: the restaurants list, the reservations list, and a create that books. */
+/** The id a request names after `/reservations/` (a retrieve, update or cancel of one booking), if any. */
+export function reservationIdOf(request: HostileRequest): number | undefined {
+  const match = /\/reservations\/(\d+)\/?$/.exec(request.path);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The ordinary answers: the restaurants list, a booking read by id (404 when unknown, as the
+ * service answers), the reservations list, and a create that books.
+ */
 export const wellBehaved: HostileHandler = (request, tools) => {
   if (request.path === `${HOSTILE_API}/restaurants/`) return tools.json(200, [restaurantWire()]);
+  const id = reservationIdOf(request);
+  if (request.method === 'GET' && id !== undefined) {
+    const booking = tools.list().find((each) => each.id === id);
+    return booking ? tools.json(200, booking) : tools.json(404, { detail: 'Not found.' });
+  }
   if (request.method === 'GET') return tools.json(200, tools.list());
   if (request.method === 'POST') return tools.json(201, tools.commit(request));
   tools.json(404, { detail: 'Not found.' });

@@ -6,46 +6,17 @@
  * connection mid-transaction (porsager/postgres issues 1154 and 1208): the test reads how it ended.
  * Environment: SDK_SOURCE, DATABASE_URL, SCHEMA, BASE_URL, PARTNER_ID, API_TOKEN, KEY, CUT.
  */
-import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
+import { cutting } from './cutting.mjs';
+import { bookingInput, createPostgres, ledgerClient } from './worker-sdk.mjs';
 
 const { env } = process;
-const entry = (name) => pathToFileURL(`${env.SDK_SOURCE}/${name}.ts`).href;
-const { PartnerClient } = await import(entry('index'));
-const { createPostgres } = await import(entry('postgres/index'));
 
 const sql = postgres(env.DATABASE_URL, { max: 4, onnotice: () => undefined });
-const inner = createPostgres({ sql, schema: env.SCHEMA }).executor;
-let seen = 0;
-const within = (tx) => ({
-  async query(text, params) {
-    if (++seen === Number(env.CUT))
-      await tx.query('select pg_terminate_backend(pg_backend_pid())').catch(() => undefined);
-    return tx.query(text, params);
-  },
-  transaction: (fn) => fn(within(tx)),
-});
-const executor = {
-  query: (text, params) => inner.query(text, params),
-  transaction: (fn) => inner.transaction((tx) => fn(within(tx))),
-};
-const client = new PartnerClient({
-  baseUrl: env.BASE_URL,
-  partnerId: env.PARTNER_ID,
-  apiToken: env.API_TOKEN,
-  rateLimit: false,
-  logLevel: 'off',
-  bookingLedger: createPostgres({ sql: executor, schema: env.SCHEMA }).bookingLedger(),
-  restaurantTimezones: { 1: 'Europe/Brussels' },
-});
+const { executor } = cutting(createPostgres({ sql, schema: env.SCHEMA }).executor, Number(env.CUT));
+const client = ledgerClient(executor);
 try {
-  const reservation = await client.reservations.create(
-    1,
-    { start_time: '2026-12-05T19:30:00', adults: 2 },
-    {
-      idempotencyKey: env.KEY,
-    },
-  );
+  const reservation = await client.reservations.create(1, bookingInput, { idempotencyKey: env.KEY });
   console.log(JSON.stringify({ id: reservation.id }));
 } catch (error) {
   console.log(JSON.stringify({ error: error?.name ?? String(error) }));

@@ -8,9 +8,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql as drizzleSql, type SQL } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import postgres from 'postgres';
 import type { SqlExecutor, SqlSource } from 'restaurant-partner-sdk/postgres';
+import { afterAll, beforeAll } from 'vitest';
+import { pgClient, pgPool, type PostgresForFile } from './postgres-server.js';
 
 export type DriverKind = 'pg Pool' | 'pg Client' | 'postgres.js' | 'PGlite' | 'Drizzle' | 'Kysely';
 /** The drivers on the real server (PGlite runs its own database in the process). */
@@ -118,22 +119,27 @@ export async function connect(kind: DriverKind, url: string): Promise<Connected>
 }
 
 /**
- * A node-postgres pool whose idle connections' errors are expected: the server is stopped at the
- * end of a file, and an idle connection it ends must not be an uncaught error.
+ * `kind` connected to the file's cluster for the enclosing `describe`: opened in its `beforeAll`,
+ * closed in its `afterAll` (read it in a hook or a test).
  */
-export function pgPool(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max });
-  pool.on('error', () => undefined);
-  return pool;
+export function useConnection(server: PostgresForFile, kind: DriverKind): Connected {
+  let db: Connected | undefined;
+  // PGlite compiles its WebAssembly on start: seconds on a loaded machine.
+  beforeAll(async () => {
+    db = await connect(kind, server.url);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+  const current = () => {
+    if (!db) throw new Error(`The ${kind} connection opens in beforeAll: use it in a hook or a test.`);
+    return db;
+  };
+  return {
+    get sql() {
+      return current().sql;
+    },
+    raw: (text, params) => current().raw(text, params),
+    close: () => current().close(),
+  };
 }
-
-/** A node-postgres client, its connection errors expected as for {@link pgPool}. */
-export function pgClient(url: string): pg.Client {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  return client;
-}
-
-let schemas = 0;
-/** A schema name no other test in the run uses. */
-export const freshSchema = (prefix = 'rp') => `${prefix}_${process.pid}_${++schemas}`;

@@ -8,31 +8,17 @@
  * PARTNER_ID, API_TOKEN, HOLD_MS (the client's ambiguousHoldMs, short so a held key frees in the run).
  */
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { bookingInput as input, ledgerClient, workerPool } from './worker-sdk.mjs';
 
-const { env } = process;
-const entry = (name) => pathToFileURL(`${env.SDK_SOURCE}/${name}.ts`).href;
-const { PartnerClient } = await import(entry('index'));
-const { createPostgres } = await import(entry('postgres/index'));
-
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 });
-const db = createPostgres({ sql: pool, schema: env.SCHEMA });
+const pool = workerPool();
 // Every restaurant's zone is known, so a job's requests are its create and look-ups alone.
 const timezones = Object.fromEntries(
   Array.from({ length: 100 }, (_, index) => [index + 1, 'Europe/Brussels']),
 );
-const client = new PartnerClient({
-  baseUrl: env.BASE_URL,
-  partnerId: env.PARTNER_ID,
-  apiToken: env.API_TOKEN,
-  rateLimit: false,
-  logLevel: 'off',
-  bookingLedger: db.bookingLedger(),
-  ambiguousHoldMs: Number(env.HOLD_MS),
+const client = ledgerClient(pool, {
+  ambiguousHoldMs: Number(process.env.HOLD_MS),
   restaurantTimezones: timezones,
 });
-const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
 
 const lines = createInterface({ input: process.stdin });
 console.log('ready');

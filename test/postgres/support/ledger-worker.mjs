@@ -7,26 +7,11 @@
  * PARTNER_ID, API_TOKEN, KEY, TX.
  */
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
-import pg from 'pg';
+import { bookingInput as input, ledgerClient, workerPool } from './worker-sdk.mjs';
 
 const { env } = process;
-const entry = (name) => pathToFileURL(`${env.SDK_SOURCE}/${name}.ts`).href;
-const { PartnerClient } = await import(entry('index'));
-const { createPostgres } = await import(entry('postgres/index'));
-
-const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 });
-const db = createPostgres({ sql: pool, schema: env.SCHEMA });
-const client = new PartnerClient({
-  baseUrl: env.BASE_URL,
-  partnerId: env.PARTNER_ID,
-  apiToken: env.API_TOKEN,
-  rateLimit: false,
-  logLevel: 'off',
-  bookingLedger: db.bookingLedger(),
-  restaurantTimezones: { 1: 'Europe/Brussels' },
-});
-const input = { start_time: '2026-12-05T19:30:00', adults: 2 };
+const pool = workerPool();
+const client = ledgerClient(pool);
 
 async function create() {
   if (env.TX !== '1') return client.reservations.create(1, input, { idempotencyKey: env.KEY });
