@@ -84,6 +84,7 @@ export function instrument(options?: InstrumentOptions): () => void {
   const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const instruments = createInstruments(meter);
   const observer = new Observer(tracer, instruments, [...recordGuestData]);
+  instruments.queueDepth.addCallback(observer.observeQueueDepth);
   const plain: [string, (message: never) => void][] = [
     [CHANNELS.rateLimitPause, observer.pause],
     [CHANNELS.createOutcome, observer.createOutcome],
@@ -103,6 +104,7 @@ export function instrument(options?: InstrumentOptions): () => void {
     stopped = true;
     for (const [name, handlers] of tracing) diagnostics.tracingChannel(name).unsubscribe(handlers as never);
     for (const [name, handler] of plain) diagnostics.unsubscribe(name, handler as never);
+    instruments.queueDepth.removeCallback(observer.observeQueueDepth);
     observer.clear();
   };
 }

@@ -4,7 +4,7 @@
  * event types, change kinds; never an id, a key or a URL with ids in it.
  * @module
  */
-import type { Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
+import type { Counter, Histogram, Meter, ObservableUpDownCounter } from '@opentelemetry/api';
 
 /** The instruments, made once per `instrument()`. */
 export interface Instruments {
@@ -12,7 +12,8 @@ export interface Instruments {
   callAttempts: Counter;
   attemptDuration: Histogram;
   waitDuration: Histogram;
-  queueDepth: UpDownCounter;
+  /** Read at collection (see Observer.observeQueueDepth): nothing is recorded per call. */
+  queueDepth: ObservableUpDownCounter;
   throttled: Counter;
   createOutcomes: Counter;
   webhookDeliveries: Counter;
@@ -50,7 +51,7 @@ export function createInstruments(meter: Meter): Instruments {
       unit: 's',
       description: 'Time each request waited for the rate-limit budget',
     }),
-    queueDepth: meter.createUpDownCounter(METRIC.queueDepth, {
+    queueDepth: meter.createObservableUpDownCounter(METRIC.queueDepth, {
       unit: '{request}',
       description: 'Requests of this process waiting for the rate-limit budget now',
     }),

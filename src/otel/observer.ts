@@ -13,6 +13,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type ObservableResult,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -33,11 +34,18 @@ import {
   urlAttributes,
   type GuestDataField,
 } from './attributes.js';
+import { AttributeSets } from './attribute-sets.js';
 import type { Instruments } from './metrics.js';
 
-/** Writes the W3C trace context of `span` into `carrier` (with the global propagator's own fields, such as baggage). */
+/**
+ * Writes the W3C trace context of `span` into `carrier`: the global propagator's fields (such as
+ * baggage), and `traceparent` written here when no propagator wrote it (none is registered, or
+ * one of another format), so that every request names its attempt span.
+ */
 function inject(parent: Context, span: Span, carrier: Record<string, string>): void {
-  propagation.inject(trace.setSpan(parent, span), carrier);
+  // The default (no-op) propagator has no fields: no context is built for it, on every request.
+  if (propagation.fields().length > 0) propagation.inject(trace.setSpan(parent, span), carrier);
+  if (carrier.traceparent !== undefined) return;
   const spanContext = span.spanContext();
   if (!isSpanContextValid(spanContext)) return;
   const flags = spanContext.traceFlags.toString(16).padStart(2, '0');
@@ -52,19 +60,6 @@ function fail(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: type });
 }
 
-// Metric attribute sets of bounded-cardinality labels, made once per distinct set and reused:
-// each record then allocates nothing of ours. A set is a frozen object, as the SDK only reads it.
-const MAX_CACHED_SETS = 512;
-function cachedSet(cache: Map<string, Attributes>, key: string, make: () => Attributes): Attributes {
-  let set = cache.get(key);
-  if (set === undefined) {
-    set = Object.freeze(make());
-    // Labels are bounded, so this only stops an unexpected spread from growing without end.
-    if (cache.size < MAX_CACHED_SETS) cache.set(key, set);
-  }
-  return set;
-}
-
 /** The handlers of one `instrument()`; each is a bound function, as the channels call them. */
 export class Observer {
   readonly #tracer: Tracer;
@@ -73,8 +68,13 @@ export class Observer {
   // Calls by id (their requests and waits name it); requests and waits by their message.
   readonly #calls = new Map<string, { span: Span; context: Context; startedAt: number }>();
   readonly #open = new WeakMap<object, { span: Span; startedAt: number }>();
-  // Metric attribute sets by their labels' values (see cachedSet).
-  readonly #sets = new Map<string, Attributes>();
+  readonly #waits = new WeakMap<object, Span>();
+  // Metric attribute sets by their labels' values.
+  readonly #sets = new AttributeSets();
+  // Waits under way by priority, read when metrics are collected (a bounded set of priorities):
+  // counting here costs a number's increment per wait, where an up-down counter's record cost two
+  // records of the metrics SDK (hashing the attributes, finding the point) on every call.
+  readonly #waiting = new Map<string, number>();
 
   constructor(tracer: Tracer, instruments: Instruments, guestFields: readonly GuestDataField[]) {
     this.#tracer = tracer;
@@ -84,7 +84,13 @@ export class Observer {
 
   clear(): void {
     this.#calls.clear();
+    this.#waiting.clear();
   }
+
+  /** The `queue_depth` callback: the waits under way now, by priority. */
+  observeQueueDepth = (result: ObservableResult): void => {
+    for (const [priority, waiting] of this.#waiting) result.observe(waiting, this.#prioritySet(priority));
+  };
 
   #parentOf(callId: string): Context {
     return this.#calls.get(callId)?.context ?? context.active();
@@ -125,7 +131,7 @@ export class Observer {
     const { operation } = message;
     this.#instruments.callDuration.record(
       (performance.now() - state.startedAt) / 1000,
-      cachedSet(this.#sets, `call\0${operation}\0${type ?? ''}`, () =>
+      this.#sets.get(['call', operation, type], () =>
         type ? { [ATTR.operation]: operation, [ATTR.errorType]: type } : { [ATTR.operation]: operation },
       ),
     );
@@ -148,7 +154,7 @@ export class Observer {
     const { operation } = message;
     this.#instruments.callAttempts.add(
       1,
-      cachedSet(this.#sets, `attempts\0${operation}`, () => ({ [ATTR.operation]: operation })),
+      this.#sets.get(['attempts', operation], () => ({ [ATTR.operation]: operation })),
     );
   };
 
@@ -170,20 +176,16 @@ export class Observer {
     const { method, urlTemplate, operation } = message;
     this.#instruments.attemptDuration.record(
       (performance.now() - state.startedAt) / 1000,
-      cachedSet(
-        this.#sets,
-        `attempt\0${method}\0${urlTemplate}\0${operation}\0${status}\0${type ?? ''}`,
-        () => {
-          const set: Attributes = {
-            [ATTR.method]: method,
-            [ATTR.urlTemplate]: urlTemplate,
-            [ATTR.operation]: operation,
-          };
-          if (status !== undefined) set[ATTR.statusCode] = status;
-          if (type) set[ATTR.errorType] = type;
-          return set;
-        },
-      ),
+      this.#sets.get(['attempt', operation, urlTemplate, method, status, type], () => {
+        const set: Attributes = {
+          [ATTR.method]: method,
+          [ATTR.urlTemplate]: urlTemplate,
+          [ATTR.operation]: operation,
+        };
+        if (status !== undefined) set[ATTR.statusCode] = status;
+        if (type) set[ATTR.errorType] = type;
+        return set;
+      }),
     );
   };
 
@@ -200,27 +202,28 @@ export class Observer {
       { kind: SpanKind.INTERNAL, attributes },
       this.#parentOf(message.callId),
     );
-    this.#open.set(message, { span, startedAt: performance.now() });
-    this.#instruments.queueDepth.add(1, this.#prioritySet(message.priority));
+    // Its duration is the message's waitedMs, on the client's clock: no time is taken here.
+    this.#waits.set(message, span);
+    this.#waiting.set(message.priority, (this.#waiting.get(message.priority) ?? 0) + 1);
   };
 
   #prioritySet(priority: string): Attributes {
-    return cachedSet(this.#sets, `priority\0${priority}`, () => ({ [ATTR.priority]: priority }));
+    return this.#sets.get(['priority', priority], () => ({ [ATTR.priority]: priority }));
   }
 
   waitEnd = (message: RateLimitWaitMessage): void => {
-    const state = this.#open.get(message);
-    if (!state) return;
-    this.#open.delete(message);
-    this.#instruments.queueDepth.add(-1, this.#prioritySet(message.priority));
+    const span = this.#waits.get(message);
+    if (!span) return;
+    this.#waits.delete(message);
+    this.#waiting.set(message.priority, (this.#waiting.get(message.priority) ?? 1) - 1);
     const waitedMs = message.waitedMs ?? 0;
-    state.span.setAttribute(ATTR.waitedMs, waitedMs);
-    if ('error' in message) fail(state.span, errorType(message.error));
-    state.span.end();
+    span.setAttribute(ATTR.waitedMs, waitedMs);
+    if ('error' in message) fail(span, errorType(message.error));
+    span.end();
     const { priority, limiter } = message;
     this.#instruments.waitDuration.record(
       waitedMs / 1000,
-      cachedSet(this.#sets, `wait\0${priority}\0${limiter}`, () => ({
+      this.#sets.get(['wait', priority, limiter], () => ({
         [ATTR.priority]: priority,
         [ATTR.limiter]: limiter,
       })),
@@ -231,7 +234,11 @@ export class Observer {
     this.#calls
       .get(message.callId)
       ?.span.addEvent('restaurant_partner.rate_limit.pause', { [ATTR.pauseMs]: message.pauseMs });
-    this.#instruments.throttled.add(1, { [ATTR.operation]: message.operation });
+    const { operation } = message;
+    this.#instruments.throttled.add(
+      1,
+      this.#sets.get(['throttled', operation], () => ({ [ATTR.operation]: operation })),
+    );
   };
 
   createOutcome = (message: CreateOutcomeMessage): void => {
@@ -239,22 +246,31 @@ export class Observer {
       [ATTR.createOutcome]: message.outcome,
       [ATTR.createRequests]: message.requests,
     });
-    this.#instruments.createOutcomes.add(1, { [ATTR.createOutcome]: message.outcome });
+    const { outcome } = message;
+    this.#instruments.createOutcomes.add(
+      1,
+      this.#sets.get(['outcome', outcome], () => ({ [ATTR.createOutcome]: outcome })),
+    );
   };
 
   webhookDelivery = (message: WebhookDeliveryMessage): void => {
-    this.#instruments.webhookDeliveries.add(1, {
-      [ATTR.webhookResult]: message.result,
-      [ATTR.webhookDuplicate]: message.duplicate,
-      ...(message.eventType ? { [ATTR.webhookEventType]: message.eventType } : {}),
-    });
+    const { result, duplicate, eventType } = message;
+    this.#instruments.webhookDeliveries.add(
+      1,
+      this.#sets.get(['webhook', result, duplicate, eventType], () => ({
+        [ATTR.webhookResult]: result,
+        [ATTR.webhookDuplicate]: duplicate,
+        ...(eventType ? { [ATTR.webhookEventType]: eventType } : {}),
+      })),
+    );
   };
 
   syncChange = (message: SyncChangeMessage): void => {
     if (message.lagMs === undefined) return;
-    this.#instruments.syncLag.record(Math.max(0, message.lagMs) / 1000, {
-      [ATTR.syncKind]: message.kind,
-      [ATTR.syncSource]: message.source,
-    });
+    const { kind, source } = message;
+    this.#instruments.syncLag.record(
+      Math.max(0, message.lagMs) / 1000,
+      this.#sets.get(['sync', kind, source], () => ({ [ATTR.syncKind]: kind, [ATTR.syncSource]: source })),
+    );
   };
 }

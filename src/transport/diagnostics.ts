@@ -236,22 +236,26 @@ export function traceContextHeaders(set: Record<string, string>): Record<string,
 }
 
 // Ids of the collections in the API's paths: the segment after each is an id.
-const ID_AFTER: Record<string, string> = {
-  restaurants: '{restaurant_id}',
-  reservations: '{reservation_id}',
-  webhooks: '{webhook_id}',
-  partners: '{partner_id}',
-};
+const ID_AFTER = new Map([
+  ['restaurants', '{restaurant_id}'],
+  ['reservations', '{reservation_id}'],
+  ['webhooks', '{webhook_id}'],
+  ['partners', '{partner_id}'],
+]);
+// A segment kept as it is: a lower-case word without a run of three digits (an id in disguise).
+const WORD = /^[a-z][a-z0-9_-]*$/;
+const DIGITS = /\d{3}/;
 
-/** A path with its ids as placeholders: bounded, and without anything a caller put in it. */
+/** A path with its ids as placeholders: bounded, and without anything a caller put in it (once per observed request). */
 export function urlTemplate(pathname: string): string {
   const segments = pathname.split('/');
-  return segments
-    .map((segment, index) => {
-      const placeholder = ID_AFTER[segments[index - 1] ?? ''];
-      if (segment === '') return segment;
-      if (placeholder) return placeholder;
-      return /^[a-z][a-z0-9_-]*$/.test(segment) && !/\d{3}/.test(segment) ? segment : '{id}';
-    })
-    .join('/');
+  let previous = '';
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index]!;
+    if (segment !== '')
+      segments[index] =
+        ID_AFTER.get(previous) ?? (WORD.test(segment) && !DIGITS.test(segment) ? segment : '{id}');
+    previous = segment;
+  }
+  return segments.join('/');
 }

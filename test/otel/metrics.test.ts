@@ -84,6 +84,23 @@ describe('metrics against the journal', () => {
     }
   });
 
+  it('queue_depth is read when metrics are collected: the waits under way then, by priority', async () => {
+    telemetry = startTelemetry();
+    const { client } = world();
+    const depth = async () =>
+      by(await telemetry!.metric('restaurant_partner.rate_limit.queue_depth'), 'restaurant_partner.priority');
+    const reads = Promise.all(Array.from({ length: 4 }, () => client.restaurants.list().toArray()));
+    // Let the four calls reach the limiter: one is served, three wait their turn on the fake's clock.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await depth()).interactive).toBeGreaterThanOrEqual(1);
+    await reads;
+    expect(await depth()).toEqual({ interactive: 0 });
+    // Stopped, the instrument reports nothing more.
+    await telemetry.stop();
+    telemetry = startTelemetry();
+    expect(await telemetry.metric('restaurant_partner.rate_limit.queue_depth')).toEqual([]);
+  });
+
   it('the default slowWaitWarnMs (10 s) stays quiet for waits of a few seconds', async () => {
     const { client, logger } = world();
     await Promise.all(Array.from({ length: 4 }, () => client.restaurants.list().toArray()));

@@ -3,7 +3,8 @@
  * in-process fake on its frozen clock: the span tree of a booking (call, waits, attempts,
  * look-ups), each request's `traceparent`, the create's outcomes, 429 pauses and retries.
  */
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AmbiguousCreateError, PartnerClient, silentLogger, type RequestEvent } from 'restaurant-partner-sdk';
@@ -223,6 +224,28 @@ describe('a booking as a trace', () => {
     ]);
     expect(events[0]!.callId).toBe(events[1]!.callId);
     expect(events[2]!.callId).not.toBe(events[0]!.callId);
+  });
+
+  it("with a global propagator (trace context and baggage), each request carries its attempt's traceparent and the caller's baggage", async () => {
+    propagation.setGlobalPropagator(
+      new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+    );
+    try {
+      telemetry = startTelemetry();
+      const { client, sent } = world();
+      const baggage = propagation.createBaggage({ tenant: { value: 'bistro-42' } });
+      await context.with(propagation.setBaggage(context.active(), baggage), () =>
+        client.restaurants.list().toArray(),
+      );
+      const attempts = telemetry.spans().filter((span) => span.kind === SpanKind.CLIENT);
+      expect(attempts).toHaveLength(1);
+      expect(sent.map((headers) => headers.get('traceparent'))).toEqual(
+        attempts.map((span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`),
+      );
+      expect(sent.map((headers) => headers.get('baggage'))).toEqual(['tenant=bistro-42']);
+    } finally {
+      propagation.disable();
+    }
   });
 
   it('stopped, nothing is recorded and requests carry no traceparent', async () => {
