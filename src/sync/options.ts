@@ -1,7 +1,7 @@
 /**
  * The options of `createReservationSync`, what a running sync offers, and the checks an option
  * must pass before anything starts: apart from the sync itself, so a reader of the sync's closure
- * (src/sync/reservation-sync.ts) sees its work, and a reader of its contract sees it here.
+ * sees its work, and a reader of its contract sees it here.
  * @module
  */
 import type { PartnerClient } from '../client.js';

@@ -1,7 +1,7 @@
 /**
  * The typed events a delivery turns into, and the tolerant reading of its envelope.
  *
- * The live payload shape is not published (interface spec, "Events: Gaps"), so the envelope is
+ * The live payload shape is not published (docs/where-the-spec-is-silent.md), so the envelope is
  * read tolerantly: unknown fields are kept, the event name may also come as `event_type` or
  * `type`, the reservation as `data` (or `data.reservation`), and an event name this version does
  * not know is surfaced as an `unknown` event instead of being refused.

@@ -88,7 +88,7 @@ export interface ReservationRecord extends GuestTexts {
   noShowAt: number | null;
 }
 
-/** The events the fake sends (the core's list: see src/resources/event-names.ts). */
+/** The events the fake sends: the core's list of reservation events. */
 export const EVENT_TYPES = RESERVATION_EVENT_TYPES;
 export type { WebhookEventType };
 
