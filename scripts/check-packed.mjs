@@ -41,7 +41,9 @@ try {
   )[0].files.map((file) => file.path);
   const unexpected = files.filter(
     (path) =>
-      !/^(dist\/|docs\/[^/]+\.md$|examples\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path),
+      !/^(dist\/|docs\/[^/]+\.(?:md|png)$|examples\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(
+        path,
+      ),
   );
   if (unexpected.length)
     throw new Error(`the tarball holds files a user does not need: ${unexpected.join(', ')}`);

@@ -2,8 +2,8 @@
  * The SDK's error family. Every error the SDK throws extends {@link PartnerSdkError}, and every
  * error that carries an HTTP answer extends {@link PartnerApiError}.
  *
- * The family lives in src/errors/ (base, HTTP answers, calls without a usable answer, bookings);
- * this module lists it. It imports nothing of ours at run time beyond those files, so any layer
+ * The family lives in one module per kind (base, HTTP answers, calls without a usable answer,
+ * bookings); this module lists it. It imports nothing of ours at run time beyond those files, so any layer
  * (and the webhook receiver) can use it.
  * No error ever holds the API token: URLs are redacted and request headers are never kept.
  *

@@ -1,7 +1,7 @@
 /**
  * The errors of an HTTP answer outside 2xx: {@link PartnerApiError} and one class per status the
- * service gives meaning to. `errorFromResponse` (src/transport/error-from-response.ts) is the one
- * place that picks the class for a status.
+ * service gives meaning to. One function of the transport layer,
+ * `errorFromResponse`, picks the class for a status.
  * @module
  */
 import { nameErrorClass, PartnerSdkError, type RequestSent } from './base.js';

@@ -1,6 +1,6 @@
 /**
  * The list envelope's schema, for tests that generate answers in it. The client itself reads
- * lists without it (src/resources/resource.ts walks the envelope by hand, item by item).
+ * lists without it (the resources' base class walks the envelope by hand, item by item).
  * @module
  */
 import * as z from 'zod/mini';

@@ -59,7 +59,7 @@ export function sameRefusal(first: unknown, second: unknown): boolean {
 
 /**
  * One `reservations.create` call: what its steps share. Fields are plain (not private) because
- * the steps are functions in other modules; nothing outside src/lib/ sees this class.
+ * the steps are functions in other modules; nothing outside the workflows (`lib/`) sees this class.
  */
 export class CreateCall {
   readonly context: ResourceContext;

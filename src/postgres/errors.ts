@@ -3,6 +3,7 @@
  * @module
  */
 import { PartnerSdkError } from '../errors.js';
+import { isPartnerSdkError, nameErrorClass } from '../errors/base.js';
 
 /**
  * `migrate()` refused to run: a migration already applied to the schema has other text than the
@@ -11,7 +12,9 @@ import { PartnerSdkError } from '../errors.js';
  * Nothing was applied. Not retryable.
  */
 export class MigrationChangedError extends PartnerSdkError {
-  override name = 'MigrationChangedError';
+  static {
+    nameErrorClass(this, 'MigrationChangedError');
+  }
   /** The migration, `NNNN_name`. */
   readonly migration: string;
   constructor(message: string, details: { migration: string }) {
@@ -25,7 +28,9 @@ export class MigrationChangedError extends PartnerSdkError {
  * not applied. Run `migrate()` (or apply `migrationSql()`) first. Nothing was sent. Not retryable.
  */
 export class SchemaNotMigratedError extends PartnerSdkError {
-  override name = 'SchemaNotMigratedError';
+  static {
+    nameErrorClass(this, 'SchemaNotMigratedError');
+  }
   /** The schema, as the partner named it. */
   readonly schema: string;
   constructor(details: { schema: string; cause?: unknown }) {
@@ -37,9 +42,9 @@ export class SchemaNotMigratedError extends PartnerSdkError {
   }
 }
 
-/** True for a {@link MigrationChangedError}. */
+/** True for a {@link MigrationChangedError}, this copy's or another copy's of the package. */
 export const isMigrationChangedError = (error: unknown): error is MigrationChangedError =>
-  error instanceof MigrationChangedError;
-/** True for a {@link SchemaNotMigratedError}. */
+  isPartnerSdkError(error, MigrationChangedError);
+/** True for a {@link SchemaNotMigratedError}, this copy's or another copy's of the package. */
 export const isSchemaNotMigratedError = (error: unknown): error is SchemaNotMigratedError =>
-  error instanceof SchemaNotMigratedError;
+  isPartnerSdkError(error, SchemaNotMigratedError);

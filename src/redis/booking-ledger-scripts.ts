@@ -1,5 +1,5 @@
 /**
- * The Lua scripts behind the Redis booking ledger (src/redis/booking-ledger.ts), in their own
+ * The Lua scripts behind the Redis booking ledger (`booking-ledger.ts`), in their own
  * module so the ledger reads as what it does with each answer, and each script as one atomic step
  * on the Redis server: claim, renew, settle, learn the marker. The key layout and the marker are
  * described in the ledger's module comment.

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PartnerSdkError } from '../errors.js';
+import { nameErrorClass } from '../errors/base.js';
 
 /** An ioredis client (`new Redis(...)`, or a `Cluster`): the part of it the SDK uses. */
 export interface IoRedisClient {
@@ -29,7 +30,9 @@ export type RedisClient = IoRedisClient | NodeRedisClient;
 
 /** A Redis command did not answer in time (the connection is down or the server is overloaded). Retryable. */
 export class RedisTimeoutError extends PartnerSdkError {
-  override name = 'RedisTimeoutError';
+  static {
+    nameErrorClass(this, 'RedisTimeoutError');
+  }
   constructor(timeoutMs: number) {
     super(`Redis did not answer within ${timeoutMs} ms`, { retryable: true });
   }

@@ -21,14 +21,11 @@ export const RESERVATION_EVENT_TYPES = [
   RESERVATION_CANCELLED,
 ] as const;
 
-/** One of {@link RESERVATION_EVENT_TYPES}. */
-export type ReservationEventType = (typeof RESERVATION_EVENT_TYPES)[number];
-
 /** Event name of the delivery sent by `client.webhooks.test(id)`. */
 export const TEST_EVENT = 'TEST';
 
 const RESERVATION_EVENT_SET: ReadonlySet<string> = new Set(RESERVATION_EVENT_TYPES);
 
 /** Whether `name` is one of {@link RESERVATION_EVENT_TYPES}. */
-export const isReservationEventType = (name: unknown): name is ReservationEventType =>
+export const isReservationEventType = (name: unknown): name is (typeof RESERVATION_EVENT_TYPES)[number] =>
   typeof name === 'string' && RESERVATION_EVENT_SET.has(name);

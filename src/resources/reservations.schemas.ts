@@ -154,11 +154,11 @@ const buildCreateInput = () =>
 /**
  * What a partner sends to book a table. Exactly the spec's rules, nothing stricter: only
  * `start_time` (see {@link StartTimeInput}) and `adults` (1 to 50) are required; `children` is 0
- * to 50 (0 when omitted); `first_name` and `last_name` at most 255 characters, `phone` at most
- * 128; `language` a BCP 47 tag (`en`, `fr`, `nl`); `metadata` your own keys, stored as given (the
- * client adds its idempotency key there unless turned off). A field not listed here (a misspelt
- * `frist_name`, or a field the server sets such as `id` or `confirmed`) is refused with an
- * `InputValidationError` naming it, before any request is spent.
+ * to 50 (0 when omitted); every other field is optional, with the limit its own documentation
+ * states; `metadata` holds your own keys, stored as given (the client adds its idempotency key
+ * there unless turned off). A field this type does not name (a misspelt `frist_name`, or a field
+ * the server sets such as `id` or `confirmed`) is refused with an `InputValidationError` naming
+ * it, before any request is spent.
  */
 // An interface rather than an alias, so editors name it; its fields are the schema's (without
 // the loose schema's index signature, so a misspelt field does not compile).

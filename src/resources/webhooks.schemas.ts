@@ -7,7 +7,8 @@ import { RESERVATION_EVENT_TYPES } from './event-names.js';
 
 /** The reservation events of the spec. */
 export const WebhookEventType = /* @__PURE__ */ lazySchema(() => z.enum(RESERVATION_EVENT_TYPES));
-export type WebhookEventType = z.infer<typeof WebhookEventType>;
+/** One of the reservation events' names (`RESERVATION_CONFIRMED`, ...): the one type of an event name. */
+export type WebhookEventType = (typeof RESERVATION_EVENT_TYPES)[number];
 
 /**
  * Which events a webhook receives: event name to `true` (subscribed) or `false`. The spec does

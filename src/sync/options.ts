@@ -1,11 +1,12 @@
 /**
  * The options of `createReservationSync`, what a running sync offers, and the checks an option
  * must pass before anything starts: apart from the sync itself, so a reader of the sync's closure
- * (src/sync/reservation-sync.ts) sees its work, and a reader of its contract sees it here.
+ * sees its work, and a reader of its contract sees it here.
  * @module
  */
 import type { PartnerClient } from '../client.js';
 import { InputValidationError, PartnerSdkError } from '../errors.js';
+import { isPartnerSdkError, nameErrorClass } from '../errors/base.js';
 import type { Logger } from '../logger.js';
 import type { Reservation } from '../resources/reservations.schemas.js';
 import type { Clock } from '../transport/clock.js';
@@ -95,14 +96,19 @@ export const DEFAULT_BUDGET_SHARE = 0.25;
  * running sync does it.
  */
 export class SyncStoppedError extends PartnerSdkError {
-  override name = 'SyncStoppedError';
+  static {
+    nameErrorClass(this, 'SyncStoppedError');
+  }
   constructor() {
     super('The reservation sync was stopped', { retryable: true });
   }
 }
-/** True when a call failed because the reservation sync was stopped. */
+/**
+ * True when a call failed because the reservation sync was stopped, from this copy of the package
+ * or another (where `instanceof` fails).
+ */
 export const isSyncStoppedError = (error: unknown): error is SyncStoppedError =>
-  error instanceof SyncStoppedError;
+  isPartnerSdkError(error, SyncStoppedError);
 
 function invalid(field: string, rule: string): never {
   throw new InputValidationError([{ field, path: field.split('.'), code: 'invalid_option', message: rule }]);

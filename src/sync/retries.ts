@@ -5,6 +5,7 @@
  * @module
  */
 import { PartnerSdkError } from '../errors.js';
+import { nameErrorClass } from '../errors/base.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from '../transport/clock.js';
 import type { Observation, ReservationChange } from './changes.js';
@@ -14,7 +15,9 @@ const MAX_RETRY_DELAY_MS = 60_000;
 
 /** `onChange` threw for this change: the sync tries it again on its own, with backoff. */
 export class ChangeNotHandedOverError extends PartnerSdkError {
-  override name = 'ChangeNotHandedOverError';
+  static {
+    nameErrorClass(this, 'ChangeNotHandedOverError');
+  }
   constructor(change: ReservationChange, cause: unknown) {
     super(
       `onChange (or the store's transaction around it) failed for reservation ${change.reservation.id} (${change.kind}, revision ${change.revision}); the sync tries it again`,

@@ -2,7 +2,7 @@
  * `fake.applyToAllClients()`: every `PartnerClient` of the process that talks to a service this
  * fake answers paces, backs off and waits on the fake's clock and at the fake's rate limit, the
  * clients built before the call included, with no change to the app. It writes to the one
- * process-wide registry the client reads (`src/transport/followed-services.ts`), for the fake's
+ * process-wide registry of followed services the client reads, for the fake's
  * own base URL, the URLs given, and each origin the fake's MSW handlers serve while it is on.
  * @module
  */

@@ -5,7 +5,8 @@
  */
 import type { FakeBackend } from './backend/backend.js';
 import { FakeError } from './backend/fake-error.js';
-import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import type { DeliveryLogEntry, WebhookEventType } from './backend/state.js';
+import type { TEST_EVENT } from '../resources/event-names.js';
 
 /** Options of {@link FakeService.waitForDelivery}. */
 export interface WaitForDeliveryOptions {
@@ -34,7 +35,7 @@ export function noDeliveryWithin(
 export function waitForDeliveryIn(
   backend: FakeBackend,
   claimed: WeakSet<object>,
-  event: EventType | 'TEST',
+  event: WebhookEventType | typeof TEST_EVENT,
   options: WaitForDeliveryOptions,
 ): Promise<DeliveryLogEntry> {
   const timeoutMs = options.timeoutMs ?? 5000;

@@ -25,7 +25,8 @@ import { bookFromOtherChannel } from './backend/reservations.js';
 import { createActions, type CustomerActions, type RestaurantActions } from './fake-actions.js';
 import { addRestaurant, type AddRestaurantInput, type FakeRestaurant } from './backend/restaurants.js';
 import { seedDemo } from './backend/seed.js';
-import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import type { DeliveryLogEntry, WebhookEventType } from './backend/state.js';
+import type { TEST_EVENT } from '../resources/event-names.js';
 import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
 import { serveRequest, type HandleContext } from './fake-handle.js';
 import type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
@@ -246,7 +247,7 @@ export class FakeService {
    * ```
    */
   waitForDelivery(
-    event: EventType | 'TEST',
+    event: WebhookEventType | typeof TEST_EVENT,
     options: WaitForDeliveryOptions = {},
   ): Promise<DeliveryLogEntry> {
     return waitForDeliveryIn(this.#backend, this.#claimed, event, options);

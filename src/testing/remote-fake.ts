@@ -15,7 +15,8 @@ import type { JournalEntry } from './backend/journal.js';
 import type { AddPartnerInput, FakePartner } from './backend/partners.js';
 import type { RateLimitSetting } from './backend/rate-limit.js';
 import type { AddRestaurantInput, FakeRestaurant } from './backend/restaurants.js';
-import type { DeliveryLogEntry, EventType } from './backend/state.js';
+import type { DeliveryLogEntry, WebhookEventType } from './backend/state.js';
+import type { TEST_EVENT } from '../resources/event-names.js';
 import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import type { Webhook } from '../resources/webhooks.schemas.js';
 import { noDeliveryWithin, type WaitForDeliveryOptions } from './delivery-wait.js';
@@ -110,7 +111,10 @@ export interface RemoteFake {
    * waiting on the server for new attempts (each read once, never the whole log again); rejects
    * with a `FakeError` (408) after `timeoutMs` (default 5000).
    */
-  waitForDelivery(event: EventType | 'TEST', options?: WaitForDeliveryOptions): Promise<DeliveryLogEntry>;
+  waitForDelivery(
+    event: WebhookEventType | typeof TEST_EVENT,
+    options?: WaitForDeliveryOptions,
+  ): Promise<DeliveryLogEntry>;
   /** The delivery log, oldest first. */
   deliveries(): Promise<DeliveryLogEntry[]>;
   /** The request journal, oldest first (no credentials). */

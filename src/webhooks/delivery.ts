@@ -17,7 +17,7 @@ export type DeliveryReservation = Pick<Reservation, 'id'> & Partial<Omit<Reserva
 
 /** What a delivery is about. */
 export interface DeliveryContent {
-  /** `RESERVATION_CONFIRMED`, `RESERVATION_MODIFIED`, `RESERVATION_CANCELLED` or `TEST`. */
+  /** The event name: one of `WebhookEventType` (every reservation event), or `TEST`. */
   event: string;
   /** The reservation (at least its `id`), as the partner API would return it; null for test deliveries. */
   reservation?: DeliveryReservation | null;

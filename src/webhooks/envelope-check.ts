@@ -43,7 +43,7 @@ const RULE_OF_KIND: Readonly<Record<WireKind, Rule>> = {
 
 /**
  * The reservation a reservation event carries, field by field, from the reservation table
- * (src/resources/reservation-fields.ts), in its order: issues are reported in it.
+ * (`RESERVATION_FIELDS`), in its order: issues are reported in it.
  */
 const EVENT_RESERVATION_RULES: Readonly<Record<string, Rule>> = Object.fromEntries(
   Object.entries(RESERVATION_FIELDS).map(([field, spec]) => [field, RULE_OF_KIND[spec.wire]]),

@@ -17,6 +17,7 @@
  * @module
  */
 import { type FieldIssue, PartnerSdkError } from '../errors.js';
+import { isPartnerSdkError, nameErrorClass } from '../errors/base.js';
 
 /**
  * Base of every error the webhook receiver raises. `status` is the HTTP answer it maps to.
@@ -26,7 +27,9 @@ import { type FieldIssue, PartnerSdkError } from '../errors.js';
  * body, another receiver running it, a dependency of the receiver).
  */
 export class WebhookError extends PartnerSdkError {
-  override name = 'WebhookError';
+  static {
+    nameErrorClass(this, 'WebhookError');
+  }
   /** The HTTP status the receiver answers with for this error. */
   readonly status: number;
   constructor(
@@ -41,7 +44,9 @@ export class WebhookError extends PartnerSdkError {
 
 /** 401: the delivery carried no webhook token, or none of the accepted tokens. */
 export class WebhookVerificationError extends WebhookError {
-  override name = 'WebhookVerificationError';
+  static {
+    nameErrorClass(this, 'WebhookVerificationError');
+  }
   /** `missing` when no token was presented, `mismatch` when it matched no accepted token. */
   readonly reason: 'missing' | 'mismatch';
   constructor(reason: 'missing' | 'mismatch') {
@@ -58,7 +63,9 @@ export class WebhookVerificationError extends WebhookError {
 
 /** 400: the body is empty, not UTF-8, not JSON, or JSON that is not a delivery envelope. */
 export class WebhookPayloadError extends WebhookError {
-  override name = 'WebhookPayloadError';
+  static {
+    nameErrorClass(this, 'WebhookPayloadError');
+  }
   /** The envelope fields that broke a rule, when the body was JSON but not an envelope. */
   readonly issues: FieldIssue[];
   constructor(message: string, issues: FieldIssue[] = [], options?: { cause?: unknown }) {
@@ -75,7 +82,9 @@ export class WebhookPayloadError extends WebhookError {
 
 /** 413: the body is larger than `maxBodyBytes`. Raised while reading, before the rest is read. */
 export class WebhookPayloadTooLargeError extends WebhookError {
-  override name = 'WebhookPayloadTooLargeError';
+  static {
+    nameErrorClass(this, 'WebhookPayloadTooLargeError');
+  }
   readonly maxBodyBytes: number;
   constructor(maxBodyBytes: number) {
     super(`Webhook body is larger than the limit of ${maxBodyBytes} bytes (option maxBodyBytes)`, 413, {
@@ -90,7 +99,9 @@ export class WebhookPayloadTooLargeError extends WebhookError {
  * trickling sender). Nothing was run; the connection is closed.
  */
 export class WebhookBodyTimeoutError extends WebhookError {
-  override name = 'WebhookBodyTimeoutError';
+  static {
+    nameErrorClass(this, 'WebhookBodyTimeoutError');
+  }
   readonly timeoutMs: number;
   constructor(timeoutMs: number) {
     super(
@@ -109,7 +120,9 @@ export class WebhookBodyTimeoutError extends WebhookError {
  * once the other receiver finished (or runs the handler if it failed).
  */
 export class WebhookDeliveryInProgressError extends WebhookError {
-  override name = 'WebhookDeliveryInProgressError';
+  static {
+    nameErrorClass(this, 'WebhookDeliveryInProgressError');
+  }
   readonly deliveryId: string;
   constructor(deliveryId: string) {
     super(`Delivery ${deliveryId} is being processed by another receiver; retry later`, 409, {
@@ -121,7 +134,9 @@ export class WebhookDeliveryInProgressError extends WebhookError {
 
 /** 415: the delivery declared a `Content-Type` that is not JSON. */
 export class WebhookUnsupportedMediaTypeError extends WebhookError {
-  override name = 'WebhookUnsupportedMediaTypeError';
+  static {
+    nameErrorClass(this, 'WebhookUnsupportedMediaTypeError');
+  }
   readonly contentType: string;
   constructor(contentType: string) {
     super(
@@ -135,7 +150,9 @@ export class WebhookUnsupportedMediaTypeError extends WebhookError {
 
 /** 405: deliveries are POSTs; anything else is refused. */
 export class WebhookMethodNotAllowedError extends WebhookError {
-  override name = 'WebhookMethodNotAllowedError';
+  static {
+    nameErrorClass(this, 'WebhookMethodNotAllowedError');
+  }
   constructor(method: string) {
     super(`Webhook deliveries are POST requests, got ${method.slice(0, 20)}`, 405, { retryable: false });
   }
@@ -148,7 +165,9 @@ export class WebhookMethodNotAllowedError extends WebhookError {
  * Not retryable as it is: the same mounting fails again until the code changes.
  */
 export class WebhookRawBodyRequiredError extends WebhookError {
-  override name = 'WebhookRawBodyRequiredError';
+  static {
+    nameErrorClass(this, 'WebhookRawBodyRequiredError');
+  }
   constructor(received: string) {
     super(
       `The webhook receiver needs the raw request body (string, Uint8Array, Buffer or ArrayBuffer), got ${received}. ` +
@@ -167,7 +186,9 @@ export class WebhookRawBodyRequiredError extends WebhookError {
  * retries; the spec does not say whether the service does) runs the handler again. Retryable.
  */
 export class WebhookHandlerError extends WebhookError {
-  override name = 'WebhookHandlerError';
+  static {
+    nameErrorClass(this, 'WebhookHandlerError');
+  }
   /** The event whose handler failed. */
   readonly eventType: string;
   readonly deliveryId: string;
@@ -194,42 +215,17 @@ export class WebhookHandlerError extends WebhookError {
  * `createWebhookReceiver` refused its options (the same options are refused again).
  */
 export class WebhookConfigurationError extends WebhookError {
-  override name = 'WebhookConfigurationError';
+  static {
+    nameErrorClass(this, 'WebhookConfigurationError');
+  }
   constructor(message: string, options?: { cause?: unknown; retryable?: boolean | undefined }) {
     super(message, 500, { cause: options?.cause, retryable: options?.retryable ?? true });
   }
 }
 
-/** True for any error raised by the webhook receiver. */
-export const isWebhookError = (error: unknown): error is WebhookError => error instanceof WebhookError;
-/** True for a 401: token missing or not accepted. */
-export const isWebhookVerificationError = (error: unknown): error is WebhookVerificationError =>
-  error instanceof WebhookVerificationError;
-/** True for a 400: the body is not a delivery envelope. */
-export const isWebhookPayloadError = (error: unknown): error is WebhookPayloadError =>
-  error instanceof WebhookPayloadError;
-/** True for a 413: the body is over `maxBodyBytes`. */
-export const isWebhookPayloadTooLargeError = (error: unknown): error is WebhookPayloadTooLargeError =>
-  error instanceof WebhookPayloadTooLargeError;
-/** True for a 408: the body did not arrive within `bodyTimeoutMs`. */
-export const isWebhookBodyTimeoutError = (error: unknown): error is WebhookBodyTimeoutError =>
-  error instanceof WebhookBodyTimeoutError;
-/** True for a 409: another receiver was processing the same delivery. */
-export const isWebhookDeliveryInProgressError = (error: unknown): error is WebhookDeliveryInProgressError =>
-  error instanceof WebhookDeliveryInProgressError;
-/** True for a 415: a Content-Type naming another format than JSON. */
-export const isWebhookUnsupportedMediaTypeError = (
-  error: unknown,
-): error is WebhookUnsupportedMediaTypeError => error instanceof WebhookUnsupportedMediaTypeError;
-/** True for a 405: not a POST. */
-export const isWebhookMethodNotAllowedError = (error: unknown): error is WebhookMethodNotAllowedError =>
-  error instanceof WebhookMethodNotAllowedError;
-/** True when a parsed body was handed in instead of the raw one. */
-export const isWebhookRawBodyRequiredError = (error: unknown): error is WebhookRawBodyRequiredError =>
-  error instanceof WebhookRawBodyRequiredError;
-/** True when a handler threw or ran past `handlerTimeoutMs`. */
-export const isWebhookHandlerError = (error: unknown): error is WebhookHandlerError =>
-  error instanceof WebhookHandlerError;
-/** True when the receiver is misconfigured or its token provider or duplicate store failed. */
-export const isWebhookConfigurationError = (error: unknown): error is WebhookConfigurationError =>
-  error instanceof WebhookConfigurationError;
+/**
+ * True for any error raised by the webhook receiver, this copy's or another copy's of the package
+ * (where `instanceof` fails); `status` tells them apart.
+ */
+export const isWebhookError = (error: unknown): error is WebhookError =>
+  isPartnerSdkError(error, WebhookError);

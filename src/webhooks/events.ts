@@ -1,23 +1,17 @@
 /**
  * The typed events a delivery turns into, and the tolerant reading of its envelope.
  *
- * The live payload shape is not published (interface spec, "Events: Gaps"), so the envelope is
+ * The live payload shape is not published (docs/where-the-spec-is-silent.md), so the envelope is
  * read tolerantly: unknown fields are kept, the event name may also come as `event_type` or
  * `type`, the reservation as `data` (or `data.reservation`), and an event name this version does
  * not know is surfaced as an `unknown` event instead of being refused.
  * @module
  */
 import type { Reservation } from '../resources/reservations.schemas.js';
-import {
-  RESERVATION_CANCELLED,
-  RESERVATION_CONFIRMED,
-  RESERVATION_EVENT_TYPES,
-  RESERVATION_MODIFIED,
-  type ReservationEventType,
-  TEST_EVENT,
-} from '../resources/event-names.js';
+import { RESERVATION_EVENT_TYPES, TEST_EVENT } from '../resources/event-names.js';
 import { checkEnvelope } from './envelope-check.js';
 import { WebhookPayloadError } from './errors.js';
+import type { WebhookEventType } from '../resources/webhooks.schemas.js';
 
 export { RESERVATION_EVENT_TYPES };
 
@@ -52,20 +46,14 @@ export interface WebhookEventEnvelope {
 }
 
 /**
- * A reservation event: one per name in `RESERVATION_EVENT_TYPES` (the core's list of event
- * names), with the reservation it is about.
+ * A reservation event: one per name of `WebhookEventType` (the core's type of the event names),
+ * with the reservation it is about.
  */
-export interface ReservationEventOf<Name extends ReservationEventType> extends WebhookEventEnvelope {
+export interface ReservationEventOf<Name extends WebhookEventType> extends WebhookEventEnvelope {
   type: Name;
   event: Name;
   reservation: WebhookReservation;
 }
-/** `RESERVATION_CONFIRMED`: the restaurant confirmed the reservation (asynchronous mode). */
-export type ReservationConfirmedEvent = ReservationEventOf<typeof RESERVATION_CONFIRMED>;
-/** `RESERVATION_MODIFIED`: the restaurant or the customer changed the reservation. */
-export type ReservationModifiedEvent = ReservationEventOf<typeof RESERVATION_MODIFIED>;
-/** `RESERVATION_CANCELLED`: the partner, the restaurant or the customer cancelled the reservation. */
-export type ReservationCancelledEvent = ReservationEventOf<typeof RESERVATION_CANCELLED>;
 /** `TEST`: the delivery sent by `client.webhooks.test(id)`; `reservation` is usually null. */
 export interface TestEvent extends WebhookEventEnvelope {
   type: typeof TEST_EVENT;
@@ -83,8 +71,8 @@ export interface UnknownEvent extends WebhookEventEnvelope {
 }
 /** Any reservation event. */
 export type ReservationEvent = {
-  [Name in ReservationEventType]: ReservationEventOf<Name>;
-}[ReservationEventType];
+  [Name in WebhookEventType]: ReservationEventOf<Name>;
+}[WebhookEventType];
 
 /**
  * A verified delivery, discriminated by `type`.

@@ -44,6 +44,40 @@ describe('the event names', () => {
     for (const name of names) expect(source.split(`'${name}'`).length - 1, name).toBe(1);
   });
 
+  it('use the constant for the test delivery, never a literal', () => {
+    const literal = new RegExp(`(['"\`])${TEST_EVENT}\\1`);
+    const offenders = sourceFiles('src')
+      .filter((file) => relative(root, join(root, file)) !== SOURCE)
+      .filter((file) => literal.test(withoutComments(readFileSync(join(root, file), 'utf8'))));
+    expect(offenders).toEqual([]);
+  });
+
+  it('are listed whole wherever a doc lists them', () => {
+    const names = [...RESERVATION_EVENT_TYPES, TEST_EVENT];
+    const name = `\`?(?:${names.join('|')})\`?`;
+    // Two names or more joined as a list: "`A`, `B` and `C`".
+    const list = new RegExp(`${name}(?:(?:,\\s*(?:and\\s+|or\\s+)?|\\s+(?:and|or)\\s+)${name})+`, 'g');
+    const counted = /\b(one|two|three|four|five|six)\s+(?:reservation\s+)?event(?:s|\s+names|\s+types)\b/gi;
+    const docs = [
+      'README.md',
+      'CONTRIBUTING.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((file) => file.endsWith('.md'))
+        .map((file) => `docs/${file}`),
+    ];
+    const wrong: string[] = [];
+    for (const doc of docs) {
+      const text = readFileSync(join(root, doc), 'utf8').replace(/\s+/g, ' ');
+      for (const [found] of text.matchAll(list)) {
+        const listed = new Set(found.match(new RegExp(names.join('|'), 'g')));
+        listed.delete(TEST_EVENT);
+        if (listed.size !== RESERVATION_EVENT_TYPES.length) wrong.push(`${doc}: ${found}`);
+      }
+      for (const [found] of text.matchAll(counted)) wrong.push(`${doc}: ${found}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('are the same list in the client schema, the fake and the receiver', async () => {
     expect(WebhookEventType.options).toEqual([...RESERVATION_EVENT_TYPES]);
     expect(EVENT_TYPES).toEqual(RESERVATION_EVENT_TYPES);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DRIVERS, createDriver } from './helpers.js';
 import { basicAuthorization } from '../support/basic-auth.js';
+import { RESERVATION_EVENT_TYPES } from '../../src/resources/event-names.js';
 
 type Driver = Awaited<ReturnType<typeof createDriver>>;
 const HOOK_URL = 'https://partner.example/hooks/reservations';
@@ -29,11 +30,8 @@ describe.each(DRIVERS)('webhook operations through %s', (kind) => {
       last_use_at: null,
       last_response_status_code: null,
       last_response: null,
-      subscribed_events: {
-        RESERVATION_CONFIRMED: true,
-        RESERVATION_MODIFIED: true,
-        RESERVATION_CANCELLED: true,
-      },
+      // Every event the service sends, from the one list of names.
+      subscribed_events: Object.fromEntries(RESERVATION_EVENT_TYPES.map((name) => [name, true])),
       auth_token: expect.stringMatching(/^whk_[A-Za-z0-9_-]{20,}$/),
     });
     expect(created.body.auth_token).not.toBe('mine');
@@ -50,11 +48,9 @@ describe.each(DRIVERS)('webhook operations through %s', (kind) => {
       name: 'Main',
       is_enabled: false,
       updated_at: '2026-12-01T08:01:00Z',
-      subscribed_events: {
-        RESERVATION_CONFIRMED: false,
-        RESERVATION_MODIFIED: false,
-        RESERVATION_CANCELLED: true,
-      },
+      subscribed_events: Object.fromEntries(
+        RESERVATION_EVENT_TYPES.map((name) => [name, name === 'RESERVATION_CANCELLED']),
+      ),
     });
     expect(updated.body.auth_token).toBeUndefined();
 

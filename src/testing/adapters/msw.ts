@@ -8,11 +8,13 @@ import type { FakeBackend } from '../backend/backend.js';
 
 /**
  * One of msw's request handlers (its `HttpHandler`), for `setupServer(...)` or `setupWorker(...)`.
- * Declared without naming msw's own type: msw is an optional peer, and `restaurant-partner-sdk/
- * testing` must compile where it is not installed (`skipLibCheck: false` included). msw's
- * `setupServer` types the call where msw is used.
+ * Typed `any` on purpose: msw is an optional peer, and `restaurant-partner-sdk/testing` must
+ * compile where it is not installed (`skipLibCheck: false` included), so this type may not name
+ * msw's; and msw's `RequestHandler` is a class with private members, which no type written here
+ * can match structurally (`unknown` or an interface would make `setupServer(...handlers)` fail to
+ * compile). msw's `setupServer` types the call where msw is used.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- msw's HttpHandler, which this entry may not name
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- msw's HttpHandler: a class with private members this entry may not name (see above)
 export type MswHandler = any;
 
 /** The part of msw the adapter uses. */

@@ -1,5 +1,5 @@
 /**
- * The partner API's profile routes (mirrors `src/resources/profile.ts`).
+ * The partner API's profile routes (mirrors the client's `profile` resource).
  * @module
  */
 import { profileView, updateProfile as update } from '../backend/partners.js';

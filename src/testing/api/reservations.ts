@@ -1,5 +1,5 @@
 /**
- * The partner API's reservation routes (mirrors `src/resources/reservations.ts`): list with
+ * The partner API's reservation routes (mirrors the client's `reservations` resource): list with
  * paging, create with `Idempotency-Key`, retrieve, and the PATCH forms (cancel, arrived, no-show).
  * The rules themselves are in the backend and its transition table.
  * @module

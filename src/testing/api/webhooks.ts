@@ -1,5 +1,5 @@
 /**
- * The partner API's webhook routes (mirrors `src/resources/webhooks.ts`).
+ * The partner API's webhook routes (mirrors the client's `webhooks` resource).
  * @module
  */
 import * as webhooks from '../backend/webhooks.js';

@@ -24,7 +24,7 @@ import { reservationView } from './reservation-view.js';
 import { describeRestaurant, type FakeRestaurant } from './restaurants.js';
 import {
   emptyState,
-  type EventType,
+  type WebhookEventType,
   type FakeState,
   type PendingDelivery,
   type ReservationRecord,
@@ -149,7 +149,7 @@ export class FakeBackend implements World {
   }
 
   /** "Events cover the partner's own reservations": other-channel bookings send nothing. */
-  emit(event: EventType, record: ReservationRecord): void {
+  emit(event: WebhookEventType, record: ReservationRecord): void {
     if (record.channel.kind !== 'partner') return;
     const items = this.deliveries.enqueue(
       event,

@@ -13,7 +13,13 @@ import { DeliveryChaos, parseDeliveryChaos, type DeliveryChaosSettings } from '.
 import { DeliveryBytes } from './delivery-bytes.js';
 import { DeliveryCursor } from './delivery-cursor.js';
 import type { DueWork, FakeClock } from './fake-clock.js';
-import type { DeliveryLogEntry, EventType, FakeState, PendingDelivery, WebhookRecord } from './state.js';
+import type {
+  DeliveryLogEntry,
+  WebhookEventType,
+  FakeState,
+  PendingDelivery,
+  WebhookRecord,
+} from './state.js';
 import { isPlainObject } from './validation.js';
 import {
   deliveryOf,
@@ -122,7 +128,7 @@ export class Deliveries implements DueWork {
    * those chaos delays wait on the clock.
    */
   enqueue(
-    event: EventType,
+    event: WebhookEventType,
     partnerId: string,
     restaurantId: number,
     reservation: Record<string, unknown>,

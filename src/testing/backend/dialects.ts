@@ -1,5 +1,5 @@
 /**
- * Dialect switches: one per point the interface spec leaves open (README, "Where the interface spec is silent"), so a
+ * Dialect switches: one per point the spec leaves open (docs/where-the-spec-is-silent.md), so a
  * partner can prove its code survives every plausible answer of the live service.
  * @module
  */

@@ -3,7 +3,8 @@
  * is a structured clone and two fakes never share anything.
  * @module
  */
-import { RESERVATION_EVENT_TYPES, type ReservationEventType } from '../../resources/event-names.js';
+import { RESERVATION_EVENT_TYPES } from '../../resources/event-names.js';
+import type { WebhookEventType } from '../../resources/webhooks.schemas.js';
 import type { GuestTexts } from './guest-texts.js';
 
 /** Weekly opening period: seatings may start from `start` (inclusive) until `end` (exclusive). */
@@ -87,9 +88,9 @@ export interface ReservationRecord extends GuestTexts {
   noShowAt: number | null;
 }
 
-/** The events the fake sends (the core's list: see src/resources/event-names.ts). */
+/** The events the fake sends: the core's list of reservation events. */
 export const EVENT_TYPES = RESERVATION_EVENT_TYPES;
-export type EventType = ReservationEventType;
+export type { WebhookEventType };
 
 export interface WebhookRecord {
   id: number;
@@ -97,7 +98,7 @@ export interface WebhookRecord {
   url: string;
   name: string | null;
   is_enabled: boolean;
-  subscribed_events: Record<EventType, boolean>;
+  subscribed_events: Record<WebhookEventType, boolean>;
   authToken: string;
   createdAt: number;
   updatedAt: number;

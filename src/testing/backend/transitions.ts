@@ -10,7 +10,7 @@ import {
   RESERVATION_MODIFIED,
 } from '../../resources/event-names.js';
 import { invalidTransition } from './fake-error.js';
-import type { EventType, ReservationRecord } from './state.js';
+import type { WebhookEventType, ReservationRecord } from './state.js';
 
 /** Where a reservation is, read from its booleans (spec: "States are held in the boolean fields"). */
 export type ReservationState = 'created' | 'confirmed' | 'cancelled' | 'arrived' | 'no_show';
@@ -22,7 +22,7 @@ export type ReservationAction = 'confirm' | 'modify' | 'cancel' | 'markArrived' 
 export interface Transition {
   to: ReservationState;
   /** The event sent to the partner's webhooks, if any. */
-  event: EventType | null;
+  event: WebhookEventType | null;
   /** Why, in the spec's words or the fake's documented choice. */
   because: string;
 }
@@ -140,7 +140,7 @@ export function applyTransition(
   record: ReservationRecord,
   action: ReservationAction,
   now: number,
-): EventType | null {
+): WebhookEventType | null {
   const row = transitionFor(record, action);
   const from = stateOf(record);
   const stamp = STAMP[row.to];

@@ -4,7 +4,13 @@
  * @module
  */
 import { notFound } from './fake-error.js';
-import { EVENT_TYPES, randomToken, type EventType, type PartnerRecord, type WebhookRecord } from './state.js';
+import {
+  EVENT_TYPES,
+  randomToken,
+  type WebhookEventType,
+  type PartnerRecord,
+  type WebhookRecord,
+} from './state.js';
 import { FieldCollector, isHttpUrl, isPlainObject, parseUrl, requireObject } from './validation.js';
 import type { World } from './world.js';
 import { MAX_WEBHOOKS_PER_PARTNER, limitReached } from './world-limits.js';
@@ -51,7 +57,7 @@ interface WebhookFields {
   url?: string;
   name?: string | null;
   is_enabled?: boolean;
-  subscribed_events?: Record<EventType, boolean>;
+  subscribed_events?: Record<WebhookEventType, boolean>;
 }
 
 function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'update'): WebhookFields {
@@ -79,14 +85,14 @@ function readWebhookFields(body: Record<string, unknown>, mode: 'create' | 'upda
       fields.add('subscribed_events', 'Expected an object mapping event names to booleans.');
     else {
       const events = Object.fromEntries(EVENT_TYPES.map((event) => [event, false])) as Record<
-        EventType,
+        WebhookEventType,
         boolean
       >;
       for (const [key, value] of Object.entries(body.subscribed_events)) {
         if (!(EVENT_TYPES as readonly string[]).includes(key))
           fields.add(`subscribed_events.${key}`, `Unknown event; expected one of ${EVENT_TYPES.join(', ')}.`);
         else if (typeof value !== 'boolean') fields.add(`subscribed_events.${key}`, 'Expected a boolean.');
-        else events[key as EventType] = value;
+        else events[key as WebhookEventType] = value;
       }
       result.subscribed_events = events;
     }
@@ -111,7 +117,7 @@ export function createWebhook(world: World, partner: PartnerRecord, input: unkno
     is_enabled: fields.is_enabled ?? true,
     subscribed_events:
       fields.subscribed_events ??
-      (Object.fromEntries(EVENT_TYPES.map((event) => [event, true])) as Record<EventType, boolean>),
+      (Object.fromEntries(EVENT_TYPES.map((event) => [event, true])) as Record<WebhookEventType, boolean>),
     authToken: randomToken('whk_'),
     createdAt: now,
     updatedAt: now,

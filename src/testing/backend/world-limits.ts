@@ -2,7 +2,7 @@
  * How much one fake world may hold. Everything the fake keeps is bounded, so a suite that runs
  * away (a loop that books for ever, a fault injected in a loop) meets a clear refusal naming the
  * limit, never a fake that slows down or runs out of memory. Each limit is listed in the limits
- * table (`src/testing/limits.ts`, docs/fake.md).
+ * table (`limits.ts` of the fake, docs/fake.md).
  * @module
  */
 import { FakeError } from './fake-error.js';

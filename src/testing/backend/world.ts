@@ -5,14 +5,14 @@
  */
 import type { FakeClock } from './fake-clock.js';
 import type { Dialect } from './dialects.js';
-import type { EventType, FakeState, ReservationRecord } from './state.js';
+import type { WebhookEventType, FakeState, ReservationRecord } from './state.js';
 
 export interface World {
   readonly state: FakeState;
   readonly clock: FakeClock;
   readonly dialect: Dialect;
   /** Sends `event` for the reservation to its partner's webhooks; nothing for other-channel bookings. */
-  emit(event: EventType, record: ReservationRecord): void;
+  emit(event: WebhookEventType, record: ReservationRecord): void;
   /** Says a reservation changed (its cached wire form is dropped). Every rule that changes one calls it. */
   changed(record: ReservationRecord): void;
   /** The restaurant's reservations holding a table at some instant in [from, to) (cancelled and no-show ones hold none). */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 /** The asset files by name, as the server serves them under `/_fake/ui/`. */
 export type SimulatorAssets = Record<'index.html' | 'simulator.js' | 'simulator.css', string>;
 
-/** Builds the assets from the page sources in `pageDirectory` (`src/testing/ui/page`). */
+/** Builds the assets from the page sources in `pageDirectory` (the page's own folder, `ui/page/`). */
 export async function buildSimulatorAssets(pageDirectory: string): Promise<SimulatorAssets> {
   const { build } = await import('esbuild');
   const result = await build({
