@@ -75,6 +75,8 @@ export class Observer {
   readonly #open = new WeakMap<object, { span: Span; startedAt: number }>();
   // Metric attribute sets by their labels' values (see cachedSet).
   readonly #sets = new Map<string, Attributes>();
+  // server.address and server.port by origin (see urlAttributes).
+  readonly #servers = new Map<string, Attributes>();
 
   constructor(tracer: Tracer, instruments: Instruments, guestFields: readonly GuestDataField[]) {
     this.#tracer = tracer;
@@ -137,7 +139,7 @@ export class Observer {
       [ATTR.method]: message.method,
       [ATTR.urlTemplate]: message.urlTemplate,
     };
-    urlAttributes(message.url, attributes);
+    urlAttributes(message.url, attributes, this.#servers);
     if (message.resendCount > 0) attributes[ATTR.resendCount] = message.resendCount;
     attributes[ATTR.operation] = message.operation;
     attributes[ATTR.callId] = message.callId;
