@@ -1,5 +1,12 @@
 // A partner's program, type-checked and run against the packed tarball, as users install it.
-import { PartnerClient, NoAvailabilityError, readStartTime, type Reservation } from 'restaurant-partner-sdk';
+import * as z from 'zod/mini';
+import {
+  PartnerClient,
+  InputValidationError,
+  NoAvailabilityError,
+  readStartTime,
+  Reservation,
+} from 'restaurant-partner-sdk';
 import { createFakeService } from 'restaurant-partner-sdk/testing';
 import { startFakeServer } from 'restaurant-partner-sdk/testing/node';
 import {
@@ -23,7 +30,7 @@ const fake = createFakeService({ seed: 'demo', clock: { frozen: true, startAt: '
 const client = new PartnerClient(fake.clientOptions(fake.describeSeed().partners[0]!));
 
 const [restaurant] = await client.restaurants.list().toArray();
-const reservation: Reservation = await client.reservations.create(restaurant!.id, {
+const reservation: z.infer<typeof Reservation> = await client.reservations.create(restaurant!.id, {
   start_time: { date: '2030-01-08', time: '19:30' },
   adults: 2,
 });
@@ -57,6 +64,19 @@ await sync.settled();
 await sync.stop();
 if (changes.length !== 1 || changes[0]!.kind !== 'created' || changes[0]!.reservation.id !== reservation.id)
   throw new Error(`sync announced ${JSON.stringify(changes)}`);
+
+// The package carries the part of zod it uses in its own files; the partner's own zod composes with
+// its schemas, and a partner's `z.config` locale reaches the SDK's messages.
+const bookings = z.array(Reservation).safeParse([reservation, { ...reservation, adults: 'two' }]);
+if (bookings.success || bookings.error.issues[0]?.path.join('.') !== '1.adults')
+  throw new Error(`zod/mini over the SDK's schema: ${JSON.stringify(bookings)}`);
+z.config(z.locales.fr());
+const french = await client.reservations
+  .create(restaurant!.id, { start_time: { date: '2030-01-08', time: '19:30' }, adults: 0 })
+  .catch((error: unknown) => error);
+z.config(z.locales.en());
+if (!(french instanceof InputValidationError) || !/trop petit/i.test(french.message))
+  throw new Error(`a partner's zod locale did not reach the SDK: ${String(french)}`);
 fake.dispose();
 
 // The /redis entry resolves and its types check; it needs no Redis package until given a client.
