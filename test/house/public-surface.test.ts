@@ -143,10 +143,11 @@ describe('the entries in src/', () => {
  * What a partner's module may export without writing a type: each value's type is inferred from
  * the package, so emitting the partner's declarations has to name it. The rate limiter's types,
  * which the bundler once left without a public name (`AcquireOptions`, `PacedRateLimiter`,
- * `RateLimitSlot`, and what `createRateLimiter` returns), and the client's own.
+ * `RateLimitSlot`, and what `createRateLimiter` and `createClockRateLimiter` return), and the client's own.
  */
 const PARTNER_MODULE = `
 import { PartnerClient, createRateLimiter, createMemoryBookingLedger } from 'restaurant-partner-sdk';
+import { FakeClock, createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 
 const client = new PartnerClient({ baseUrl: 'https://api.example.com', partnerId: 'b1c2d3e4-0000-4000-8000-000000000001', apiToken: 'token' });
 export const limiter = createRateLimiter({ requestsPerSecond: 1 });
@@ -156,6 +157,7 @@ export const acquireShared = () => client.rateLimiter?.acquire({ maxWaitMs: 1000
 export const sharedLimiter = client.rateLimiter;
 export const background = client.withOptions({ priority: 'background' });
 export const ledger = createMemoryBookingLedger();
+export const clockLimiter = createClockRateLimiter({ requestsPerSecond: 1, clock: new FakeClock() });
 `;
 
 describe("a partner's own declarations", () => {
@@ -193,6 +195,7 @@ describe("a partner's own declarations", () => {
     // Written through the entry's names, never a path inside the package.
     expect(declarations).toContain('RateLimiter.Local');
     expect(declarations).toContain('RateLimiter.Slot');
+    expect(declarations).toContain('ClockRateLimiter');
     expect(declarations).not.toMatch(/restaurant-partner-sdk\/dist|\.\/node_modules/);
   });
 });
