@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 import { buildSimulatorAssets } from './src/testing/ui/build.js';
 
@@ -39,8 +39,14 @@ export default defineConfig({
     /^@electric-sql\//,
     /^@opentelemetry\//,
   ],
-  // The simulator page's assets (GET /_fake/ui), built for the browser and shipped as files.
   async onSuccess() {
+    // zod's code ships inside the chunks (noExternal above): its licence ships beside them.
+    const zodLicence = await readFile('node_modules/zod/LICENSE', 'utf8');
+    await writeFile(
+      'dist/THIRD_PARTY_LICENSES.md',
+      `# Third-party code in dist/\n\nThe chunks carry parts of zod (https://zod.dev), under this licence:\n\n\`\`\`\n${zodLicence.trim()}\n\`\`\`\n`,
+    );
+    // The simulator page's assets (GET /_fake/ui), built for the browser and shipped as files.
     const assets = await buildSimulatorAssets('src/testing/ui/page');
     await mkdir('dist/testing/ui', { recursive: true });
     for (const [name, text] of Object.entries(assets)) await writeFile(`dist/testing/ui/${name}`, text);

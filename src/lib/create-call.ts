@@ -88,7 +88,7 @@ export class CreateCall {
 
   recovered(reservation: Reservation): WithResponse<Reservation> {
     this.outcome = 'recovered_by_lookup';
-    return { data: reservation, response: null };
+    return { data: reservation, response: null, callId: this.call.id };
   }
 
   /**

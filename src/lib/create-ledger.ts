@@ -230,7 +230,7 @@ export async function whileHeld(
       )
       .catch(() => undefined);
     c.outcome = 'recovered_by_lookup';
-    return { data: found.reservation, response: null };
+    return { data: found.reservation, response: null, callId: c.call.id };
   }
   if (found.state === 'unknown' && found.cause instanceof AbortError) throw found.cause;
   const why =

@@ -145,14 +145,18 @@ export function findReservationByKey(
   return apiPromise(async () => {
     const rid = checkId(restaurantId, 'restaurant_id');
     const checkedKey = checkIdempotencyKey(key, 'key');
+    let callId: string | undefined;
     const result = await context.transport.run(
       options,
       'reservations.findByIdempotencyKey',
-      (call) => lookUpByKey(reads, rid, checkedKey, call),
+      (call) => {
+        callId = call.id;
+        return lookUpByKey(reads, rid, checkedKey, call);
+      },
       { restaurantId: rid },
     );
     if (result.state === 'unknown') throw result.cause;
-    return { data: result.state === 'found' ? result.reservation : null, response: null };
+    return { data: result.state === 'found' ? result.reservation : null, response: null, callId };
   })
     .then((value) => value)
     .catch((error: unknown) => Promise.reject(secrets.scrubError(error)));
@@ -213,7 +217,7 @@ class IdempotentCreate extends CreateCall {
         if (earlier.state === 'found') {
           this.checkSameBooking(earlier.reservation, parsed, start, zone);
           this.outcome = 'replayed';
-          return { data: earlier.reservation, response: null };
+          return { data: earlier.reservation, response: null, callId: call.id };
         }
         if (earlier.state === 'unknown') {
           // The caller's abort, or an answer that refuses the call itself, is reported as it is.

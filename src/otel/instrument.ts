@@ -46,7 +46,10 @@ function checkOptions(options: unknown): InstrumentOptions {
       invalid('recordGuestData', `expected an array of ${GUEST_DATA_FIELDS.join(', ')}`);
     recordGuestData.forEach((field: unknown, index) => {
       if (!(GUEST_DATA_FIELDS as readonly unknown[]).includes(field))
-        invalid(`recordGuestData.${index}`, `expected one of ${GUEST_DATA_FIELDS.join(', ')}`);
+        invalid(
+          `recordGuestData.${index}`,
+          `unknown guest field ${JSON.stringify(field) ?? String(field)}: expected one of ${GUEST_DATA_FIELDS.join(', ')}`,
+        );
     });
   }
   return options;

@@ -212,6 +212,7 @@ export function listOf<Item extends z.core.$ZodType>(
     return {
       data: { ...page, items: spec.filter ? page.items.filter(spec.filter) : page.items },
       response: result.response,
+      callId: result.callId,
     };
   };
   return new ListPromise(fetchPage, {

@@ -13,9 +13,10 @@ import type { Observation, ReservationChange } from './changes.js';
 export interface SyncPace {
   /**
    * Tells of one restaurant's list read `lateMs` after it was due (NaN for its first read); a read
-   * later than `slackMs` leaves a change waiting longer than `reconcile.intervalMs`.
+   * later than `slackMs` leaves a change waiting longer than `reconcile.intervalMs`. `callId` is
+   * the read's first list call, so the warning leads to that call's lines and spans.
    */
-  read(restaurantId: number, reservations: number, lateMs: number, slackMs: number): void;
+  read(restaurantId: number, reservations: number, lateMs: number, slackMs: number, callId: string | undefined): void;
   /**
    * Tells of a change handed to `onChange`, with its lag: from the restaurant's previous read for
    * a change a read found (it happened since, at the latest), else from when it was observed.
@@ -26,9 +27,9 @@ export interface SyncPace {
 export function createSyncPace(intervalMs: number, clock: Clock, logger: Logger): SyncPace {
   let behind = false;
   return {
-    read(restaurantId, reservations, late, slackMs) {
+    read(restaurantId, reservations, late, slackMs, callId) {
       const lateMs = Number.isFinite(late) ? Math.max(0, late) : undefined;
-      publish('syncRead', () => ({ restaurantId, reservations, lateMs, intervalMs }));
+      publish('syncRead', () => ({ restaurantId, reservations, lateMs, intervalMs, callId }));
       if (lateMs === undefined) return;
       if (lateMs <= slackMs) {
         behind = false;
@@ -38,7 +39,7 @@ export function createSyncPace(intervalMs: number, clock: Clock, logger: Logger)
       behind = true;
       logger.warn(
         `sync.read is behind: restaurant ${restaurantId} was read ${lateMs} ms after it was due, so its changes reach onChange more than reconcile.intervalMs (${intervalMs} ms) late. Raise budgetShare or intervalMs, or follow fewer restaurants`,
-        { operation: 'sync.read', restaurantId, lateMs, intervalMs },
+        { operation: 'sync.read', callId, restaurantId, lateMs, intervalMs },
       );
     },
     changed(change, observed, previousReadAt) {

@@ -54,7 +54,7 @@ const EVENT_FLAGS: Record<string, 'confirmed' | 'cancelled' | undefined> = {
 
 /** Reads one restaurant's list, page by page, each page with the time it was asked for. */
 async function readPages(reader: PartnerClient, clock: Clock, restaurantId: number, options: RequestOptions) {
-  const pages: Array<{ askedAt: number; items: Reservation[] }> = [];
+  const pages: Array<{ askedAt: number; items: Reservation[]; callId: string | undefined }> = [];
   let askedAt = clock.now();
   let page = await reader.reservations.list(
     restaurantId,
@@ -62,7 +62,7 @@ async function readPages(reader: PartnerClient, clock: Clock, restaurantId: numb
     options,
   );
   for (;;) {
-    pages.push({ askedAt, items: page.items });
+    pages.push({ askedAt, items: page.items, callId: page.callId });
     if (!page.hasNextPage()) return pages;
     askedAt = clock.now();
     page = await page.getNextPage();
@@ -206,6 +206,7 @@ export function createReservationSync<Tx = undefined>(options: ReservationSyncOp
       restaurantId,
       pages.flatMap((page) => page.items),
       clock.now(),
+      pages[0]!.callId,
     );
   }
 

@@ -53,7 +53,7 @@ export interface ReconcileSchedule {
   /** A reservation was announced (it may start soon). */
   saw(restaurantId: number, reservation: Reservation): void;
   /** The restaurant's list arrived at `readAt`. */
-  read(restaurantId: number, listed: readonly Reservation[], readAt: number): void;
+  read(restaurantId: number, listed: readonly Reservation[], readAt: number, callId: string | undefined): void;
   /** The time between two reads of this restaurant now. */
   periodOf(restaurantId: number): number;
   next(fixedRestaurants: boolean): ScheduledWork;
@@ -158,9 +158,9 @@ export function createReconcileSchedule(settings: ScheduleSettings): ReconcileSc
       if (entry.earliestLiveStart === undefined || start < entry.earliestLiveStart)
         entry.earliestLiveStart = start;
     },
-    read(restaurantId, listed, readAt) {
+    read(restaurantId, listed, readAt, callId) {
       const entry = entryOf(restaurantId);
-      pace.read(restaurantId, listed.length, readAt - dueAt(entry), settings.intervalMs - period);
+      pace.read(restaurantId, listed.length, readAt - dueAt(entry), settings.intervalMs - period, callId);
       entry.lastReadAt = readAt;
       entry.overrideAt = undefined;
       entry.deferrals = 0;

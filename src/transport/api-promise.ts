@@ -10,6 +10,11 @@ export interface WithResponse<T> {
   data: T;
   /** The final HTTP response (its body is already consumed); null when no request answered it. */
   response: Response | null;
+  /**
+   * The call's id, as `callId` in log lines, hook events, diagnostics messages and spans; absent
+   * for a method made of several calls, such as `rebook`.
+   */
+  callId?: string | undefined;
 }
 
 /** A promise of `T` that can also give the raw response. */

@@ -127,6 +127,8 @@ export interface SyncReadMessage {
   /** How long after it was due the read came, in milliseconds (undefined for the first). */
   lateMs?: number | undefined;
   intervalMs: number;
+  /** The read's first list call (its `callId` in log lines and spans). */
+  callId?: string | undefined;
 }
 
 interface Channel {

@@ -16,6 +16,8 @@ export interface Page<Item> {
   readonly data: Item[];
   /** Total count when the service gives one (envelope form). */
   readonly count: number | undefined;
+  /** The id of the call that read this page, as `callId` in log lines, hook events and spans. */
+  readonly callId: string | undefined;
   /** True when another page follows. */
   hasNextPage(): boolean;
   /** Fetches the next page; rejects with a {@link PartnerSdkError} when there is none (see `hasNextPage()`). */
@@ -51,6 +53,7 @@ function buildPage<Item>(
   const page = {
     items,
     count,
+    callId: result.callId,
     hasNextPage: () => hasNext,
     async getNextPage() {
       // An SDK error, as openai-node throws, so one `catch (error instanceof PartnerSdkError)` covers it.
@@ -94,6 +97,7 @@ export class ListPromise<Item> extends ApiPromise<Page<Item>> implements AsyncIt
       fetchPage(undefined).then((result) => ({
         data: buildPage(fetchPage, result, [limits.urlOf(undefined)], limits),
         response: result.response,
+        callId: result.callId,
       })),
     );
   }

@@ -295,7 +295,11 @@ export class Transport {
       remainingMs: () => call.remainingMs(),
       onRetry: (retry) => this.#retrying(said, retry),
     });
-    return { data: parseAnswer(spec, call, answer, where, settings.logger), response: answer.response };
+    return {
+      data: parseAnswer(spec, call, answer, where, settings.logger),
+      response: answer.response,
+      callId: call.id,
+    };
   }
 
   // The steps around each answer that only report it: the onResponse hook, the dialect check

@@ -1,13 +1,12 @@
 /**
- * Time limits on the partner's code (handlers, token provider, body reader), and the receiver's
- * "a value now, or a promise of it".
+ * Time limits on the partner's code (handlers, token provider, body reader).
  * @module
  */
 
 /**
  * Settles as `work` does, or rejects with `onTimeout()` after `ms` (calling `onExpired` with that
  * error first). The partner's code may never settle; the answer must not wait for it. Built on one
- * promise and one timer: it runs twice for every delivery.
+ * promise and one timer.
  */
 export function withTimeLimit<T>(
   work: () => T | Promise<T>,
@@ -43,10 +42,3 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   (typeof value === 'object' || typeof value === 'function') &&
   value !== null &&
   typeof (value as { then?: unknown }).then === 'function';
-
-/**
- * A value now, or a promise of it. The receiver's steps answer at once when nothing they ask has
- * to wait (a token list, the in-memory store, synchronous handlers): a delivery then costs no trip
- * through the microtask queue, which under load is most of what the receiver adds to a request.
- */
-export type Soon<T> = T | Promise<T>;

@@ -117,6 +117,28 @@ describe('client.request', () => {
     expect(fake.clock.now() - started).toBeGreaterThanOrEqual(3_000);
   });
 
+  it("withResponse() and list pages give the call's id, the one its hook events and log lines carry", async () => {
+    const seen: Array<{ operation: string; callId: string }> = [];
+    const { client, restaurant } = setUp({
+      hooks: { onRequest: ({ operation, callId }) => void seen.push({ operation, callId }) },
+    });
+    const created = await client.reservations
+      .create(restaurant.id, {
+        start_time: { date: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10), time: '19:00' },
+        adults: 2,
+      })
+      .withResponse();
+    const page = await client.reservations.list(restaurant.id);
+    const profile = await client.profile.retrieve().withResponse();
+    const idOf = (operation: string) => [
+      ...new Set(seen.filter((event) => event.operation === operation).map((event) => event.callId)),
+    ];
+    expect(idOf('reservations.create')).toEqual([created.callId]);
+    expect(idOf('reservations.list')).toEqual([page.callId]);
+    expect(idOf('profile.retrieve')).toEqual([profile.callId]);
+    expect(new Set([created.callId, page.callId, profile.callId]).size).toBe(3);
+  });
+
   it('a 500 on GET is retried; on POST it is not resent', async () => {
     const { client, partnerRequests } = setUp();
     fake.injectFault({ operation: 'restaurants.list', status: 500 });

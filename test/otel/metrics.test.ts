@@ -268,5 +268,14 @@ describe('metrics against the journal', () => {
       expect.stringMatching(/^sync\.read is behind: restaurant \d+ was read \d+ ms after it was due/),
     ]);
     expect(logger.lines[0]!.details).toMatchObject({ operation: 'sync.read', restaurantId: restaurant.id });
+    // The line leads to the late read: its call id is the late list call's, as its spans record it.
+    const late = telemetry
+      .spans()
+      .filter(
+        (span) =>
+          span.attributes['restaurant_partner.call.id'] ===
+          (logger.lines[0]!.details as { callId?: string }).callId,
+      );
+    expect(late.map((span) => span.name)).toContain('reservations.list');
   });
 });

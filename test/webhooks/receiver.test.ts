@@ -166,6 +166,20 @@ describe('duplicates', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
+  it('runs a synchronous handler once when the same delivery arrives five times at once', async () => {
+    const handler = vi.fn(() => undefined);
+    const receiver = createWebhookReceiver({ tokens: [TOKEN], logger: false }).on('*', handler);
+    const delivery = buildDelivery({ event: 'RESERVATION_CONFIRMED', reservation: reservation() }, TOKEN);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        receiver.receive({ method: 'POST', headers: delivery.headers, body: delivery.body }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.filter((answer) => answer.duplicate === true)).toHaveLength(4);
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
   it('uses a pluggable store: has() before the handler, add() only after it succeeded, keyed by webhook, event, reservation and delivery id', async () => {
     const keys = new Set<string>();
     const has = vi.fn(async (key: string) => keys.has(key));
