@@ -75,33 +75,32 @@ export function guestAttributes(
 // The query parameters the SDK itself sends, whose values are safe to show; any other is replaced.
 const KNOWN_QUERY = new Set(['page', 'page_size', 'start_time_after', 'start_time_before', 'action']);
 
-// server.address and server.port by origin: a client talks to one or two.
-const servers = new Map<string, Attributes>();
+/** Most origins one observer keeps the server attributes of (a client talks to one or two). */
+const MAX_SERVERS = 64;
 
-function serverAttributes(url: URL): Attributes {
+/** server.address and server.port of `url`, kept by origin in `servers` (the observer's own). */
+function serverAttributes(url: URL, servers: Map<string, Attributes>): Attributes {
   let known = servers.get(url.origin);
   if (!known) {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     known = { [ATTR.serverAddress]: url.hostname, [ATTR.serverPort]: port };
-    if (servers.size < 64) servers.set(url.origin, known);
+    if (servers.size < MAX_SERVERS) servers.set(url.origin, known);
   }
   return known;
 }
 
 // The origin of an absolute URL without a query (`https://host:port`), or undefined to parse it.
 const PLAIN_URL = /^(https?:\/\/[^/?#@]+)\/[^?#]*$/;
-// server.address and server.port by origin string, for URLs the fast path reads without parsing.
-const serversByOrigin = new Map<string, Attributes>();
 
 /**
  * The request's URL for `url.full`, added to `into`: the transport already removed credentials and
  * secret values; query parameters the SDK does not send itself (a `client.request` caller's) show
- * as `REDACTED`. A URL without a query (most requests) is written as it is, without parsing it
- * again: its server attributes are found by its origin.
+ * as `REDACTED`. A URL without a query (most requests) whose origin is one `servers` holds (the
+ * origin as written is the parsed one) is written as it is, without parsing it again.
  */
-export function urlAttributes(url: string, into: Attributes = {}): Attributes {
+export function urlAttributes(url: string, into: Attributes, servers: Map<string, Attributes>): Attributes {
   const plain = PLAIN_URL.exec(url);
-  const known = plain ? serversByOrigin.get(plain[1]!) : undefined;
+  const known = plain ? servers.get(plain[1]!) : undefined;
   if (known) {
     into[ATTR.urlFull] = url;
     into[ATTR.serverAddress] = known[ATTR.serverAddress];
@@ -118,8 +117,7 @@ export function urlAttributes(url: string, into: Attributes = {}): Attributes {
     for (const name of [...new Set(parsed.searchParams.keys())])
       if (!KNOWN_QUERY.has(name)) parsed.searchParams.set(name, 'REDACTED');
   }
-  const server = serverAttributes(parsed);
-  if (plain && parsed.origin === plain[1] && serversByOrigin.size < 64) serversByOrigin.set(plain[1], server);
+  const server = serverAttributes(parsed, servers);
   into[ATTR.urlFull] = parsed.search === '' ? url : parsed.href;
   into[ATTR.serverAddress] = server[ATTR.serverAddress];
   into[ATTR.serverPort] = server[ATTR.serverPort];

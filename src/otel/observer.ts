@@ -75,6 +75,8 @@ export class Observer {
   // counting here costs a number's increment per wait, where an up-down counter's record cost two
   // records of the metrics SDK (hashing the attributes, finding the point) on every call.
   readonly #waiting = new Map<string, number>();
+  // server.address and server.port by origin (see urlAttributes).
+  readonly #servers = new Map<string, Attributes>();
 
   constructor(tracer: Tracer, instruments: Instruments, guestFields: readonly GuestDataField[]) {
     this.#tracer = tracer;
@@ -143,7 +145,7 @@ export class Observer {
       [ATTR.method]: message.method,
       [ATTR.urlTemplate]: message.urlTemplate,
     };
-    urlAttributes(message.url, attributes);
+    urlAttributes(message.url, attributes, this.#servers);
     if (message.resendCount > 0) attributes[ATTR.resendCount] = message.resendCount;
     attributes[ATTR.operation] = message.operation;
     attributes[ATTR.callId] = message.callId;

@@ -70,11 +70,20 @@ type Query = (text: string, params?: readonly unknown[]) => Promise<{ rows: unkn
 
 const isFunction = (value: unknown): value is (...args: never[]) => unknown => typeof value === 'function';
 
-/** Executors over one connection (a PGlite instance, a node-postgres Client): a transaction holds it whole. */
-const ONE_CONNECTION = new WeakSet<SqlExecutor>();
+/**
+ * Marks an executor over one connection (a PGlite instance, a node-postgres Client), where a
+ * transaction holds the connection whole. The mark is a property of the executor itself (a symbol
+ * of this module, so no partner's object carries it by chance).
+ */
+const ONE_CONNECTION = Symbol('restaurant-partner-sdk one connection');
+
+/** `executor`, marked as running over one connection. */
+function overOneConnection(executor: SqlExecutor): SqlExecutor {
+  return Object.defineProperty(executor, ONE_CONNECTION, { value: true });
+}
 
 /** Whether `executor` runs over one connection, so nothing runs beside its open transaction. */
-export const hasOneConnection = (executor: SqlExecutor) => ONE_CONNECTION.has(executor);
+export const hasOneConnection = (executor: SqlExecutor) => ONE_CONNECTION in executor;
 
 /** An executor whose `transaction` joins the transaction `query` already runs in. */
 function inTransaction(query: Query): SqlExecutor {
@@ -152,24 +161,20 @@ function fromPgClient(client: PgClientLike): SqlExecutor {
     turn = result.catch(() => undefined);
     return result;
   };
-  const executor: SqlExecutor = {
+  return overOneConnection({
     query: ((text, params) =>
       queued(() => client.query(text, params && [...params]))) as SqlExecutor['query'],
     transaction: (fn) => queued(() => withBegin(client, fn)),
-  };
-  ONE_CONNECTION.add(executor);
-  return executor;
+  });
 }
 
 /** A PGlite instance: its `transaction` hands over a `tx` with `query`; nested ones join it. */
 function fromPGlite(db: PGliteLike): SqlExecutor {
-  const executor: SqlExecutor = {
+  return overOneConnection({
     query: ((text, params) => db.query(text, params && [...params])) as SqlExecutor['query'],
     transaction: (fn) =>
       db.transaction((tx) => fn(inTransaction((text, params) => tx.query(text, params && [...params])))),
-  };
-  ONE_CONNECTION.add(executor);
-  return executor;
+  });
 }
 
 /** An object of the partner's own: used as it is, its transactions' handles as they come. */

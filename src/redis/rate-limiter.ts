@@ -19,7 +19,7 @@
  * @module
  */
 import { consoleLogger, type Logger } from '../logger.js';
-import type { PacedRateLimiter, Priority } from '../transport/rate-limiter.js';
+import type { RateLimiter, Priority } from '../transport/rate-limiter.js';
 import { checkRequestsPerSecond } from '../transport/throttle.js';
 import { positiveOption, type RedisClient } from './connection.js';
 import { SharedBudget } from './shared-budget.js';
@@ -51,7 +51,7 @@ export interface RedisRateLimiterOptions {
 }
 
 /** A {@link RateLimiter} whose budget lives in Redis. */
-export interface RedisRateLimiter extends PacedRateLimiter {
+export interface RedisRateLimiter extends RateLimiter.Paced {
   /** Asks Redis: how long a call of this priority asking now would wait for its slot, in milliseconds. */
   estimateWaitMs(priority?: Priority): Promise<number>;
   /** `true` while grants come from the shared budget in Redis; `false` while Redis is unreachable and this process paces alone. */

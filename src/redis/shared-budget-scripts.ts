@@ -7,7 +7,7 @@
  * @module
  */
 import type { Logger } from '../logger.js';
-import type { Priority, RateLimitSlot } from '../transport/rate-limiter.js';
+import type { RateLimiter, Priority } from '../transport/rate-limiter.js';
 import { createScriptRunner, type RedisClient, type ScriptRunner } from './connection.js';
 import { END, GO, PAUSE, PEEK, TAKE } from './rate-limiter-scripts.js';
 import type { BudgetTiming } from './shared-budget-timing.js';
@@ -36,7 +36,7 @@ export interface TakeRequest {
 }
 
 /** A grant nobody reports on (pacing alone: Redis is not there to hear it). */
-export const UNREPORTED: RateLimitSlot = { end: () => undefined };
+export const UNREPORTED: RateLimiter.Slot = { end: () => undefined };
 
 export class BudgetScripts {
   readonly #timing: BudgetTiming;
@@ -121,7 +121,7 @@ export class BudgetScripts {
   }
 
   /** The slot handed to the caller: when its request ends, Redis hears of it and the next may go. */
-  reportTo(index: number): RateLimitSlot {
+  reportTo(index: number): RateLimiter.Slot {
     let reported = false;
     return {
       end: (outcome) => {

@@ -11,19 +11,9 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import {
-  checkPriority,
-  type AcquireOptions,
-  type Priority,
-  type RateLimitSlot,
-} from '../transport/rate-limiter.js';
+import { type RateLimiter, checkPriority, type Priority } from '../transport/rate-limiter.js';
 import { WaitingLine } from '../transport/waiting-line.js';
-import {
-  createRateLimiter,
-  prepareFirstRequest,
-  RateLimitQueueFullError,
-  type LocalRateLimiter,
-} from '../transport/throttle.js';
+import { createRateLimiter, prepareFirstRequest, RateLimitQueueFullError } from '../transport/throttle.js';
 import type { RedisRateLimiter, RedisRateLimiterOptions } from './rate-limiter.js';
 import { askFitsBefore, hasEvenSlot, nextEvenSlot, ownSlotsFrom, type OwnSlots } from './own-slots.js';
 import { RedisClock } from './redis-clock.js';
@@ -47,8 +37,8 @@ export class SharedBudget implements RedisRateLimiter {
   readonly #processId = randomUUID();
   readonly #scripts: BudgetScripts;
   /** Paces this process when it knows no slot of its own (Redis never answered, or it had no place in the queue). */
-  readonly #local: LocalRateLimiter;
-  readonly #line = new WaitingLine<RateLimitSlot>();
+  readonly #local: RateLimiter.Local;
+  readonly #line = new WaitingLine<RateLimiter.Slot>();
   readonly #clock = new RedisClock();
   #serving = false;
   #mode: 'shared' | 'alone' | 'recovering' = 'shared';
@@ -83,7 +73,7 @@ export class SharedBudget implements RedisRateLimiter {
     this.#line.onEmpty = () => this.#sleeper?.controller.abort();
   }
 
-  acquire(acquireOptions: AcquireOptions = {}): Promise<RateLimitSlot> {
+  acquire(acquireOptions: RateLimiter.AcquireOptions = {}): Promise<RateLimiter.Slot> {
     const { signal } = acquireOptions;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const { maxQueue } = this.#settings;
@@ -152,13 +142,13 @@ export class SharedBudget implements RedisRateLimiter {
     }).finally(() => (this.#sleeper = undefined));
   }
 
-  #grantHead(slot: RateLimitSlot = UNREPORTED): void {
+  #grantHead(slot: RateLimiter.Slot = UNREPORTED): void {
     this.#line.grantHead(slot);
     this.#freshProcess = false;
   }
 
   /** Grants the head without Redis; Redis hears of it with this process's next ask. */
-  #grantAlone(slot: RateLimitSlot = UNREPORTED): void {
+  #grantAlone(slot: RateLimiter.Slot = UNREPORTED): void {
     this.#lastAloneGrant = Date.now();
     this.#grantHead(slot);
   }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Clock } from '../transport/clock.js';
-import type { AcquireOptions, PacedRateLimiter, RateLimiter } from '../transport/rate-limiter.js';
+import type { RateLimiter } from '../transport/rate-limiter.js';
 
 /** The window over which the share is kept. */
 export const BUDGET_WINDOW_MS = 10_000;
@@ -38,13 +38,13 @@ export function createBackgroundLimiter(
   inner: RateLimiter | undefined,
   clock: Clock,
   spacingMs: number,
-): PacedRateLimiter {
+): RateLimiter.Paced {
   let lastGrantAt = Number.NEGATIVE_INFINITY;
   let turn: Promise<unknown> = Promise.resolve();
   let waiting = 0;
   return {
     requestsPerSecond: 1000 / spacingMs,
-    acquire(options: AcquireOptions = {}) {
+    acquire(options: RateLimiter.AcquireOptions = {}) {
       const { signal } = options;
       const askedAt = clock.now();
       waiting += 1;

@@ -8,12 +8,7 @@
  * @module
  */
 import type { Clock } from '../transport/clock.js';
-import {
-  checkPriority,
-  type AcquireOptions,
-  type PacedRateLimiter,
-  type Priority,
-} from '../transport/rate-limiter.js';
+import { type RateLimiter, checkPriority, type Priority } from '../transport/rate-limiter.js';
 import { deadlineOn, tooLong, waitForPlace, WaitingLine } from '../transport/waiting-line.js';
 import {
   checkMaxQueue,
@@ -44,7 +39,7 @@ export interface ClockRateLimiterOptions {
  * ```
  */
 /** A limiter on a clock of your choice: its estimates are numbers of the clock's milliseconds. */
-export interface ClockRateLimiter extends PacedRateLimiter {
+export interface ClockRateLimiter extends RateLimiter.Paced {
   estimateWaitMs(priority?: Priority): number;
   /** Takes effect at once: nothing to wait for. */
   pause(ms: number): void;
@@ -113,7 +108,7 @@ export function createClockRateLimiter(options: ClockRateLimiterOptions): ClockR
 
   return {
     requestsPerSecond,
-    acquire(acquireOptions: AcquireOptions = {}): Promise<void> {
+    acquire(acquireOptions: RateLimiter.AcquireOptions = {}): Promise<void> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       const priority = checkPriority(acquireOptions.priority);

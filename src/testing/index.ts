@@ -51,7 +51,7 @@ export { FakeError } from './backend/fake-error.js';
 
 // Its clock, and a rate limiter that follows it (so a suite never sleeps).
 export { FakeClock } from './backend/fake-clock.js';
-export { createClockRateLimiter } from './clock-rate-limiter.js';
+export { createClockRateLimiter, type ClockRateLimiter } from './clock-rate-limiter.js';
 
 // A fake in another process: the standalone server, or a sandbox of it.
 export { connectFake, createSandbox } from './remote-fake.js';

@@ -16,7 +16,7 @@ import {
   type RateLimitWaitMessage,
 } from './diagnostics.js';
 import type { HttpAnswer } from './http.js';
-import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /** What the wait needs besides the acquire itself. */
 export interface ObservedWait {
@@ -33,11 +33,11 @@ export interface ObservedWait {
 /** Waits for a slot with `acquire`, observed. */
 export async function waitObserved(
   wait: ObservedWait,
-  acquire: () => Promise<RateLimitSlot | void>,
-): Promise<RateLimitSlot | void> {
+  acquire: () => Promise<RateLimiter.Slot | void>,
+): Promise<RateLimiter.Slot | void> {
   const { limiter, call, clock } = wait;
   const startedAt = clock.now();
-  let slot: RateLimitSlot | void;
+  let slot: RateLimiter.Slot | void;
   if (isTraced('rateLimitWait')) {
     const message: RateLimitWaitMessage = {
       callId: call.id,

@@ -12,7 +12,7 @@
  * plus a margin.
  * @module
  */
-import type { RateLimitSlot, SlotOutcome } from './rate-limiter.js';
+import type { RateLimiter, SlotOutcome } from './rate-limiter.js';
 
 /**
  * How many answers the shortest round trip is learnt from before it is used. A process's first
@@ -24,7 +24,7 @@ import type { RateLimitSlot, SlotOutcome } from './rate-limiter.js';
 const TRUSTED_AFTER_ROUND_TRIPS = 100;
 
 /** One granted request in the window: the slot its caller reports on. */
-class WindowEntry implements RateLimitSlot {
+class WindowEntry implements RateLimiter.Slot {
   readonly #window: RequestWindow;
   readonly grantedAt: number;
   /** The latest moment the service may have counted it (its grant until its end is reported). */
@@ -82,7 +82,7 @@ export class RequestWindow {
    * Records a request granted at `at` and returns its slot. `extraMargin`: more margin while it is
    * not reported on (a request after an idle spell reaches the service later after its grant).
    */
-  grant(at: number, extraMargin = 0): RateLimitSlot {
+  grant(at: number, extraMargin = 0): RateLimiter.Slot {
     const entry = new WindowEntry(this, at, this.#unreportedMargin + extraMargin);
     this.#entries.push(entry);
     return entry;

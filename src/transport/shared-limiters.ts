@@ -4,15 +4,16 @@
  * @module
  */
 import { serviceOf } from './service.js';
-import { createRateLimiter, type LocalRateLimiter } from './throttle.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { createRateLimiter } from './throttle.js';
 
 interface Held {
-  deref(): LocalRateLimiter | undefined;
+  deref(): RateLimiter.Local | undefined;
 }
 
 // Held weakly where the runtime can (a limiter no client uses any more is collected with its last
 // client); where it cannot, held for the process's life, as the clients themselves usually are.
-const hold = (limiter: LocalRateLimiter): Held =>
+const hold = (limiter: RateLimiter.Local): Held =>
   typeof WeakRef === 'function' ? new WeakRef(limiter) : { deref: () => limiter };
 const limiters = new Map<string, Held>();
 let sweepAt = 64;
@@ -25,7 +26,7 @@ export function sharedRateLimiter(
   partnerId: string,
   baseUrl: URL,
   options: { requestsPerSecond: number; maxQueue?: number | undefined },
-): LocalRateLimiter {
+): RateLimiter.Local {
   const key = JSON.stringify([
     partnerId,
     serviceOf(baseUrl),

@@ -9,13 +9,7 @@
  * @module
  */
 import { nameErrorClass, PartnerSdkError } from '../errors/base.js';
-import {
-  checkPriority,
-  type AcquireOptions,
-  type PacedRateLimiter,
-  type Priority,
-  type RateLimitSlot,
-} from './rate-limiter.js';
+import { type RateLimiter, checkPriority, type Priority } from './rate-limiter.js';
 import { firstRequestIsReady, newPacer, prepareFirstRequest, type Slot } from './pacer.js';
 import { RequestWindow } from './request-window.js';
 
@@ -101,14 +95,6 @@ export function serviceWindow(requestsPerSecond: number): { count: number; ms: n
   return { count, ms: (count * 1000) / requestsPerSecond };
 }
 
-/** The in-process limiter: a {@link PacedRateLimiter} that estimates waits at once and hands out slots to report on. */
-export interface LocalRateLimiter extends PacedRateLimiter {
-  acquire(options?: AcquireOptions): Promise<RateLimitSlot>;
-  /** Takes effect at once: nothing to wait for. */
-  pause(ms: number): void;
-  estimateWaitMs(priority?: Priority): number;
-}
-
 /**
  * Creates a rate limiter that grants at most `requestsPerSecond` slots per second on real time:
  * interactive calls first, each priority in arrival order. Clients of one partner and one service
@@ -122,7 +108,7 @@ export interface LocalRateLimiter extends PacedRateLimiter {
  * const b = new PartnerClient({ ...credentials, rateLimit: limiter }); // same budget as `a`
  * ```
  */
-export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter {
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter.Local {
   const { requestsPerSecond } = options;
   checkRequestsPerSecond(requestsPerSecond);
   if ('clock' in options) {
@@ -147,7 +133,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   // comes within 0.5 % of the limit while answers come quickly, and a late answer holds back only
   // the grant a window after it.
   const pace = window.count > 1 ? interval + (spacing - interval) / 4 : spacing;
-  const line = new WaitingLine<RateLimitSlot>();
+  const line = new WaitingLine<RateLimiter.Slot>();
   // The pause gate: nobody is granted before this instant (a 429's Retry-After).
   let notBefore = Number.NEGATIVE_INFINITY;
   let gateTimer: ReturnType<typeof setTimeout> | undefined;
@@ -293,7 +279,7 @@ export function createRateLimiter(options: RateLimiterOptions): LocalRateLimiter
   return {
     kind: 'process',
     requestsPerSecond,
-    acquire(acquireOptions: AcquireOptions = {}): Promise<RateLimitSlot> {
+    acquire(acquireOptions: RateLimiter.AcquireOptions = {}): Promise<RateLimiter.Slot> {
       const { signal } = acquireOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
       const priority = checkPriority(acquireOptions.priority);

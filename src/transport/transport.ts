@@ -13,7 +13,7 @@ import { Call, type RequestOptions } from './call.js';
 import type { Clock } from './clock.js';
 import { sendAttempt } from './http.js';
 import type { Secrets } from './secrets.js';
-import type { RateLimiter, RateLimitSlot } from './rate-limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { DEFAULT_RATE_LIMIT_WAIT_MS, withRetries } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 import { mergeHeaders } from './headers.js';
@@ -366,7 +366,7 @@ export class Transport {
     attempt: number,
     sent: RequestSent,
     said: Said,
-  ): Promise<RateLimitSlot | undefined> {
+  ): Promise<RateLimiter.Slot | undefined> {
     const { slowWaitWarnMs, logger } = this.#settings;
     const stop = call.stopSignal();
     try {

@@ -7,7 +7,7 @@
  * @module
  */
 import { RateLimitWaitTooLongError } from '../errors.js';
-import { checkPriority, type AcquireOptions, type Priority } from './rate-limiter.js';
+import { type RateLimiter, checkPriority, type Priority } from './rate-limiter.js';
 
 /** A caller waiting for a slot; `Grant` is what it receives with its slot (nothing by default). */
 export interface Waiter<Grant = void> {
@@ -81,7 +81,7 @@ export class WaitingLine<Grant = void> {
    * after `serve` while more than `maxSize` wait is refused with `full()`.
    */
   join(
-    options: AcquireOptions,
+    options: RateLimiter.AcquireOptions,
     now: number,
     serve: () => void,
     maxSize = Number.POSITIVE_INFINITY,

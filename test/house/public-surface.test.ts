@@ -2,9 +2,11 @@
  * The public surface a partner reads in one sitting: each entry's exports, counted as a partner's
  * editor sees them, from the `.d.ts` the build publishes (tsup with this repository's config,
  * declarations only, into a scratch folder), within a ceiling per entry; every entry lists its
- * exports by hand, and none of the SDK's internals is among them.
+ * exports by hand, and none of the SDK's internals is among them. And every type those `.d.ts`
+ * put in a partner's code has a public name: a partner's own declarations (`declaration: true`)
+ * can write down what they infer from the package (no TS2742 "cannot be named").
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,11 +42,14 @@ const INTERNALS = [
   'realSchema',
 ];
 
+/** A partner's project: the package as installed (its package.json and the built .d.ts), and its own code. */
+let project: string;
 let outDir: string;
 const exported = new Map<string, string[]>();
 
 beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'sdk-public-surface-'));
+  project = await mkdtemp(join(tmpdir(), 'sdk-public-surface-'));
+  outDir = join(project, 'node_modules/restaurant-partner-sdk/dist');
   await build({
     ...(config as object),
     entry: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(root, file)])),
@@ -82,7 +87,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  if (outDir) await rm(outDir, { recursive: true, force: true });
+  if (project) await rm(project, { recursive: true, force: true });
 });
 
 describe('the published .d.ts of each entry', () => {
@@ -131,5 +136,66 @@ describe('the entries in src/', () => {
       const text = await readFile(join(root, file), 'utf8');
       expect(text, file).not.toMatch(/^\s*export\s+(type\s+)?\*/m);
     }
+  });
+});
+
+/**
+ * What a partner's module may export without writing a type: each value's type is inferred from
+ * the package, so emitting the partner's declarations has to name it. The rate limiter's types,
+ * which the bundler once left without a public name (`AcquireOptions`, `PacedRateLimiter`,
+ * `RateLimitSlot`, and what `createRateLimiter` and `createClockRateLimiter` return), and the client's own.
+ */
+const PARTNER_MODULE = `
+import { PartnerClient, createRateLimiter, createMemoryBookingLedger } from 'restaurant-partner-sdk';
+import { FakeClock, createClockRateLimiter } from 'restaurant-partner-sdk/testing';
+
+const client = new PartnerClient({ baseUrl: 'https://api.example.com', partnerId: 'b1c2d3e4-0000-4000-8000-000000000001', apiToken: 'token' });
+export const limiter = createRateLimiter({ requestsPerSecond: 1 });
+export const acquire = limiter.acquire.bind(limiter);
+export const slot = await limiter.acquire({ priority: 'background' });
+export const acquireShared = () => client.rateLimiter?.acquire({ maxWaitMs: 1000 });
+export const sharedLimiter = client.rateLimiter;
+export const background = client.withOptions({ priority: 'background' });
+export const ledger = createMemoryBookingLedger();
+export const clockLimiter = createClockRateLimiter({ requestsPerSecond: 1, clock: new FakeClock() });
+`;
+
+describe("a partner's own declarations", () => {
+  it("name the limiter's and the client's types through the core entry's names (no TS2742)", async () => {
+    // The package as npm installs it: its package.json (the exports map) beside the built .d.ts,
+    // and the dependencies those .d.ts import.
+    const installed = join(project, 'node_modules');
+    await writeFile(
+      join(installed, 'restaurant-partner-sdk/package.json'),
+      await readFile(join(root, 'package.json'), 'utf8'),
+    );
+    await mkdir(join(installed, '@types'), { recursive: true });
+    for (const dependency of ['zod', 'luxon', '@types/luxon', '@types/node'])
+      await symlink(join(root, 'node_modules', dependency), join(installed, dependency), 'dir');
+    await writeFile(join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    const file = join(project, 'partner.ts');
+    await writeFile(file, PARTNER_MODULE);
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      declaration: true,
+      emitDeclarationOnly: true,
+      outDir: join(project, 'out'),
+      skipLibCheck: true,
+      types: [],
+    });
+    const emitted = program.emit();
+    const problems = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics].map(
+      (diagnostic) => `TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
+    );
+    expect([...new Set(problems)]).toEqual([]);
+    const declarations = await readFile(join(project, 'out/partner.d.ts'), 'utf8');
+    // Written through the entry's names, never a path inside the package.
+    expect(declarations).toContain('RateLimiter.Local');
+    expect(declarations).toContain('RateLimiter.Slot');
+    expect(declarations).toContain('ClockRateLimiter');
+    expect(declarations).not.toMatch(/restaurant-partner-sdk\/dist|\.\/node_modules/);
   });
 });

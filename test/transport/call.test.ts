@@ -13,7 +13,6 @@ import {
   type ClientOptions,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
-import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
 import { restaurantBody } from '../support/hostile-server.js';
 import { reservationBody } from '../support/reservation.js';
 import { createManualClock } from '../support/manual-clock.js';
@@ -177,7 +176,7 @@ describe("error.sent: 'no' only when the request provably never left", () => {
 
 describe('priority travels with the call to the rate limiter', () => {
   const recordingLimiter = () => {
-    const seen: (AcquireOptions | undefined)[] = [];
+    const seen: (RateLimiter.AcquireOptions | undefined)[] = [];
     const limiter: RateLimiter = {
       acquire: async (options) => void seen.push(options),
       pause: () => undefined,

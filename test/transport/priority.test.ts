@@ -7,7 +7,6 @@ import {
   silentLogger,
   type RateLimiter,
 } from 'restaurant-partner-sdk';
-import { type AcquireOptions } from '../../src/transport/rate-limiter.js';
 import { createClockRateLimiter } from 'restaurant-partner-sdk/testing';
 import { createManualClock } from '../support/manual-clock.js';
 import { API_TOKEN, BASE_URL, json, mockApi, PARTNER_ID } from '../support/hostile-server.js';
@@ -58,7 +57,7 @@ describe('priority: interactive calls before background ones', () => {
 
   it('a client passes the priority of the call (or of the client, or withOptions) to a limiter of your own', async () => {
     api.always(() => json({ uuid: PARTNER_ID }));
-    const seen: (AcquireOptions['priority'] | undefined)[] = [];
+    const seen: (RateLimiter.AcquireOptions['priority'] | undefined)[] = [];
     const limiter: RateLimiter = {
       acquire: async (options) => void seen.push(options?.priority),
       pause: () => undefined,

@@ -1,6 +1,6 @@
 import { HttpResponse } from 'msw';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RateLimiter, RateLimitSlot, SlotOutcome } from '../../src/transport/rate-limiter.js';
+import type { RateLimiter, SlotOutcome } from '../../src/transport/rate-limiter.js';
 import { createRateLimiter, grantSpacingMs, prepareFirstRequest } from '../../src/transport/throttle.js';
 import { json, mockApi } from '../support/hostile-server.js';
 import { systemClock } from '../../src/transport/clock.js';
@@ -155,7 +155,7 @@ describe('the client reports how each request ended to its limiter', () => {
     const limiter: RateLimiter = {
       acquire: async () => {
         const index = ends.push(undefined) - 1;
-        return { end: (outcome: SlotOutcome) => void (ends[index] ??= outcome) } satisfies RateLimitSlot;
+        return { end: (outcome: SlotOutcome) => void (ends[index] ??= outcome) } satisfies RateLimiter.Slot;
       },
       pause: () => undefined,
       queueDepth: 0,

@@ -8,6 +8,7 @@ import type { FakeBackend } from '../backend/backend.js';
 import { FakeError } from '../backend/fake-error.js';
 import { realDelay, type ActiveFault, type OperationName } from '../backend/faults.js';
 import type { PartnerRecord } from '../backend/state.js';
+import type { BasicCredentials } from '../backend/answer-memos.js';
 import { empty, errorResponse, json, nearestRoute, readJsonBody, refusal } from '../http.js';
 import type { ApiCall, ApiOperation } from './call.js';
 import { inDialect } from './dialect-answers.js';
@@ -98,21 +99,8 @@ export function templatePattern(path: string): RegExp {
 
 const COMPILED = API_ROUTES.map((route) => ({ ...route, pattern: templatePattern(route.path) }));
 
-/** Recently decoded `Authorization` values: a suite sends the same few again and again. */
-const decoded = new Map<string, { username: string; password: string } | undefined>();
-const DECODED_MAX = 256;
-
-function decodeBasic(header: string | null): { username: string; password: string } | undefined {
-  if (header === null) return undefined;
-  if (decoded.has(header)) return decoded.get(header);
-  const result = decodeBasicUncached(header);
-  if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
-  decoded.set(header, result);
-  return result;
-}
-
-function decodeBasicUncached(header: string | null): { username: string; password: string } | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
+function decodeBasic(header: string): BasicCredentials | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
   let decoded: string;
   try {
@@ -226,7 +214,7 @@ export async function handleApi(
   }
   // Spec, Authentication 3: "When a request has no valid credentials, then the response is
   // 401 Unauthorized." Authentication comes before rate limiting.
-  const credentials = decodeBasic(request.headers.get('authorization'));
+  const credentials = backend.answers.authorization(request.headers.get('authorization'), decodeBasic);
   const partner: PartnerRecord | undefined =
     credentials && backend.state.partners.get(credentials.username.toLowerCase());
   if (!credentials || !partner || !sameSecret(credentials.password, partner.apiToken)) {

@@ -36,54 +36,75 @@ const CLOCK_TIME = /^([01]\d|2[0-3]):([0-5]\d)$|^24:00$/;
 /** Outcome of reading a `start_time`. */
 export type StartTimeReading = { ok: true; millis: number } | { ok: false; message: string };
 
-/**
- * Reads a `start_time` as the service does: a naive time is local to the restaurant's zone; a
- * time with an offset (or `Z`) is that instant, converted to the zone. A naive time that does not
- * exist in the zone (the hour skipped when clocks go forward) is refused; an ambiguous one (the
- * hour repeated when clocks go back) means its first occurrence, the earlier instant.
- */
-export function readStartTime(value: string, zone: string): StartTimeReading {
-  const key = `${zone} ${value}`;
-  let reading = startTimeReadings.get(key);
-  if (reading === undefined) {
-    reading = readStartTimeUncached(value, zone);
-    remember(startTimeReadings, key, reading);
-  }
-  return reading;
-}
-
-/**
- * Memos of pure time conversions (a suite books the same few times again and again, and luxon's
- * zone look-ups are most of what a create costs), bounded, oldest entries dropped first. They
- * hold no state of any fake.
- */
-const startTimeReadings = new Map<string, StartTimeReading>();
-const durationMinutes = new Map<string, number>();
-const localParts = new Map<string, { weekday: number; minuteOfDay: number; onWholeMinute: boolean }>();
-const MEMO_MAX = 20_000;
-
-function remember<Value>(memo: Map<string, Value>, key: string, value: Value): void {
-  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
-  memo.set(key, value);
-}
-
 /** Weekday, minute of the day and whether the instant falls on a whole minute, in the zone. */
-function localPartsOf(
-  instant: number,
-  zone: string,
-): { weekday: number; minuteOfDay: number; onWholeMinute: boolean } {
-  const key = `${zone} ${instant}`;
-  let parts = localParts.get(key);
-  if (parts === undefined) {
-    const local = DateTime.fromMillis(instant, { zone });
-    parts = {
-      weekday: local.weekday,
-      minuteOfDay: local.hour * 60 + local.minute,
-      onWholeMinute: local.second === 0 && local.millisecond === 0,
-    };
-    remember(localParts, key, parts);
+interface LocalParts {
+  weekday: number;
+  minuteOfDay: number;
+  onWholeMinute: boolean;
+}
+
+/** Entries each memo of one world keeps, oldest dropped first. */
+const MEMO_MAX = 4096;
+
+/**
+ * One world's time conversions, each remembered (a suite books the same few times again and
+ * again, and luxon's zone look-ups are most of what a create costs: a create took about twice as
+ * long without them). Pure functions of their arguments, kept by the world that asks, so they end
+ * with it; bounded, oldest entries dropped first.
+ */
+export class ZoneTimes {
+  readonly #startTimeReadings = new Map<string, StartTimeReading>();
+  readonly #durationMinutes = new Map<string, number>();
+  readonly #localParts = new Map<string, LocalParts>();
+  readonly #formattedLocalTimes = new Map<string, string>();
+
+  /**
+   * Reads a `start_time` as the service does: a naive time is local to the restaurant's zone; a
+   * time with an offset (or `Z`) is that instant, converted to the zone. A naive time that does
+   * not exist in the zone (the hour skipped when clocks go forward) is refused; an ambiguous one
+   * (the hour repeated when clocks go back) means its first occurrence, the earlier instant.
+   */
+  readStartTime(value: string, zone: string): StartTimeReading {
+    return remembered(this.#startTimeReadings, `${zone} ${value}`, () => readStartTimeUncached(value, zone));
   }
-  return parts;
+
+  /**
+   * The instant as the restaurant's local time with its offset, `2026-12-01T19:00:00+01:00`, whole
+   * seconds (the documented form, even on a clock that follows real time). Every answer formats
+   * every timestamp of every reservation it shows.
+   */
+  formatLocal(instant: number, zone: string): string {
+    const millis = Math.floor(instant / 1000) * 1000;
+    return remembered(this.#formattedLocalTimes, `${zone} ${millis}`, () =>
+      DateTime.fromMillis(millis, { zone }).toISO({ suppressMilliseconds: true })!,
+    );
+  }
+
+  localParts(instant: number, zone: string): LocalParts {
+    return remembered(this.#localParts, `${zone} ${instant}`, () => {
+      const local = DateTime.fromMillis(instant, { zone });
+      return {
+        weekday: local.weekday,
+        minuteOfDay: local.hour * 60 + local.minute,
+        onWholeMinute: local.second === 0 && local.millisecond === 0,
+      };
+    });
+  }
+
+  /** Minutes of an ISO 8601 duration (`PT1H30M`). */
+  durationMinutes(duration: string): number {
+    return remembered(this.#durationMinutes, duration, () => Duration.fromISO(duration).as('minutes'));
+  }
+}
+
+function remembered<Value>(memo: Map<string, Value>, key: string, make: () => Value): Value {
+  let value = memo.get(key);
+  if (value === undefined) {
+    value = make();
+    if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+    memo.set(key, value);
+  }
+  return value;
 }
 
 function readStartTimeUncached(value: string, zone: string): StartTimeReading {
@@ -128,27 +149,6 @@ function readStartTimeUncached(value: string, zone: string): StartTimeReading {
   }
   return { ok: true, millis: local.toMillis() };
 }
-
-/** The instant as the restaurant's local time with its offset, `2026-12-01T19:00:00+01:00`. */
-export function formatLocal(instant: number, zone: string): string {
-  // Whole seconds, the documented form, even on a clock that follows real time.
-  const millis = Math.floor(instant / 1000) * 1000;
-  const key = `${zone} ${millis}`;
-  let formatted = formattedLocalTimes.get(key);
-  if (formatted === undefined) {
-    formatted = DateTime.fromMillis(millis, { zone }).toISO({ suppressMilliseconds: true })!;
-    remember(formattedLocalTimes, key, formatted);
-  }
-  return formatted;
-}
-
-/**
- * A memo of `formatLocal`, a pure function: every answer formats every timestamp of every
- * reservation, and luxon's zone offset look-ups took two thirds of the standalone fake's time
- * under load (1.5-1.9 k req/s for a list of 50 without it, about 5.6 k with it). Bounded, oldest
- * entries dropped first; it holds no state of any fake.
- */
-const formattedLocalTimes = new Map<string, string>();
 
 /** Minutes as `PT1H30M` (ISO 8601) or `01:30:00`. */
 export function formatDuration(minutes: number, form: 'iso' | 'hms'): string {
@@ -214,15 +214,11 @@ function minutesOf(clockTime: string): number {
 }
 
 /** Minutes the table is held for a party of this size, or undefined when no rule covers it. */
-function durationFor(config: AvailabilityConfig, partySize: number): number | undefined {
+function durationFor(config: AvailabilityConfig, partySize: number, times: ZoneTimes): number | undefined {
   const rule = [...config.durations]
     .sort((a, b) => a.maxPartySize - b.maxPartySize)
     .find((candidate) => partySize <= candidate.maxPartySize);
-  if (!rule) return undefined;
-  let minutes = durationMinutes.get(rule.duration);
-  if (minutes === undefined)
-    remember(durationMinutes, rule.duration, (minutes = Duration.fromISO(rule.duration).as('minutes')));
-  return minutes;
+  return rule && times.durationMinutes(rule.duration);
 }
 
 /** Outcome of an availability check. */
@@ -246,9 +242,10 @@ export function checkAvailability(
   request: AvailabilityRequest,
   /** The restaurant's reservations holding a table at some instant in [from, to). */
   holdingTables: (from: number, to: number) => Iterable<ReservationRecord>,
+  times: ZoneTimes,
 ): AvailabilityResult {
   const config = restaurant.availability;
-  const durationMinutes = durationFor(config, request.partySize);
+  const durationMinutes = durationFor(config, request.partySize, times);
   if (durationMinutes === undefined)
     return { available: false, reason: `No table for a party of ${request.partySize}.` };
   if (request.enforceLeadTimeAndHorizon) {
@@ -265,7 +262,7 @@ export function checkAvailability(
       };
     }
   }
-  const local = localPartsOf(request.start, restaurant.timezone);
+  const local = times.localParts(request.start, restaurant.timezone);
   const minuteOfDay = local.minuteOfDay;
   const onGrid =
     local.onWholeMinute &&

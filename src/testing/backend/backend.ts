@@ -5,6 +5,8 @@
  * @module
  */
 import type { Reservation } from '../../resources/reservations.schemas.js';
+import { AnswerMemos } from './answer-memos.js';
+import { ZoneTimes } from './availability.js';
 import { FakeClock, type FakeClockOptions } from './fake-clock.js';
 import { Deliveries, type DeliveryOptions } from './deliveries.js';
 import { resolveDialect, type Dialect } from './dialects.js';
@@ -26,6 +28,7 @@ import {
   emptyState,
   type WebhookEventType,
   type FakeState,
+  type PartnerRecord,
   type PendingDelivery,
   type ReservationRecord,
 } from './state.js';
@@ -70,6 +73,8 @@ export class FakeBackend implements World {
   readonly delayedCommits = new DelayedCommits();
   readonly namedSnapshots = new Map<string, StateCopy>();
   readonly journal: Journal;
+  readonly times = new ZoneTimes();
+  readonly answers = new AnswerMemos();
   readonly log: (line: string) => void;
   readonly errorLog: (line: string) => void;
   #state: FakeState = emptyState();
@@ -189,6 +194,7 @@ export class FakeBackend implements World {
       this.#state.restaurants.get(record.restaurantId)!,
       this.dialect.duration,
       this.dialect.dateTimeForm,
+      this.times,
     );
   }
 
@@ -301,11 +307,8 @@ export class FakeBackend implements World {
 
   /** Partners with credentials, as the standalone server prints them. */
   partners(): { partnerId: string; apiToken: string; name: string }[] {
-    return [...this.#state.partners.values()].map(({ partnerId, apiToken, name }) => ({
-      partnerId,
-      apiToken,
-      name,
-    }));
+    const shown = ({ partnerId, apiToken, name }: PartnerRecord) => ({ partnerId, apiToken, name });
+    return [...this.#state.partners.values()].map(shown);
   }
 
   get rateLimit(): RateLimitSetting {

@@ -6,7 +6,7 @@
  */
 import { RESERVATION_FIELDS, TEXT_CREATE_FIELDS } from '../../resources/reservation-fields.js';
 import type { Reservation } from '../../resources/reservations.schemas.js';
-import { formatDuration, formatLocal } from './availability.js';
+import { formatDuration, type ZoneTimes } from './availability.js';
 import type { ReservationRecord, RestaurantRecord } from './state.js';
 
 /** The reservation as the partner API shows it: local time with offset, duration in the dialect's form. */
@@ -14,14 +14,15 @@ export function reservationView(
   record: ReservationRecord,
   restaurant: RestaurantRecord,
   form: 'iso' | 'hms',
-  dateTimeForm: DateTimeForm = 'offset',
+  dateTimeForm: DateTimeForm,
+  times: ZoneTimes,
 ): Reservation {
   const zone = restaurant.timezone;
   const at = (millis: number | null) =>
-    millis === null ? null : dateTimeIn(formatLocal(millis, zone), millis, dateTimeForm);
+    millis === null ? null : dateTimeIn(times.formatLocal(millis, zone), millis, dateTimeForm);
   const view: Record<string, unknown> = {
     id: record.id,
-    start_time: dateTimeIn(formatLocal(record.start, zone), record.start, dateTimeForm),
+    start_time: dateTimeIn(times.formatLocal(record.start, zone), record.start, dateTimeForm),
     duration: formatDuration(record.durationMinutes, form),
     adults: record.adults,
     children: record.children,

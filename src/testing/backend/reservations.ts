@@ -5,7 +5,7 @@
  * @module
  */
 import { MODIFIABLE_FIELDS } from '../../resources/reservation-fields.js';
-import { checkAvailability, readStartTime } from './availability.js';
+import { checkAvailability } from './availability.js';
 import { FakeError, invalid, notFound } from './fake-error.js';
 import { applyGuestTexts, newGuestTexts, readGuestTexts, type GuestTexts } from './guest-texts.js';
 import {
@@ -91,6 +91,7 @@ interface GuestFields {
 }
 
 function readGuestFields(
+  world: World,
   body: Record<string, unknown>,
   restaurant: RestaurantRecord,
   mode: 'create' | 'modify',
@@ -100,7 +101,7 @@ function readGuestFields(
   // Reservation table: start_time "required on create"; adults "1 to 50 inclusive", required.
   const startTime = fields.string(body, 'start_time', { required: mode === 'create' });
   if (typeof startTime === 'string') {
-    const reading = readStartTime(startTime, restaurant.timezone);
+    const reading = world.times.readStartTime(startTime, restaurant.timezone);
     if (reading.ok) result.start = reading.millis;
     else fields.add('start_time', reading.message);
   }
@@ -143,6 +144,7 @@ function bookIfAvailable(
     restaurant,
     { start: guest.start!, partySize: adults + children, now, enforceLeadTimeAndHorizon },
     (from, to) => world.holdingTables(restaurant.id, from, to),
+    world.times,
   );
   if (!verdict.available) throw noAvailability(verdict.reason);
   world.checkRoomForReservation();
@@ -181,7 +183,7 @@ export function createReservation(
   input: unknown,
 ): ReservationRecord {
   const restaurant = linkedRestaurant(world, partner, restaurantId);
-  const guest = readGuestFields(requireObject(input), restaurant, 'create');
+  const guest = readGuestFields(world, requireObject(input), restaurant, 'create');
   return bookIfAvailable(world, restaurant, { kind: 'partner', partnerId: partner.partnerId }, guest, true);
 }
 
@@ -290,7 +292,7 @@ export function modifyAsRestaurantOrCustomer(
   const unknown = Object.keys(body).filter((key) => !MODIFIABLE.has(key));
   if (unknown.length > 0)
     throw invalid(Object.fromEntries(unknown.map((key) => [key, ['This field cannot be modified.']])));
-  const guest = readGuestFields(body, restaurant, 'modify');
+  const guest = readGuestFields(world, body, restaurant, 'modify');
   transitionFor(record, 'modify');
   // A modification can grow a booking (a longer comment): refused once the world is full.
   world.checkRoom();
@@ -309,6 +311,7 @@ export function modifyAsRestaurantOrCustomer(
         enforceLeadTimeAndHorizon: false,
       },
       (from, to) => world.holdingTables(restaurant.id, from, to),
+      world.times,
     );
     if (!verdict.available) throw noAvailability(verdict.reason);
     durationMinutes = verdict.durationMinutes;
@@ -333,6 +336,6 @@ export function bookFromOtherChannel(world: World, restaurantId: number, input: 
   if (typeof channelName !== 'string' || characterCount(channelName) > MAX_CHANNEL_NAME_LENGTH)
     throw invalid({ channel: [`Expected a channel name of at most ${MAX_CHANNEL_NAME_LENGTH} characters.`] });
   const { channel: _channel, ...rest } = body;
-  const guest = readGuestFields(rest, restaurant, 'create');
+  const guest = readGuestFields(world, rest, restaurant, 'create');
   return bookIfAvailable(world, restaurant, { kind: 'other', name: channelName }, guest, false);
 }

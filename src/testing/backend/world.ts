@@ -3,6 +3,7 @@
  * events. An interface, so the domain modules never import the backend class (no cycles).
  * @module
  */
+import type { ZoneTimes } from './availability.js';
 import type { FakeClock } from './fake-clock.js';
 import type { Dialect } from './dialects.js';
 import type { WebhookEventType, FakeState, ReservationRecord } from './state.js';
@@ -11,6 +12,8 @@ export interface World {
   readonly state: FakeState;
   readonly clock: FakeClock;
   readonly dialect: Dialect;
+  /** The world's time conversions, each remembered. */
+  readonly times: ZoneTimes;
   /** Sends `event` for the reservation to its partner's webhooks; nothing for other-channel bookings. */
   emit(event: WebhookEventType, record: ReservationRecord): void;
   /** Says a reservation changed (its cached wire form is dropped). Every rule that changes one calls it. */
