@@ -245,6 +245,12 @@ export default tseslint.config(
 
   // ---- Past the limits today, each with its reason and a ceiling near its size ----
   {
+    // The receiver and its dispatcher are each one closure over their state (options, handlers,
+    // duplicate store, deliveries in flight), split so that each step is its own function.
+    files: ['src/webhooks/receiver.ts', 'src/webhooks/dispatch.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 190, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // The sync is one closure over its store, client, timers and lease holder, as the receiver:
     // its functions (lease, read, chain, run) share that state. Its contract is in options.ts and
     // one reservation's announcement in announce.ts, each with only what it needs passed in.

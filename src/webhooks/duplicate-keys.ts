@@ -22,14 +22,18 @@ export function deliveryPart(event: WebhookEvent): string {
 /** The keys of one receiver; `ownWebhookId` is its `webhookId` option. */
 export function createDuplicateKeys(
   ownWebhookId: string | undefined,
-): (event: WebhookEvent, token: string) => Promise<string> {
+): (event: WebhookEvent, token: string) => string | Promise<string> {
   // Fingerprints of webhook tokens (keying deliveries that name no webhook), computed once per token.
   const fingerprints = new Map<string, Promise<string>>();
 
   /** Where the delivery is kept in the duplicate store (see the `duplicateStore` option). */
-  async function duplicateKey(event: WebhookEvent, token: string): Promise<string> {
+  function duplicateKey(event: WebhookEvent, token: string): string | Promise<string> {
     const webhookId = envelopeWebhookId(event) ?? ownWebhookId;
     if (webhookId !== undefined) return `webhook-${encodeURIComponent(webhookId)}:${deliveryPart(event)}`;
+    return tokenKey(event, token);
+  }
+
+  async function tokenKey(event: WebhookEvent, token: string): Promise<string> {
     let fingerprint = fingerprints.get(token);
     if (!fingerprint) {
       // Domain-separated and shortened: the key never carries the token, nor a digest of it alone.

@@ -6,13 +6,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyCollector } from './body-collector.js';
+import type { Soon } from './time-limit.js';
 import {
   WebhookBodyTimeoutError,
   WebhookPayloadError,
   WebhookPayloadTooLargeError,
   WebhookRawBodyRequiredError,
 } from './errors.js';
-import { type DeliverySteps, OpenDelivery } from './delivery-steps.js';
+import { OpenDelivery, type DeliverySteps } from './receiver.js';
 import type { ReceiveInput, WebhookReceiver, WebhookResult } from './types.js';
 
 /**
@@ -34,8 +35,9 @@ const isRawBody = (value: unknown): boolean =>
 type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
 /**
- * Builds the node handler over a receiver's steps. A body still in the stream is read here, from
- * its `data` events, under the size limit; its time limit is one shared timer (`BodyDeadlines`).
+ * Builds the node handler over a receiver's steps. A delivery whose every step answers at once
+ * (a token list, the in-memory duplicate store, synchronous handlers) is answered from the body's
+ * `end` event, without a promise; the body's time limit is one shared timer (`BodyDeadlines`).
  */
 export function createNodeHandler(
   receiver: Pick<WebhookReceiver, 'receive'>,
@@ -54,10 +56,13 @@ export function createNodeHandler(
     // Some stacks set `req.body = {}` without reading: the stream still holds the bytes.
     else if (streamUnread) {
       const exchange: Exchange = { request, response, next, steps, startedAt };
-      steps.open(request.method ?? 'POST', request.headers, readLater).then(
-        (opened) => readOrAnswer(opened, exchange),
-        (error: unknown) => answerFailure(error, exchange),
-      );
+      const opened = steps.open(request.method ?? 'POST', request.headers, readLater);
+      if (opened instanceof Promise)
+        opened.then(
+          (known) => readOrAnswer(known, exchange),
+          (error: unknown) => answerFailure(error, exchange),
+        );
+      else readOrAnswer(opened, exchange);
       return;
     }
     // A JSON parser consumed the stream: the exact bytes are gone, and the answer says how to mount.
@@ -70,7 +75,7 @@ export function createNodeHandler(
               : 'a body a JSON parser (express.json()) already parsed',
           ),
         );
-    answerLater(receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }), {
+    answer(receiver.receive({ method: request.method ?? 'POST', headers: request.headers, body }), {
       request,
       response,
       next,
@@ -145,7 +150,7 @@ function readBody(delivery: OpenDelivery, exchange: Exchange): void {
       if (settled) return;
       settled = true;
       deadline.cancel();
-      answerLater(steps.finish(delivery, collector.join()), exchange);
+      answer(steps.finish(delivery, collector.join()), exchange);
     })
     .on('error', (error: unknown) =>
       refuse(() => new WebhookPayloadError('The request body could not be read', [], { cause: error })),
@@ -153,14 +158,14 @@ function readBody(delivery: OpenDelivery, exchange: Exchange): void {
     .on('close', () => refuse(() => new WebhookPayloadError('The connection closed before the body ended')));
 }
 
-function answerLater(result: Promise<WebhookResult>, exchange: Exchange): void {
-  result.then(
-    (known) => answer(known, exchange),
-    (error: unknown) => answerFailure(error, exchange),
-  );
-}
-
-function answer(result: WebhookResult, exchange: Exchange): void {
+function answer(result: Soon<WebhookResult>, exchange: Exchange): void {
+  if (result instanceof Promise) {
+    result.then(
+      (known) => answer(known, exchange),
+      (error: unknown) => answerFailure(error, exchange),
+    );
+    return;
+  }
   const { request, response } = exchange;
   try {
     if (response.headersSent || response.writableEnded) return;

@@ -7,9 +7,10 @@ import { unreadableJson } from '../transport/json-depth.js';
 import { BYTE_ORDER_MARK, bodyDigestId, encoder, utf8 } from './body.js';
 import { WebhookPayloadError, WebhookPayloadTooLargeError } from './errors.js';
 import { envelopeDeliveryId, parseWebhookEvent, type WebhookEvent } from './events.js';
+import type { Soon } from './time-limit.js';
 
-/** The body as an event: its size, UTF-8, JSON and envelope. */
-export async function readEvent(given: Uint8Array | string, maxBodyBytes: number): Promise<WebhookEvent> {
+/** The body as an event: its size, UTF-8, JSON and envelope (at once unless it needs a digest). */
+export function readEvent(given: Uint8Array | string, maxBodyBytes: number): Soon<WebhookEvent> {
   const bytes = typeof given === 'string' ? undefined : given;
   const size = bytes ? bytes.byteLength : given.length;
   // A string's UTF-8 size is at least its length: the exact size is only needed near the limit.
@@ -45,9 +46,8 @@ export async function readEvent(given: Uint8Array | string, maxBodyBytes: number
     throw new WebhookPayloadError('Webhook body is not valid JSON', [], { cause: error });
   }
   // The body's digest stands in for a delivery id only when the envelope carries none.
-  const fallbackId =
-    envelopeDeliveryId(json) === undefined
-      ? await bodyDigestId(bytes ?? encoder.encode(given as string))
-      : undefined;
-  return parseWebhookEvent(json, fallbackId);
+  if (envelopeDeliveryId(json) !== undefined) return parseWebhookEvent(json, undefined);
+  return bodyDigestId(bytes ?? encoder.encode(given as string)).then((fallbackId) =>
+    parseWebhookEvent(json, fallbackId),
+  );
 }

@@ -7,12 +7,20 @@
 import { createConsoleLogger } from '../logger.js';
 import { TEST_EVENT } from '../resources/event-names.js';
 import { asWebhookError, createAnswers } from './answers.js';
-import { readRequestBody } from './body.js';
-import { createDeliverySteps, OpenDelivery } from './delivery-steps.js';
+import { asRawBody, READABLE_MEDIA_TYPE, readRequestBody } from './body.js';
+import { BodyDeadlines } from './body-deadlines.js';
 import { createDispatcher } from './dispatch.js';
 import { createDuplicateKeys } from './duplicate-keys.js';
 import { createMemoryDuplicateStore } from './duplicates.js';
-import { RESERVATION_EVENT_TYPES, UNKNOWN_EVENT } from './events.js';
+import {
+  WebhookBodyTimeoutError,
+  WebhookConfigurationError,
+  WebhookMethodNotAllowedError,
+  WebhookPayloadTooLargeError,
+  WebhookUnsupportedMediaTypeError,
+} from './errors.js';
+import { RESERVATION_EVENT_TYPES, UNKNOWN_EVENT, type WebhookEvent } from './events.js';
+import { type HeaderReader, type HeadersInput, readHeaders } from './headers.js';
 import { createNodeHandler } from './node-adapter.js';
 import {
   checkClaimLength,
@@ -22,14 +30,18 @@ import {
   DEFAULT_TOKENS_TIMEOUT_MS,
   validateOptions,
 } from './options.js';
+import { readEvent } from './read-event.js';
 import { redactTokens } from './redaction.js';
-import { createAuthenticator } from './token-provider.js';
+import { type Soon, withTimeLimit } from './time-limit.js';
+import { createAuthenticator, NO_TOKENS, type Verified } from './token-provider.js';
 import type {
   BodyReader,
+  ReceiveInput,
   WebhookHandler,
   WebhookLogger,
   WebhookReceiver,
   WebhookReceiverOptions,
+  WebhookResult,
 } from './types.js';
 
 // The default: refusals and failures only, so a busy endpoint's console is not flooded.
@@ -61,41 +73,167 @@ const HANDLER_KEYS: ReadonlySet<string> = new Set([
  */
 export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
   const tokenSource = validateOptions(options);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const tokenHeader = options.tokenHeader?.toLowerCase();
   const duplicateStore =
     options.duplicateStore === false ? undefined : (options.duplicateStore ?? createMemoryDuplicateStore());
   const logger = options.logger === false ? undefined : (options.logger ?? consoleWarnings);
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const tokensTimeoutMs = options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS;
   checkClaimLength(duplicateStore, handlerTimeoutMs);
+  const ownWebhookId = options.webhookId === undefined ? undefined : String(options.webhookId);
   const handlersByType = new Map<string, WebhookHandler[]>();
+  const authenticate = createAuthenticator(tokenSource, tokenHeader, tokensTimeoutMs);
+  const duplicateKey = createDuplicateKeys(ownWebhookId);
   const { log, refusal, accepted } = createAnswers(logger, options.onError);
-  const steps = createDeliverySteps({
-    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    authenticate: createAuthenticator(
-      tokenSource,
-      options.tokenHeader?.toLowerCase(),
-      options.tokensTimeoutMs ?? DEFAULT_TOKENS_TIMEOUT_MS,
-    ),
-    duplicateKey: duplicateStore
-      ? createDuplicateKeys(options.webhookId === undefined ? undefined : String(options.webhookId))
-      : undefined,
-    dispatcher: createDispatcher({
-      duplicateStore,
-      handlersByType,
-      handlerTimeoutMs,
-      debug: typeof logger?.debug === 'function',
-      log,
-      refusal,
-      accepted,
-      redact: redactTokens,
-    }),
+
+  /** What the headers must say before the body is read: a readable media type, a length in bounds. */
+  function checkHeaders(readHeader: HeaderReader): void {
+    const contentType = readHeader('content-type')[0]?.split(';')[0]?.trim();
+    // A missing Content-Type is tolerated too: the body is read as JSON all the same.
+    if (contentType && !READABLE_MEDIA_TYPE.test(contentType))
+      throw new WebhookUnsupportedMediaTypeError(contentType);
+    const declaredLength = Number(readHeader('content-length')[0]);
+    if (Number.isFinite(declaredLength) && declaredLength > maxBodyBytes)
+      throw new WebhookPayloadTooLargeError(maxBodyBytes);
+  }
+
+  /** Calls `read` under the body's time limit, which started at `startedAt` (the headers). */
+  function readBodyInTime(read: BodyReader, startedAt: number): Promise<Uint8Array> {
+    return withTimeLimit(
+      () => read(maxBodyBytes),
+      Math.max(0, startedAt + bodyTimeoutMs - Date.now()),
+      () => new WebhookBodyTimeoutError(bodyTimeoutMs),
+    );
+  }
+
+  /** `verify()`: the token, the headers and the body as an event, without the duplicate store. */
+  async function verifyDelivery(headers: HeadersInput, body: ReceiveInput['body']): Promise<WebhookEvent> {
+    // A parsed body is a mistake in the partner's app, reported before anything about the request.
+    const given = typeof body === 'function' ? undefined : asRawBody(body);
+    const readHeader = readHeaders(headers);
+    await authenticate(readHeader);
+    checkHeaders(readHeader);
+    return readEvent(given ?? (await readBodyInTime(body as BodyReader, Date.now())), maxBodyBytes);
+  }
+
+  const { process, processKeyed } = createDispatcher({
+    duplicateStore,
+    handlersByType,
+    handlerTimeoutMs,
+    debug: typeof logger?.debug === 'function',
+    log,
     refusal,
+    accepted,
+    redact: redactTokens,
   });
+
+  function processOnce(event: WebhookEvent, verified: Verified): Soon<WebhookResult> {
+    if (!duplicateStore) return process(event, undefined, verified.tokens);
+    let key: Soon<string>;
+    try {
+      key = duplicateKey(event, verified.token);
+    } catch (cause) {
+      return unkeyed(cause, event, verified);
+    }
+    if (!(key instanceof Promise)) return processKeyed(event, key, verified.tokens);
+    return keyLater(key, event, verified);
+  }
+
+  const keyLater = (key: Promise<string>, event: WebhookEvent, verified: Verified): Promise<WebhookResult> =>
+    key.then(
+      (known) => processKeyed(event, known, verified.tokens),
+      (cause: unknown) => unkeyed(cause, event, verified),
+    );
+
+  const unkeyed = (cause: unknown, event: WebhookEvent, verified: Verified): WebhookResult =>
+    refusal(
+      new WebhookConfigurationError('The delivery could not be keyed for the duplicate store', { cause }),
+      verified.tokens,
+      event,
+    );
+
+  /** Method, raw body, token and headers: the delivery ready for its body, or the refusal. */
+  function open(
+    method: string | undefined,
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+  ): Soon<OpenDelivery | WebhookResult> {
+    let verified: Soon<Verified>;
+    let readHeader: HeaderReader;
+    let given: Uint8Array | string | undefined;
+    try {
+      if (method !== undefined && method !== 'POST' && method.toUpperCase() !== 'POST')
+        throw new WebhookMethodNotAllowedError(method);
+      // A parsed body is a mistake in the partner's app, reported before anything about the request.
+      given = typeof body === 'function' ? undefined : asRawBody(body);
+      readHeader = readHeaders(headers);
+      verified = authenticate(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), NO_TOKENS);
+    }
+    if (!(verified instanceof Promise)) return checkOpen(verified, readHeader, given);
+    return openLater(verified, readHeader, given);
+  }
+
+  function checkOpen(
+    verified: Verified,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): OpenDelivery | WebhookResult {
+    try {
+      checkHeaders(readHeader);
+    } catch (cause) {
+      return refusal(asWebhookError(cause), verified.tokens);
+    }
+    return new OpenDelivery(verified, given);
+  }
+
+  const openLater = (
+    verified: Promise<Verified>,
+    readHeader: HeaderReader,
+    given: Uint8Array | string | undefined,
+  ): Promise<OpenDelivery | WebhookResult> =>
+    verified.then(
+      (known) => checkOpen(known, readHeader, given),
+      (cause: unknown) => refusal(asWebhookError(cause), NO_TOKENS),
+    );
+
+  /** The body arrived: the event, then its answer. */
+  function finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult> {
+    let event: Soon<WebhookEvent>;
+    try {
+      event = readEvent(body, maxBodyBytes);
+    } catch (cause) {
+      return refuse(delivery, cause);
+    }
+    if (!(event instanceof Promise)) return processOnce(event, delivery.verified);
+    return eventLater(event, delivery);
+  }
+
+  const eventLater = (event: Promise<WebhookEvent>, delivery: OpenDelivery): Promise<WebhookResult> =>
+    event.then(
+      (known) => processOnce(known, delivery.verified),
+      (cause: unknown) => refuse(delivery, cause),
+    );
+
+  const refuse = (delivery: OpenDelivery, cause: unknown): WebhookResult =>
+    refusal(asWebhookError(cause), delivery.verified.tokens);
+
+  const steps: DeliverySteps = {
+    open,
+    finish,
+    refuse,
+    maxBodyBytes,
+    bodyTimeoutMs,
+    bodyDeadlines: new BodyDeadlines(),
+  };
 
   const receiver: WebhookReceiver = {
     async verify(input) {
       try {
-        return await steps.verify(input?.headers, input?.body);
+        return await verifyDelivery(input?.headers, input?.body);
       } catch (error) {
         throw asWebhookError(error);
       }
@@ -118,17 +256,17 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     async receive(input) {
       // The body's time limit counts from here: the headers have arrived.
       const startedAt = Date.now();
-      const opened = await steps.open(input.method, input.headers, input.body);
+      const opened = await open(input.method, input.headers, input.body);
       if (!(opened instanceof OpenDelivery)) return opened;
       let body = opened.given;
       if (body === undefined) {
         try {
-          body = await steps.readBody(input.body as BodyReader, startedAt);
+          body = await readBodyInTime(input.body as BodyReader, startedAt);
         } catch (cause) {
-          return steps.refuse(opened, cause);
+          return refuse(opened, cause);
         }
       }
-      return await steps.finish(opened, body);
+      return finish(opened, body);
     },
     async handle(request) {
       const reading = { stop: () => {} };
@@ -146,4 +284,30 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     },
   };
   return receiver;
+}
+
+/** A delivery whose method, token and headers passed, with its body when it came with it. */
+export class OpenDelivery {
+  constructor(
+    readonly verified: Verified,
+    readonly given: Uint8Array | string | undefined,
+  ) {}
+}
+
+/**
+ * The receiver's steps for an adapter that reads the body itself (`nodeHandler()`): `open` with
+ * the headers, then `finish` with the body, or `refuse` when it could not be read.
+ */
+export interface DeliverySteps {
+  open(
+    method: string | undefined,
+    headers: HeadersInput,
+    body: ReceiveInput['body'],
+  ): Soon<OpenDelivery | WebhookResult>;
+  finish(delivery: OpenDelivery, body: Uint8Array | string): Soon<WebhookResult>;
+  refuse(delivery: OpenDelivery, cause: unknown): WebhookResult;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  /** One timer for every body being read (see `bodyTimeoutMs`). */
+  readonly bodyDeadlines: BodyDeadlines;
 }

@@ -1,12 +1,12 @@
 /**
  * Which accepted token a delivery presents: the list given at creation, or the partner's token
- * provider asked on every delivery under its time limit.
+ * provider asked on every delivery under its time limit. Answers at once for a list.
  * @module
  */
 import { WebhookConfigurationError, WebhookVerificationError } from './errors.js';
 import type { HeaderReader } from './headers.js';
 import { hasSurroundingWhitespace, paddedTokenProblem } from './options.js';
-import { withTimeLimit } from './time-limit.js';
+import { withTimeLimit, type Soon } from './time-limit.js';
 import { matchingTokenIndex, presentedTokens, type TokenSource } from './tokens.js';
 
 /** The accepted tokens of one delivery, and the one it presented. */
@@ -24,7 +24,13 @@ export function createAuthenticator(
   tokenSource: TokenSource,
   tokenHeader: string | undefined,
   tokensTimeoutMs: number,
-): (readHeader: HeaderReader) => Promise<Verified> {
+): (readHeader: HeaderReader) => Soon<Verified> {
+  function acceptedTokens(): readonly string[] | Promise<readonly string[]> {
+    // A list is used as it is (checked at creation), without a trip through the microtask queue.
+    if (typeof tokenSource !== 'function') return tokenSource;
+    return providedTokens(tokenSource);
+  }
+
   async function providedTokens(
     provider: Exclude<TokenSource, readonly string[]>,
   ): Promise<readonly string[]> {
@@ -60,13 +66,20 @@ export function createAuthenticator(
     return tokens as string[];
   }
 
-  /** The accepted tokens and the one the delivery presented. */
-  async function authenticate(readHeader: HeaderReader): Promise<Verified> {
+  /** The accepted tokens and the one the delivery presented (at once for a token list). */
+  function authenticate(readHeader: HeaderReader): Soon<Verified> {
     const presented = presentedTokens(readHeader, tokenHeader);
     // Checked first so that token-less traffic never costs a call to the partner's secret store.
     if (presented.length === 0) throw new WebhookVerificationError('missing');
-    // A list is used as it is (checked at creation).
-    const tokens = typeof tokenSource === 'function' ? await providedTokens(tokenSource) : tokenSource;
+    const pending = acceptedTokens();
+    if (Array.isArray(pending)) return matchToken(presented, pending);
+    return matchLater(pending as Promise<readonly string[]>, presented);
+  }
+
+  const matchLater = (pending: Promise<readonly string[]>, presented: readonly string[]): Promise<Verified> =>
+    pending.then((tokens) => matchToken(presented, tokens));
+
+  function matchToken(presented: readonly string[], tokens: readonly string[]): Verified {
     const index = matchingTokenIndex(presented, tokens);
     if (index === -1) throw new WebhookVerificationError('mismatch');
     return new Verified(tokens, tokens[index]!);
