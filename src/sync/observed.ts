@@ -16,7 +16,13 @@ export interface SyncPace {
    * later than `slackMs` leaves a change waiting longer than `reconcile.intervalMs`. `callId` is
    * the read's first list call, so the warning leads to that call's lines and spans.
    */
-  read(restaurantId: number, reservations: number, lateMs: number, slackMs: number, callId: string | undefined): void;
+  read(
+    restaurantId: number,
+    reservations: number,
+    lateMs: number,
+    slackMs: number,
+    callId: string | undefined,
+  ): void;
   /**
    * Tells of a change handed to `onChange`, with its lag: from the restaurant's previous read for
    * a change a read found (it happened since, at the latest), else from when it was observed.

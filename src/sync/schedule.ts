@@ -53,7 +53,12 @@ export interface ReconcileSchedule {
   /** A reservation was announced (it may start soon). */
   saw(restaurantId: number, reservation: Reservation): void;
   /** The restaurant's list arrived at `readAt`. */
-  read(restaurantId: number, listed: readonly Reservation[], readAt: number, callId: string | undefined): void;
+  read(
+    restaurantId: number,
+    listed: readonly Reservation[],
+    readAt: number,
+    callId: string | undefined,
+  ): void;
   /** The time between two reads of this restaurant now. */
   periodOf(restaurantId: number): number;
   next(fixedRestaurants: boolean): ScheduledWork;
