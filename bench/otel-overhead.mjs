@@ -14,7 +14,9 @@
  * - `otel_overhead_ns_unsubscribed`: see otel-guards.mjs (the channels' guards, the only code that
  *   differs when no one listens, in paired batches with a bootstrap interval). The end-to-end
  *   difference of whole calls (unsubscribed minus bare) is printed beside it with its spread, as
- *   a check: it is within its own noise of zero.
+ *   a check: 3 to 7 us, more than the guards' 16 ns, the rest a difference between two copies
+ *   of the same code (where each was compiled and placed) that the bare baseline carries into
+ *   every figure, the subscribed one included.
  *
  * A call is `client.reservations.retrieve` with a `fetch` answering from memory on the next turn
  * of the event loop (no network: its cost would drown the difference) and a limiter that grants
@@ -28,7 +30,8 @@
  *   package publishing on channels of another name, which nobody subscribes to.
  * - No pacing. The in-process limiter at 10^6 requests per second (the earlier choice, "so every
  *   call waits for its slot") set a timer for every call and kept a second's requests in its
- *   window: 150-300 us of CPU a call, and how much depended on how fast the last second's calls
+ *   window: bare calls cost 140-385 us of CPU with it against 100-205 us without, and how much
+ *   depended on how fast the last second's calls
  *   had been, so a slower variant paid less for its limiter. The wait is still observed (its span
  *   and its metric) with a limiter that grants at once.
  * - Answers from the event loop, as from a socket (see makeClient).
@@ -158,7 +161,7 @@ async function child(root, copies, rounds, bareFirst) {
   // Subscribed once, for the whole run, as a partner does at start-up. Subscribing and
   // unsubscribing around each batch changed the channels' shapes under the SDK's optimised code,
   // which was then thrown away and compiled again in every batch of both copies that publish: an
-  // earlier version of this bench measured that (50-60 us per call), not the instrumentation.
+  // earlier version of this bench measured that, not the instrumentation.
   const { instrument } = await import(entry(join(root, 'dist'), 'otel/index.js'));
   instrument({ tracerProvider, meterProvider });
   const floor = sdkFloor(tracerProvider, meterProvider);
