@@ -8,7 +8,11 @@ import { Reservations } from './resources/reservations.js';
 import type { ResourceContext } from './resources/resource.js';
 import { Restaurants } from './resources/restaurants.js';
 import { rawRequest, type RawRequest } from './resources/request.js';
-import type { ApiPromise } from './transport/api-promise.js';
+import { ApiPromise, type WithResponse } from './transport/api-promise.js';
+import { ListPromise, type Page } from './transport/pagination.js';
+import type { CreateReservationOptions } from './lib/idempotent-create.js';
+import type { RebookOptions } from './lib/rebook.js';
+import type { WaitForConfirmationOptions } from './resources/reservation-confirmation.js';
 import type * as z from 'zod/mini';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
@@ -305,4 +309,26 @@ export class PartnerClient {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PartnerClient ${JSON.stringify(this.toJSON())}`;
   }
+}
+
+// The namespace below names these classes as values too (its declarations say so once bundled),
+// so they are there at run time, as openai-node's are: `x instanceof PartnerClient.ListPromise`.
+Object.assign(PartnerClient, { ApiPromise, ListPromise, Profile, Restaurants, Reservations, Webhooks });
+
+/**
+ * The types the client's methods take and return, by name, for your own signatures:
+ * `PartnerClient.ListPromise<Reservation>`, `PartnerClient.Page<Reservation>`,
+ * `PartnerClient.WithResponse<Reservation>`, `PartnerClient.CreateReservationOptions`, ...
+ */
+// eslint-disable-next-line @typescript-eslint/no-namespace -- types only, under the client's own name, so that a project emitting declarations can write down what it infers from a method (the core entry's names are counted)
+export declare namespace PartnerClient {
+  export { ApiPromise, ListPromise, Profile, Restaurants, Reservations, Webhooks };
+  export type {
+    Page,
+    WithResponse,
+    RawRequest,
+    CreateReservationOptions,
+    RebookOptions,
+    WaitForConfirmationOptions,
+  };
 }

@@ -39,9 +39,11 @@ export const ATTR = {
   errorType: 'error.type',
 } as const;
 
+// A guest detail a partner may choose to record, by name (`'email'`, ...): the same type under the
+// entry's name (a re-export, not a new alias, so that a partner's declarations can write it down).
+export type { PersonalField as GuestDataField } from '../resources/reservation-fields.js';
 /** The guest's details a partner may choose to record (each by name; none by default). */
 export const GUEST_DATA_FIELDS: readonly PersonalField[] = PERSONAL_FIELDS;
-export type GuestDataField = PersonalField;
 
 const ID_LIKE = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -61,7 +63,7 @@ export function restaurantIdAttribute(value: unknown, into: Attributes = {}): At
 /** The guest fields the partner opted into, as attributes. */
 export function guestAttributes(
   guest: GuestFields | undefined,
-  fields: readonly GuestDataField[],
+  fields: readonly PersonalField[],
 ): Attributes {
   const attributes: Attributes = {};
   if (!guest) return attributes;

@@ -166,3 +166,21 @@ export async function serveRequest(
   backend.log(`${request.method} ${prefix}${shownPath} -> ${status ?? 'connection dropped'}`);
   return response;
 }
+
+/**
+ * The `fetch` of `fake.clientOptions()`: each request goes straight into `handle`, marked as from a
+ * client that sleeps on the fake's clock; a connection the fake drops rejects with a TypeError, as
+ * fetch does.
+ */
+export function inProcessFetch(
+  handle: (request: Request, context: HandleContext) => Promise<Response>,
+): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const response = await handle(new Request(input, init), { onFakeClock: true });
+    if (response.type === 'error')
+      throw new TypeError('fetch failed', {
+        cause: new Error('connection dropped by the fake (injected networkError)'),
+      });
+    return response;
+  };
+}

@@ -11,10 +11,9 @@ import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-c
 import { FakeBackend } from './backend/backend.js';
 import { allReservations, type FakeReservation } from './backend/fake-reservations.js';
 import type { FakeClock, FakeClockOptions } from './backend/fake-clock.js';
-import type { DeliveryOptions } from './backend/deliveries.js';
+import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { DialectFile } from '../dialect/file.js';
 import type { SandboxOptions } from './sandboxes.js';
-import type { DeliveryHandler } from './backend/deliveries.js';
 import type { Dialect } from './backend/dialects.js';
 import type { DeliveryChaosInput, DeliveryChaosSettings } from './backend/chaos.js';
 import { parseFault, type ActiveFault, type FaultSpec } from './backend/faults.js';
@@ -28,7 +27,7 @@ import { seedDemo } from './backend/seed.js';
 import type { DeliveryLogEntry, WebhookEventType } from './backend/state.js';
 import type { TEST_EVENT } from '../resources/event-names.js';
 import { resolveMemoryLimits, type MemoryLimits } from './backend/memory.js';
-import { serveRequest, type HandleContext } from './fake-handle.js';
+import { inProcessFetch, serveRequest, type HandleContext } from './fake-handle.js';
 import type { FakeClientOptions, FakeSnapshot, SeedDescription } from './fake-options.js';
 import { waitForDeliveryIn, type WaitForDeliveryOptions } from './delivery-wait.js';
 // The entries and adapters import these from here, beside the class they describe.
@@ -361,16 +360,6 @@ export class FakeService {
    */
   clientOptions(partner: { partnerId: string; apiToken: string }): FakeClientOptions {
     const rate = this.rateLimit;
-    const send = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      // Its client sleeps on the fake's clock: the context says so to the rate limit.
-      const response = await this.handle(new Request(input, init), { onFakeClock: true });
-      // What fetch does when the connection drops: reject with a TypeError.
-      if (response.type === 'error')
-        throw new TypeError('fetch failed', {
-          cause: new Error('connection dropped by the fake (injected networkError)'),
-        });
-      return response;
-    };
     return {
       baseUrl: this.baseUrl,
       partnerId: partner.partnerId,
@@ -378,7 +367,7 @@ export class FakeService {
       rateLimit:
         rate === false ? false : createClockRateLimiter({ requestsPerSecond: rate, clock: this.clock }),
       clock: this.clock,
-      fetch: send,
+      fetch: inProcessFetch((request, context) => this.handle(request, context)),
     };
   }
 
@@ -396,4 +385,9 @@ export class FakeService {
  */
 export function createFakeService(options: FakeServiceOptions = {}): FakeService {
   return new FakeService(options);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-namespace -- types only: what the fake's methods hand back, named under the fake so that a project emitting declarations can write down what it infers (the entry's names are counted)
+export declare namespace FakeService {
+  export type { ActiveFault, DeliveryChaosSettings, RateLimitSetting, SeedDescription };
 }

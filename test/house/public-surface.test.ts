@@ -143,11 +143,22 @@ describe('the entries in src/', () => {
  * What a partner's module may export without writing a type: each value's type is inferred from
  * the package, so emitting the partner's declarations has to name it. The rate limiter's types,
  * which the bundler once left without a public name (`AcquireOptions`, `PacedRateLimiter`,
- * `RateLimitSlot`, and what `createRateLimiter` and `createClockRateLimiter` return), and the client's own.
+ * `RateLimitSlot`, and what `createRateLimiter` and `createClockRateLimiter` return); every
+ * method of the client with what it takes and returns (`ListPromise`, `Page`, `WithResponse`,
+ * the create's and the rebook's options: named under `PartnerClient`); what the fake hands back
+ * (named under `FakeService`); and every export of every entry at once.
  */
 const PARTNER_MODULE = `
 import { PartnerClient, createRateLimiter, createMemoryBookingLedger } from 'restaurant-partner-sdk';
-import { FakeClock, createClockRateLimiter } from 'restaurant-partner-sdk/testing';
+import { FakeClock, createClockRateLimiter, createFakeService } from 'restaurant-partner-sdk/testing';
+import * as Core from 'restaurant-partner-sdk';
+import * as Webhooks from 'restaurant-partner-sdk/webhooks';
+import * as Testing from 'restaurant-partner-sdk/testing';
+import * as TestingNode from 'restaurant-partner-sdk/testing/node';
+import * as Redis from 'restaurant-partner-sdk/redis';
+import * as Sync from 'restaurant-partner-sdk/sync';
+import * as Postgres from 'restaurant-partner-sdk/postgres';
+import * as Otel from 'restaurant-partner-sdk/otel';
 
 const client = new PartnerClient({ baseUrl: 'https://api.example.com', partnerId: 'b1c2d3e4-0000-4000-8000-000000000001', apiToken: 'token' });
 export const limiter = createRateLimiter({ requestsPerSecond: 1 });
@@ -158,10 +169,36 @@ export const sharedLimiter = client.rateLimiter;
 export const background = client.withOptions({ priority: 'background' });
 export const ledger = createMemoryBookingLedger();
 export const clockLimiter = createClockRateLimiter({ requestsPerSecond: 1, clock: new FakeClock() });
+
+export const listing = client.reservations.list(1);
+export const listingWithResponse = () => client.reservations.list(1).withResponse();
+export const firstPage = async () => await client.reservations.list(1);
+export const resources = { profile: client.profile, restaurants: client.restaurants, reservations: client.reservations, webhooks: client.webhooks };
+export const methods = {
+  profileRetrieve: client.profile.retrieve, profileUpdate: client.profile.update,
+  restaurantsList: client.restaurants.list,
+  list: client.reservations.list, create: client.reservations.create, rebook: client.reservations.rebook,
+  onCreated: client.reservations.onCreated, find: client.reservations.findByIdempotencyKey,
+  retrieve: client.reservations.retrieve, cancel: client.reservations.cancel,
+  markArrived: client.reservations.markArrived, markNoShow: client.reservations.markNoShow,
+  waitForConfirmation: client.reservations.waitForConfirmation,
+  webhooksCreate: client.webhooks.create, webhooksList: client.webhooks.list,
+  webhooksRetrieve: client.webhooks.retrieve, webhooksUpdate: client.webhooks.update,
+  webhooksDelete: client.webhooks.delete, regenerateToken: client.webhooks.regenerateToken,
+  test: client.webhooks.test,
+  request: client.request, withOptions: client.withOptions,
+};
+
+const fake = createFakeService();
+export const fakeValues = {
+  fault: fake.injectFault({ operation: 'reservations.create', status: 500 }),
+  faults: fake.faults, chaos: fake.deliveryChaos, rateLimit: fake.rateLimit, seed: fake.describeSeed(),
+};
+export const everyExport = { ...Core, ...Webhooks, ...Testing, ...TestingNode, ...Redis, ...Sync, ...Postgres, ...Otel };
 `;
 
 describe("a partner's own declarations", () => {
-  it("name the limiter's and the client's types through the core entry's names (no TS2742)", async () => {
+  it("name every type they infer through the entries' names (no TS2742)", async () => {
     // The package as npm installs it: its package.json (the exports map) beside the built .d.ts,
     // and the dependencies those .d.ts import.
     const installed = join(project, 'node_modules');
@@ -196,6 +233,9 @@ describe("a partner's own declarations", () => {
     expect(declarations).toContain('RateLimiter.Local');
     expect(declarations).toContain('RateLimiter.Slot');
     expect(declarations).toContain('ClockRateLimiter');
+    for (const name of ['ListPromise', 'Page', 'WithResponse', 'RebookOptions', 'Reservations'])
+      expect(declarations).toContain(`PartnerClient.${name}`);
+    expect(declarations).toContain('FakeService.ActiveFault');
     expect(declarations).not.toMatch(/restaurant-partner-sdk\/dist|\.\/node_modules/);
   });
 });
