@@ -3,8 +3,8 @@
  * the same flow must work whatever the service answers where the spec is silent.
  */
 import { describe, expect, it } from 'vitest';
-import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { NoAvailabilityError, PartnerClient, readDuration, silentLogger } from 'restaurant-partner-sdk';
+import { NoAvailabilityError, readDuration } from 'restaurant-partner-sdk';
+import { fakeWithClient } from '../support/fake-client.js';
 
 const dialects = [
   {},
@@ -22,13 +22,11 @@ const dialects = [
 
 describe.each(dialects)('against the fake, dialect %o', (dialect) => {
   it('books, reads, cancels and manages webhooks', async () => {
-    const fake = createFakeService({ dialect: dialect as never, seed: 'none' });
+    const { fake, partner, restaurant, client } = fakeWithClient({
+      fake: { dialect: dialect as never },
+      partner: { name: 'Tables Inc' },
+    });
     try {
-      const partner = fake.addPartner({ name: 'Tables Inc' });
-      const restaurant = fake.addRestaurant({ timezone: 'Europe/Brussels' });
-      fake.link(partner.partnerId, restaurant.id);
-      const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger });
-
       expect((await client.profile.retrieve()).uuid).toBe(partner.partnerId);
       const restaurants = await client.restaurants.list().toArray();
       expect(restaurants.map((item) => item.id)).toContain(restaurant.id);
@@ -64,12 +62,8 @@ describe.each(dialects)('against the fake, dialect %o', (dialect) => {
 });
 
 it('no availability from the fake is a NoAvailabilityError', async () => {
-  const fake = createFakeService({ seed: 'none' });
+  const { fake, restaurant, client } = fakeWithClient();
   try {
-    const partner = fake.addPartner();
-    const restaurant = fake.addRestaurant({ timezone: 'Europe/Brussels' });
-    fake.link(partner.partnerId, restaurant.id);
-    const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger });
     const tomorrow = new Date(fake.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     // 04:00 is outside any plausible opening period.
     const error = await client.reservations

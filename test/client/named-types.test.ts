@@ -3,17 +3,12 @@
  * signatures; the classes among them are there at run time too, as their declarations say.
  */
 import { expect, expectTypeOf, it } from 'vitest';
-import { createFakeService } from 'restaurant-partner-sdk/testing';
-import { PartnerClient, silentLogger, type PartnerProfile, type Reservation } from 'restaurant-partner-sdk';
+import { PartnerClient, type PartnerProfile, type Reservation } from 'restaurant-partner-sdk';
+import { fakeWithClient } from '../support/fake-client.js';
 
 it("names what the client's methods return, and its classes answer instanceof", async () => {
-  const fake = createFakeService({ seed: 'none' });
+  const { fake, partner, restaurant, client } = fakeWithClient();
   try {
-    const partner = fake.addPartner();
-    const restaurant = fake.addRestaurant({ timezone: 'Europe/Brussels' });
-    fake.link(partner.partnerId, restaurant.id);
-    const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger });
-
     const listing = client.reservations.list(restaurant.id);
     expectTypeOf(listing).toEqualTypeOf<PartnerClient.ListPromise<Reservation>>();
     expect(listing).toBeInstanceOf(PartnerClient.ListPromise);

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { createFakeService, type FakeService } from 'restaurant-partner-sdk/testing';
+import type { FakeService } from 'restaurant-partner-sdk/testing';
 import {
   InputValidationError,
   NotFoundError,
@@ -14,18 +14,16 @@ import {
   silentLogger,
   type Logger,
 } from 'restaurant-partner-sdk';
+import { fakeWithClient } from '../support/fake-client.js';
 
 let fake: FakeService;
 afterEach(() => fake?.dispose());
 
 function setUp(extra: Partial<ConstructorParameters<typeof PartnerClient>[0]> = {}) {
-  fake = createFakeService({ seed: 'none' });
-  const partner = fake.addPartner();
-  const restaurant = fake.addRestaurant({ timezone: 'Europe/Brussels' });
-  fake.link(partner.partnerId, restaurant.id);
-  const client = new PartnerClient({ ...fake.clientOptions(partner), logger: silentLogger, ...extra });
+  const made = fakeWithClient({ client: extra });
+  fake = made.fake;
   const partnerRequests = () => fake.requests.filter((entry) => entry.face === 'partner');
-  return { client, restaurant, partnerRequests };
+  return { client: made.client, restaurant: made.restaurant, partnerRequests };
 }
 
 const RestaurantList = z.array(z.object({ id: z.number() }).loose());
