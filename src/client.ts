@@ -13,6 +13,7 @@ import { ListPromise, type Page } from './transport/pagination.js';
 import type { CreateReservationOptions } from './lib/idempotent-create.js';
 import type { RebookOptions } from './lib/rebook.js';
 import type { WaitForConfirmationOptions } from './resources/reservation-confirmation.js';
+import type { ApiErrorDetails, RequestErrorDetails } from './errors.js';
 import type * as z from 'zod/mini';
 import { Webhooks } from './resources/webhooks.js';
 import { createBasicAuth } from './transport/auth.js';
@@ -330,5 +331,7 @@ export declare namespace PartnerClient {
     CreateReservationOptions,
     RebookOptions,
     WaitForConfirmationOptions,
+    RequestErrorDetails,
+    ApiErrorDetails,
   };
 }

@@ -121,6 +121,11 @@ export interface BookingLedger {
   changed?(slot: string, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-namespace -- types only: what a ledger takes and answers, named under the ledger for a ledger of your own and for a project emitting declarations (the core entry's names are counted)
+export declare namespace BookingLedger {
+  export type { BookingLedgerClaim as Claim, BookingLedgerClaimed as Claimed, BookingLedgerEntry as Entry };
+}
+
 /** Most entries the memory ledger keeps; past it, the oldest settled ones go first. */
 const MAX_MEMORY_ENTRIES = 10_000;
 

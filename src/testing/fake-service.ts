@@ -11,6 +11,7 @@ import { ClientFollowing, type ApplyToAllClientsOptions } from './apply-to-all-c
 import { FakeBackend } from './backend/backend.js';
 import { allReservations, type FakeReservation } from './backend/fake-reservations.js';
 import type { FakeClock, FakeClockOptions } from './backend/fake-clock.js';
+import type { Clock } from '../transport/clock.js';
 import type { DeliveryHandler, DeliveryOptions } from './backend/deliveries.js';
 import type { DialectFile } from '../dialect/file.js';
 import type { SandboxOptions } from './sandboxes.js';
@@ -389,5 +390,6 @@ export function createFakeService(options: FakeServiceOptions = {}): FakeService
 
 // eslint-disable-next-line @typescript-eslint/no-namespace -- types only: what the fake's methods hand back, named under the fake so that a project emitting declarations can write down what it infers (the entry's names are counted)
 export declare namespace FakeService {
-  export type { ActiveFault, DeliveryChaosSettings, RateLimitSetting, SeedDescription };
+  export type { ActiveFault, Clock, CustomerActions, DeliveryChaosSettings, HandleContext };
+  export type { RateLimitSetting, RestaurantActions, SeedDescription };
 }

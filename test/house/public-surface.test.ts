@@ -189,10 +189,17 @@ export const methods = {
   request: client.request, withOptions: client.withOptions,
 };
 
+export const claimed = await ledger.claim('slot', { token: 't', fingerprint: 'f', leaseMs: 1000, now: 0, holdMs: 1000 });
+export const settle = ledger.settle;
+export const requestError = new Core.ConnectionError('reset', { method: 'GET', attempts: 1 });
+export const apiError = new Core.PartnerApiError('no', { status: 500 });
+
 const fake = createFakeService();
 export const fakeValues = {
   fault: fake.injectFault({ operation: 'reservations.create', status: 500 }),
   faults: fake.faults, chaos: fake.deliveryChaos, rateLimit: fake.rateLimit, seed: fake.describeSeed(),
+  asRestaurant: fake.asRestaurant, asCustomer: fake.asCustomer, dialect: fake.dialect,
+  clientOptions: fake.clientOptions(fake.addPartner()), handle: fake.handle.bind(fake),
 };
 export const everyExport = { ...Core, ...Webhooks, ...Testing, ...TestingNode, ...Redis, ...Sync, ...Postgres, ...Otel };
 `;
@@ -236,6 +243,7 @@ describe("a partner's own declarations", () => {
     for (const name of ['ListPromise', 'Page', 'WithResponse', 'RebookOptions', 'Reservations'])
       expect(declarations).toContain(`PartnerClient.${name}`);
     expect(declarations).toContain('FakeService.ActiveFault');
+    expect(declarations).toContain('BookingLedger.Claimed');
     expect(declarations).not.toMatch(/restaurant-partner-sdk\/dist|\.\/node_modules/);
   });
 });

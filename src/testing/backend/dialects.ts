@@ -8,15 +8,13 @@ import {
   DIALECT_POINT_DESCRIPTIONS,
   DIALECT_POINT_VALUES,
   DIALECT_POINTS,
-  type DialectPointValues,
+  type DialectPointValues as Dialect,
 } from '../../dialect/points.js';
 
-/**
- * How the fake answers where the spec is silent: one switch per open point (the same keys
- * `restaurant-partner doctor` learns from the live service). Every key is optional; the first
- * value of each is the default.
- */
-export type Dialect = DialectPointValues;
+// How the fake answers where the spec is silent: one switch per open point (the same keys
+// `restaurant-partner doctor` learns from the live service). The same type under the fake's name
+// (a re-export, not a new alias, so that a partner's declarations can write it down).
+export type { Dialect };
 
 /** The default dialect: the most likely behaviour of the live service. */
 export const defaultDialect: Readonly<Dialect> = Object.freeze(
