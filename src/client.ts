@@ -321,7 +321,7 @@ Object.assign(PartnerClient, { ApiPromise, ListPromise, Profile, Restaurants, Re
  * `PartnerClient.ListPromise<Reservation>`, `PartnerClient.Page<Reservation>`,
  * `PartnerClient.WithResponse<Reservation>`, `PartnerClient.CreateReservationOptions`, ...
  */
-// eslint-disable-next-line @typescript-eslint/no-namespace -- types only, under the client's own name, so that a project emitting declarations can write down what it infers from a method (the core entry's names are counted)
+// eslint-disable-next-line @typescript-eslint/no-namespace -- the classes set on the client above and the types its methods take and return, under its own name, so that a project emitting declarations can write down what it infers from a method (the core entry's names are counted)
 export declare namespace PartnerClient {
   export { ApiPromise, ListPromise, Profile, Restaurants, Reservations, Webhooks };
   export type {
