@@ -65,24 +65,31 @@ export function summarize(differences) {
   };
 }
 
+/** Runs `load` while `process.getBuiltinModule` is gone: a copy of the package loaded then finds no diagnostics_channel. */
+export async function loadWithoutDiagnostics(load) {
+  // Kept to be put back below, never called detached.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const getBuiltinModule = process.getBuiltinModule;
+  process.getBuiltinModule = undefined;
+  try {
+    return await load();
+  } finally {
+    process.getBuiltinModule = getBuiltinModule;
+  }
+}
+
 /**
  * Runs in the bench's child process (the bare copy must be loaded while `process.getBuiltinModule`
  * is removed): per round, one batch of each side, the order alternating; ns of CPU per call.
  */
 export async function measureGuards(dist, bareDist, rounds) {
   const live = await import(guardChunk(dist));
-  // Kept to be put back below, never called detached.
-  // eslint-disable-next-line @typescript-eslint/unbound-method
-  const getBuiltinModule = process.getBuiltinModule;
-  process.getBuiltinModule = undefined;
-  let bare;
-  try {
-    bare = await import(guardChunk(bareDist));
+  const bare = await loadWithoutDiagnostics(async () => {
+    const chunk = await import(guardChunk(bareDist));
     // It looks for the channels once, at its first question, made now.
-    if (bare.isTraced('call')) throw new Error('the bare copy found diagnostics_channel');
-  } finally {
-    process.getBuiltinModule = getBuiltinModule;
-  }
+    if (chunk.isTraced('call')) throw new Error('the bare copy found diagnostics_channel');
+    return chunk;
+  });
   if (live.isTraced('call')) throw new Error('someone subscribes: the guards would say yes');
   // What one call of one request asks, as the transport asks it.
   const batch = ({ isTraced }) => {

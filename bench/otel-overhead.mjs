@@ -55,7 +55,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { measureGuards, summarize } from './otel-guards.mjs';
+import { loadWithoutDiagnostics, measureGuards, summarize } from './otel-guards.mjs';
 import { sdkFloor } from './support/otel-floor.mjs';
 
 const VARIANTS = ['bare', 'unsubscribed', 'subscribed', 'floor'];
@@ -109,19 +109,6 @@ function copyDist(root, name, edit = (text) => text) {
       writeFileSync(path, edit(readFileSync(path, 'utf8')));
     }
   return copy;
-}
-
-/** Loads a copy's client while `process.getBuiltinModule` is gone (the copy then finds no diagnostics_channel). */
-async function loadWithoutDiagnostics(load) {
-  // Kept to be put back below, never called detached.
-  // eslint-disable-next-line @typescript-eslint/unbound-method
-  const getBuiltinModule = process.getBuiltinModule;
-  process.getBuiltinModule = undefined;
-  try {
-    return await load();
-  } finally {
-    process.getBuiltinModule = getBuiltinModule;
-  }
 }
 
 /** One process: every variant in turns; prints each round's CPU nanoseconds per call by variant as JSON. */
